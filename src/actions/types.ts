@@ -1,0 +1,58 @@
+import Type, { type Static } from 'typebox';
+
+/** When the main session should look at new work. */
+export const WakeModeSchema = Type.Union([Type.Literal('now'), Type.Literal('next-heartbeat')], {
+  description: '`now` triggers a heartbeat at once; `next-heartbeat` waits for the next periodic one.',
+});
+export type WakeMode = Static<typeof WakeModeSchema>;
+
+/** Where an action came from: shown in logs, summaries and `hookgate status`. */
+export const ActionOriginSchema = Type.Object(
+  {
+    hook: Type.String({ description: 'The hook name the request was posted to (`wake`, `agent` or a mapped name).' }),
+    mappingId: Type.Optional(Type.String({ description: 'Id of the mapping that produced the action.' })),
+  },
+  { additionalProperties: false },
+);
+export type ActionOrigin = Static<typeof ActionOriginSchema>;
+
+/** A system event for the main session. `text` is what the agent will read (enveloped when untrusted). */
+export const WakeActionSchema = Type.Object(
+  {
+    kind: Type.Literal('wake'),
+    text: Type.String({ minLength: 1 }),
+    mode: WakeModeSchema,
+    origin: ActionOriginSchema,
+  },
+  { additionalProperties: false },
+);
+export type WakeAction = Static<typeof WakeActionSchema>;
+
+/** An isolated agent turn. `message` is what the agent will read (enveloped unless a mapping opted out). */
+export const AgentActionSchema = Type.Object(
+  {
+    kind: Type.Literal('agent'),
+    runId: Type.String({ description: 'uuid given at admission; answers GET {path}/runs/<runId>.' }),
+    message: Type.String({ minLength: 1 }),
+    name: Type.String({ minLength: 1, description: 'Prefix of the summary posted into the main session.' }),
+    sessionKey: Type.String({ minLength: 1 }),
+    wakeMode: WakeModeSchema,
+    deliver: Type.Boolean(),
+    channel: Type.String({ minLength: 1 }),
+    to: Type.Optional(Type.String({ minLength: 1 })),
+    model: Type.Optional(Type.String({ minLength: 1 })),
+    thinking: Type.Optional(Type.String({ minLength: 1 })),
+    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    origin: ActionOriginSchema,
+  },
+  { additionalProperties: false },
+);
+export type AgentAction = Static<typeof AgentActionSchema>;
+
+export type Action = WakeAction | AgentAction;
+
+/** The success body of a request, stored with its idempotency key so a retry gets it again. */
+export type AcceptedResponse =
+  | { status: 200; body: { ok: true; mode: WakeMode } | { ok: true; mode: WakeMode; count: number } }
+  | { status: 202; body: { ok: true; runId: string } | { ok: true; runIds: string[] } }
+  | { status: 204; body: null };

@@ -1,0 +1,45 @@
+import Type, { type Static } from 'typebox';
+import { WakeModeSchema } from '../actions/types.js';
+
+/** One custom hook: how `POST {hooks.path}/<name>` turns a payload into a wake or agent action. */
+export const MappingSchema = Type.Object(
+  {
+    id: Type.Optional(Type.String({ minLength: 1, description: 'Stable name of the mapping, used in logs and `hookgate try`. Default: `mapping-<index>`.' })),
+    match: Type.Optional(
+      Type.Object(
+        {
+          path: Type.Optional(Type.String({ minLength: 1, description: 'Sub-path after `{hooks.path}/`, slashes trimmed, case-sensitive (e.g. `github`).' })),
+          source: Type.Optional(Type.String({ minLength: 1, description: "Equals the payload's top-level `source` string." })),
+        },
+        { additionalProperties: false, description: 'Both given: both must hold. Neither: matches every name.' },
+      ),
+    ),
+    action: Type.Optional(Type.Union([Type.Literal('wake'), Type.Literal('agent')], { description: 'What the mapping produces. Default `agent`.' })),
+    wakeMode: Type.Optional(WakeModeSchema),
+    name: Type.Optional(Type.String({ description: 'Template: hook name used as the summary prefix.' })),
+    sessionKey: Type.Optional(Type.String({ description: 'Template: agent session key (same key continues the same transcript).' })),
+    textTemplate: Type.Optional(Type.String({ description: 'Template: the wake event text (action `wake`).' })),
+    messageTemplate: Type.Optional(Type.String({ description: 'Template: the agent message (action `agent`).' })),
+    deliver: Type.Optional(Type.Boolean({ description: 'Send the agent reply to the channel. Default true.' })),
+    channel: Type.Optional(Type.String({ minLength: 1, description: 'Delivery channel; default `last`.' })),
+    to: Type.Optional(Type.String({ description: 'Template: recipient on the channel.' })),
+    model: Type.Optional(Type.String({ description: 'Template: model override (alias or provider/model id).' })),
+    thinking: Type.Optional(Type.String({ description: 'Template: thinking-level override (e.g. low, medium, high).' })),
+    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Maximum duration of the agent run, in seconds.' })),
+    transform: Type.Optional(
+      Type.Object(
+        {
+          module: Type.String({ minLength: 1, description: 'Module inside `hooks.transformsDir` (.js, .mjs or .ts).' }),
+          export: Type.Optional(Type.String({ minLength: 1, description: 'Export to call; default the default export, then `transform`.' })),
+        },
+        { additionalProperties: false, description: 'Code transform run in the sandbox before the templates.' },
+      ),
+    ),
+    allowUnsafeExternalContent: Type.Optional(
+      Type.Boolean({ description: 'DANGEROUS: disables the untrusted-content envelope for this hook. Only for trusted internal sources.' }),
+    ),
+    forEach: Type.Optional(Type.String({ minLength: 1, description: 'Payload field holding an array: the mapping runs once per item (at most 200).' })),
+  },
+  { additionalProperties: false },
+);
+export type MappingConfig = Static<typeof MappingSchema>;

@@ -1,0 +1,154 @@
+import Type, { type Static } from 'typebox';
+import { MappingSchema } from './mapping-schema.js';
+import { ProviderConfigSchema } from '../providers/config-schema.js';
+import { ChannelsConfigSchema } from '../channels/config-schema.js';
+
+/**
+ * The one source of truth for the configuration file. Every field has a description (the
+ * configuration reference in docs/configuration.md is checked against it) and every object
+ * refuses unknown keys, so a typo is an error instead of a silently ignored setting.
+ */
+const GatewaySchema = Type.Object(
+  {
+    bind: Type.String({ default: '127.0.0.1', description: 'Address to listen on. Keep loopback unless a trusted reverse proxy or tailnet is in front.' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8787, description: 'TCP port (0 picks a free one).' }),
+    auth: Type.Optional(
+      Type.Object(
+        { token: Type.Optional(Type.String({ minLength: 1, description: "The service's own token (admin endpoints such as /metrics). Must differ from hooks.token." })) },
+        { additionalProperties: false, description: "The service's own authentication." },
+      ),
+    ),
+    trustedProxies: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Peer addresses (IPs) of reverse proxies whose X-Forwarded-For is believed for the client address.',
+    }),
+    shutdownGraceMs: Type.Integer({ minimum: 0, default: 10000, description: 'How long SIGTERM waits for in-flight requests before closing connections.' }),
+  },
+  { additionalProperties: false, default: {}, description: 'The HTTP listener.' },
+);
+
+const ThrottleSchema = Type.Object(
+  {
+    maxFailures: Type.Integer({ minimum: 1, default: 20, description: 'Failed auth attempts from one client allowed within windowSeconds.' }),
+    windowSeconds: Type.Integer({ minimum: 1, default: 60, description: 'Window over which failures are counted; also how long a blocked client waits.' }),
+  },
+  { additionalProperties: false, default: {}, description: 'Failed-auth throttling per client address (429 with Retry-After).' },
+);
+
+const TransformLimitsSchema = Type.Object(
+  {
+    memoryMb: Type.Integer({ minimum: 8, maximum: 1024, default: 32, description: 'Heap limit of one transform isolate, in MiB.' }),
+    timeoutMs: Type.Integer({ minimum: 10, maximum: 60000, default: 1000, description: 'Time limit of one transform call, async work included.' }),
+    workers: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'Sandbox worker processes.' }),
+  },
+  { additionalProperties: false, default: {}, description: 'Limits of the transform sandbox.' },
+);
+
+const GmailSchema = Type.Object(
+  {
+    model: Type.Optional(Type.String({ minLength: 1, description: 'Model override for the gmail preset.' })),
+    thinking: Type.Optional(Type.String({ minLength: 1, description: 'Thinking level for the gmail preset.' })),
+    allowUnsafeExternalContent: Type.Optional(Type.Boolean({ description: 'DANGEROUS: disables the envelope for the gmail preset.' })),
+  },
+  {
+    additionalProperties: true,
+    description: "Gmail settings. Other keys (account, topic, pushToken, …) are written by a gateway's gmail setup tool and kept as they are.",
+  },
+);
+
+const HooksSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false, description: 'Turns the webhook endpoints on. Off: no hook routes (404), /healthz still answers.' }),
+    token: Type.Optional(Type.String({ minLength: 1, description: 'Shared secret every hook request must carry. Required when enabled.' })),
+    path: Type.String({ default: '/hooks', description: 'Path prefix of the endpoints; normalised, may not be `/`.' }),
+    maxBodyBytes: Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024, default: 262144, description: 'Largest accepted body; larger gets 413.' }),
+    bodyTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'A body not fully received within this time gets 408.' }),
+    maxJsonDepth: Type.Integer({ minimum: 1, maximum: 10000, default: 64, description: 'Deepest nesting of arrays/objects accepted in a body; deeper gets 400.' }),
+    idempotencyTtlHours: Type.Number({ exclusiveMinimum: 0, default: 24, description: 'How long an Idempotency-Key and its first response are kept.' }),
+    throttle: ThrottleSchema,
+    presets: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Built-in mappings to enable, after hooks.mappings (e.g. ["gmail"]).' }),
+    transformsDir: Type.Optional(Type.String({ minLength: 1, description: 'Directory of transform modules; relative to the config file.' })),
+    transformLimits: TransformLimitsSchema,
+    mappings: Type.Array(MappingSchema, { default: [], description: 'Custom hooks, tried in order; first match wins.' }),
+    gmail: Type.Optional(GmailSchema),
+  },
+  { additionalProperties: false, default: {}, description: 'The webhook ingress.' },
+);
+
+const ModelEntrySchema = Type.Union([
+  Type.String({ minLength: 1, description: 'A `provider/model` id.' }),
+  Type.Object(
+    {
+      id: Type.String({ minLength: 1, description: 'A `provider/model` id.' }),
+      alias: Type.Optional(Type.String({ minLength: 1, description: 'Short name usable as `model`.' })),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+const AgentDefaultsSchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, default: 'echo/echo', description: 'Model of runs without an override: `provider/model` or an alias.' }),
+    models: Type.Optional(Type.Array(ModelEntrySchema, { description: 'If set, the allow-list (and aliases) of model overrides.' })),
+    timeoutSeconds: Type.Number({ exclusiveMinimum: 0, default: 600, description: 'Default maximum duration of an agent run.' }),
+    maxConcurrent: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Agent runs executing at once.' }),
+    heartbeat: Type.Object(
+      {
+        every: Type.String({ default: '30m', pattern: '^[0-9]+(ms|s|m|h)$', description: 'Period of the main-session heartbeat, e.g. 30m, 1h, 45s.' }),
+        ackMaxChars: Type.Integer({ minimum: 0, default: 300, description: 'A reply that is only HEARTBEAT_OK within this length delivers nothing.' }),
+        promptBudgetChars: Type.Integer({ minimum: 256, default: 16000, description: 'Most event text one heartbeat takes; the rest waits for the next.' }),
+      },
+      { additionalProperties: false, default: {}, description: 'The main-session heartbeat.' },
+    ),
+    delivery: Type.Optional(
+      Type.Object(
+        {
+          channel: Type.String({ minLength: 1, description: 'Channel used for `last` before any delivery happened.' }),
+          to: Type.Optional(Type.String({ minLength: 1, description: 'Recipient on that channel.' })),
+        },
+        { additionalProperties: false, description: 'Default delivery route.' },
+      ),
+    ),
+  },
+  { additionalProperties: false, default: {}, description: 'Defaults for agent runs.' },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    gateway: GatewaySchema,
+    hooks: HooksSchema,
+    agents: Type.Object({ defaults: AgentDefaultsSchema }, { additionalProperties: false, default: {}, description: 'Agent settings.' }),
+    models: Type.Object(
+      {
+        providers: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }), ProviderConfigSchema, {
+          default: {},
+          description: 'Model providers by id; `echo` is built in.',
+        }),
+      },
+      { additionalProperties: false, default: {}, description: 'Model providers.' },
+    ),
+    channels: ChannelsConfigSchema,
+    storage: Type.Object(
+      {
+        path: Type.String({ minLength: 1, default: './data/hookgate.sqlite', description: 'SQLite file; relative to the config file.' }),
+        synchronous: Type.Union([Type.Literal('full'), Type.Literal('normal')], {
+          default: 'full',
+          description: '`full`: an accepted request survives power loss; `normal`: survives a process crash only (faster).',
+        }),
+      },
+      { additionalProperties: false, default: {}, description: 'The embedded store.' },
+    ),
+    logging: Type.Object(
+      {
+        level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
+          default: 'info',
+          description: 'Log level.',
+        }),
+      },
+      { additionalProperties: false, default: {}, description: 'Logging.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Static<typeof ConfigSchema>;

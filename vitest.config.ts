@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    // Every test is bounded: a hung socket or child process fails the test instead of the run.
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    teardownTimeout: 10_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
