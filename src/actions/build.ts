@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { HookError, type ErrorCode } from '../errors.js';
+import { normalizeChannelName } from '../channels/index.js';
+import { wrapUntrusted, type EnvelopeMeta } from '../envelope/envelope.js';
+import type { ActionOrigin, AgentAction, WakeAction, WakeMode } from './types.js';
+import type { ModelPolicy } from './models.js';
+
+/** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
+export interface AgentFields {
+  message: string;
+  name?: string | undefined;
+  sessionKey?: string | undefined;
+  wakeMode?: WakeMode | undefined;
+  deliver?: boolean | undefined;
+  channel?: string | undefined;
+  to?: string | undefined;
+  model?: string | undefined;
+  thinking?: string | undefined;
+  timeoutSeconds?: number | undefined;
+}
+
+export interface WakeFields {
+  text: string;
+  mode?: WakeMode | undefined;
+}
+
+export interface BuildContext {
+  origin: ActionOrigin;
+  /** `direct` for /wake and /agent, `mapped` for mappings: picks the wording of empty-field errors. */
+  via: 'direct' | 'mapped';
+  /** How to wrap the content: envelope metadata, or `trusted` when a mapping opted out in config. */
+  content: EnvelopeMeta | 'trusted';
+}
+
+export interface ActionBuilder {
+  agent(fields: AgentFields, context: BuildContext): AgentAction;
+  wake(fields: WakeFields, context: BuildContext): WakeAction;
+}
+
+export interface ActionBuilderDeps {
+  models: ModelPolicy;
+  newRunId?: () => string;
+}
+
+/**
+ * The one place where request fields become a stored action: defaults, channel and model rules,
+ * and the untrusted-content envelope. Used by /wake, /agent and the mapping engine alike.
+ */
+export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
+  const newRunId = deps.newRunId ?? randomUUID;
+  return {
+    agent(fields, context) {
+      const message = requireText(fields.message, context, 'message');
+      const channel = resolveChannel(fields.channel);
+      const action: AgentAction = {
+        kind: 'agent',
+        runId: newRunId(),
+        message: wrap(message, context),
+        name: optionalText(fields.name) ?? defaultName(context.origin),
+        sessionKey: optionalText(fields.sessionKey) ?? `hook:${randomUUID()}`,
+        wakeMode: fields.wakeMode ?? 'now',
+        deliver: fields.deliver ?? true,
+        channel,
+        origin: context.origin,
+      };
+      const to = optionalText(fields.to);
+      if (to !== undefined) action.to = to;
+      const model = optionalText(fields.model);
+      if (model !== undefined) action.model = deps.models.resolveOverride(model);
+      else if (fields.model !== undefined) throw new HookError('INVALID_BODY', 'model must not be empty');
+      const thinking = optionalText(fields.thinking);
+      if (thinking !== undefined) action.thinking = thinking;
+      if (fields.timeoutSeconds !== undefined) action.timeoutSeconds = fields.timeoutSeconds;
+      return action;
+    },
+    wake(fields, context) {
+      const text = requireText(fields.text, context, 'text');
+      return { kind: 'wake', text: wrap(text, context), mode: fields.mode ?? 'now', origin: context.origin };
+    },
+  };
+}
+
+function requireText(value: string, context: BuildContext, field: 'message' | 'text'): string {
+  if (value.trim() !== '') return value;
+  const code: ErrorCode = context.via === 'mapped' ? 'MAPPING_INVALID' : 'INVALID_BODY';
+  throw new HookError(code, context.via === 'mapped' ? `hook mapping requires ${field}` : `${field} required`);
+}
+
+function optionalText(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function resolveChannel(input: string | undefined): string {
+  if (input === undefined) return 'last';
+  const name = normalizeChannelName(input);
+  if (name === undefined) throw new HookError('INVALID_BODY', `channel "${input.slice(0, 40)}" is not a known channel`);
+  return name;
+}
+
+function defaultName(origin: ActionOrigin): string {
+  return origin.hook === 'agent' ? 'Hook' : origin.hook;
+}
+
+function wrap(text: string, context: BuildContext): string {
+  return context.content === 'trusted' ? text : wrapUntrusted(text, context.content);
+}

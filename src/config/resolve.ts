@@ -1,0 +1,95 @@
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { Compile } from 'typebox/compile';
+import Value from 'typebox/value';
+import { ConfigError, type ConfigIssue } from '../errors.js';
+import { ConfigSchema, type Config } from './schema.js';
+
+export type ResolvedConfig = Config & {
+  /** Directory relative paths in the file are resolved against. */
+  readonly configDir: string;
+  readonly configPath?: string;
+};
+
+const checker = Compile(ConfigSchema);
+
+/** Applies defaults, validates against the schema and the cross-field rules, resolves paths, freezes. */
+export function resolveConfig(raw: unknown, options: { configDir: string; configPath?: string }): ResolvedConfig {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError([{ path: '', message: 'the configuration must be an object' }], options.configPath);
+  }
+  const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw)) as unknown;
+  const issues = schemaIssues(withDefaults);
+  if (issues.length > 0) throw new ConfigError(issues, options.configPath);
+  const config = withDefaults as Config;
+  issues.push(...crossFieldIssues(config));
+  if (issues.length > 0) throw new ConfigError(issues, options.configPath);
+
+  config.hooks.path = normaliseHooksPath(config.hooks.path);
+  config.storage.path = resolveFrom(options.configDir, config.storage.path);
+  if (config.hooks.transformsDir !== undefined) {
+    config.hooks.transformsDir = resolveFrom(options.configDir, config.hooks.transformsDir);
+  }
+  const resolved: ResolvedConfig = Object.assign(config, {
+    configDir: options.configDir,
+    ...(options.configPath === undefined ? {} : { configPath: options.configPath }),
+  });
+  return deepFreeze(resolved);
+}
+
+function schemaIssues(value: unknown): ConfigIssue[] {
+  if (checker.Check(value)) return [];
+  const issues: ConfigIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of checker.Errors(value)) {
+    let issue: ConfigIssue;
+    if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
+      issue = { path: error.instancePath, message: 'unknown key' };
+    } else if (error.keyword === 'additionalProperties') {
+      continue; // reported per key above
+    } else {
+      issue = { path: error.instancePath, message: error.message };
+    }
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push(issue);
+    }
+  }
+  return issues;
+}
+
+function crossFieldIssues(config: Config): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const { hooks, gateway } = config;
+  if (hooks.enabled && hooks.token === undefined) {
+    issues.push({ path: '/hooks/token', message: 'required when hooks.enabled is true' });
+  }
+  if (hooks.token !== undefined && hooks.token === gateway.auth?.token) {
+    issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
+  }
+  if (normaliseHooksPath(hooks.path) === '/') {
+    issues.push({ path: '/hooks/path', message: 'may not be "/" (hooks need their own prefix, e.g. /hooks)' });
+  } else if (!/^\/[A-Za-z0-9._~\-/]*$/.test(normaliseHooksPath(hooks.path))) {
+    issues.push({ path: '/hooks/path', message: 'may contain only letters, digits, and . _ ~ - /' });
+  }
+  return issues;
+}
+
+/** `/hooks///` → `/hooks`, `hooks` → `/hooks`, `//` → `/`. */
+export function normaliseHooksPath(path: string): string {
+  const trimmed = path.trim().replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  if (trimmed === '') return '/';
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+function resolveFrom(dir: string, path: string): string {
+  return isAbsolute(path) ? path : resolvePath(dir, path);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

@@ -1,0 +1,81 @@
+import Koa, { type Middleware } from 'koa';
+import Router from '@koa/router';
+import { HookError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ResolvedConfig } from '../config/load.js';
+import type { IngressStore } from '../store/store.js';
+import type { ActionBuilder } from '../actions/build.js';
+import type { MappingEngine } from '../mapping/engine.js';
+import type { AuthThrottle } from '../auth/throttle.js';
+import { errorResponder } from './errors.js';
+import { declaredLengthGuard, jsonBodyReader } from './body.js';
+import { hookAuth } from './auth.js';
+import { createClientAddressResolver } from './client-address.js';
+import { createHookHandlers } from './hook-handlers.js';
+
+export interface AppDeps {
+  config: ResolvedConfig;
+  store: IngressStore;
+  builder: ActionBuilder;
+  /** The mapping engine in force (hot reload swaps it); undefined when there is none. */
+  mappings: () => MappingEngine | undefined;
+  /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
+  runView?: (runId: string) => unknown;
+  throttle: AuthThrottle;
+  logger: Logger;
+  isReady: () => boolean;
+}
+
+/** Builds the Koa app; it never listens (the server and tests decide that). */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true; // errors are logged by errorResponder, once
+  app.use(errorResponder(deps.logger));
+  app.use(securityHeaders);
+  const router = new Router({ sensitive: true, strict: false });
+  router.get('/healthz', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  router.get('/readyz', (ctx) => {
+    const ready = deps.isReady();
+    if (!ready) throw new HookError('STORE_UNAVAILABLE', 'not ready', { retryAfterSeconds: 1 });
+    ctx.body = { ok: true };
+  });
+  if (deps.config.hooks.enabled && deps.config.hooks.token !== undefined) mountHooks(router, deps, deps.config.hooks.token);
+  app.use(router.routes());
+  return app;
+}
+
+function mountHooks(router: Router, deps: AppDeps, token: string): void {
+  const { hooks, gateway } = deps.config;
+  const prefix = hooks.path;
+  const handlers = createHookHandlers(deps);
+  const auth = hookAuth({ token, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies), logger: deps.logger });
+  const body = jsonBodyReader(hooks);
+  const lengthGuard = declaredLengthGuard(hooks.maxBodyBytes);
+
+  router.get(`${prefix}/runs/:runId`, auth, (ctx) => {
+    const view = deps.runView?.(ctx.params['runId'] ?? '');
+    if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
+    ctx.body = { ok: true, run: view };
+  });
+  router.all(`${prefix}{/*rest}`, onlyPost, lengthGuard, auth, body, async (ctx) => {
+    const name = (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');
+    if (name === '') throw new HookError('NOT_FOUND', `POST ${prefix}/<name>: a hook name is required`);
+    if (name === 'wake') return handlers.wake(ctx);
+    if (name === 'agent') return handlers.agent(ctx);
+    return handlers.mapped(ctx, name);
+  });
+}
+
+const onlyPost: Middleware = async (ctx, next) => {
+  if (ctx.method !== 'POST') {
+    throw new HookError('METHOD_NOT_ALLOWED', `${ctx.method} not allowed: use POST`, { headers: { Allow: 'POST' } });
+  }
+  await next();
+};
+
+const securityHeaders: Middleware = async (ctx, next) => {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  await next();
+};

@@ -1,0 +1,114 @@
+import type { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { HookError } from '../errors.js';
+
+export interface BodyLimits {
+  maxBodyBytes: number;
+  bodyTimeoutMs: number;
+  maxJsonDepth: number;
+}
+
+/** Refuses a declared Content-Length over the limit before a byte of the body is read. */
+export function declaredLengthGuard(maxBodyBytes: number): Middleware {
+  return async (ctx, next) => {
+    const declared = ctx.get('Content-Length');
+    if (declared !== '' && /^\d+$/.test(declared) && Number(declared) > maxBodyBytes) {
+      throw tooLarge(maxBodyBytes);
+    }
+    await next();
+  };
+}
+
+/** Media types read as JSON: JSON itself, any `+json` type, text/plain, or none declared. */
+const JSON_TYPES = ['application/json', '+json', 'text/plain'];
+
+/**
+ * Reads and parses the body as a JSON object, within the size limit and the read timeout.
+ * co-body (under koa-body) parses with bourne, which refuses `__proto__` and
+ * `constructor.prototype` keys, so a payload can never pollute a prototype.
+ */
+export function jsonBodyReader(limits: BodyLimits): Middleware {
+  const parse = koaBody({
+    json: true,
+    jsonStrict: true,
+    jsonLimit: limits.maxBodyBytes,
+    jsonTypes: JSON_TYPES,
+    text: false,
+    urlencoded: false,
+    multipart: false,
+    parsedMethods: ['POST' as never],
+    onError: (error: Error) => {
+      throw translateParseError(error, limits.maxBodyBytes);
+    },
+  });
+  return async (ctx, next) => {
+    const declaredType = ctx.get('Content-Type');
+    if (declaredType === '') {
+      ctx.req.headers['content-type'] = 'application/json';
+    } else if (!ctx.is(JSON_TYPES)) {
+      throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON (Content-Type: application/json)', { closeConnection: true });
+    }
+    await withDeadline(parse(ctx, async () => undefined), limits.bodyTimeoutMs);
+    ctx.state['payload'] = checkPayload(ctx, limits.maxJsonDepth);
+    await next();
+  };
+}
+
+function checkPayload(ctx: Context, maxDepth: number): Record<string, unknown> {
+  const body: unknown = ctx.request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new HookError('INVALID_JSON', 'request body must be a JSON object');
+  }
+  if (depthExceeds(body, maxDepth)) throw new HookError('BODY_TOO_DEEP', `request body is nested deeper than ${maxDepth} levels`);
+  return body as Record<string, unknown>;
+}
+
+/** Iterative, so a hostile nesting depth cannot overflow the stack. */
+export function depthExceeds(root: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > maxDepth) return true;
+    for (const child of Object.values(value)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new HookError('BODY_TIMEOUT', `request body not received within ${ms} ms`, { closeConnection: true })),
+      ms,
+    );
+  });
+  work.catch(() => undefined); // the loser of the race must not become an unhandled rejection
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function translateParseError(error: Error & { status?: number; type?: string }, maxBodyBytes: number): HookError {
+  if (error instanceof HookError) return error;
+  if (error.status === 413 || error.type === 'entity.too.large') return tooLarge(maxBodyBytes);
+  if (error.type === 'request.aborted') return new HookError('INVALID_JSON', 'request body was aborted', { closeConnection: true });
+  if (error.type === 'request.size.invalid') {
+    return new HookError('INVALID_JSON', 'request body length does not match Content-Length', { closeConnection: true });
+  }
+  if (error.status === 415 || error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
+    return new HookError('UNSUPPORTED_MEDIA_TYPE', 'unsupported body encoding or charset', { closeConnection: true });
+  }
+  if (/prototype/i.test(error.message)) {
+    return new HookError('FORBIDDEN_KEY', 'request body contains a forbidden key (__proto__ or constructor.prototype)');
+  }
+  return new HookError('INVALID_JSON', 'request body is not valid JSON');
+}
+
+function tooLarge(maxBodyBytes: number): HookError {
+  return new HookError('PAYLOAD_TOO_LARGE', `request body exceeds ${maxBodyBytes} bytes`, { closeConnection: true });
+}

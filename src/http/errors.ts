@@ -1,0 +1,44 @@
+import type { Context, Middleware } from 'koa';
+import { HookError } from '../errors.js';
+import type { Logger } from '../log.js';
+
+/**
+ * The one place where errors become HTTP responses: `{"ok":false,"error":…,"code":…}`.
+ * A HookError shows its message; anything else is a 500 with a generic message, and its cause
+ * goes to the log only.
+ */
+export function errorResponder(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) throw new HookError('NOT_FOUND', 'not found');
+    } catch (error) {
+      respondWithError(ctx, toHookError(error, ctx, logger));
+    }
+  };
+}
+
+function toHookError(error: unknown, ctx: Context, logger: Logger): HookError {
+  if (error instanceof HookError) return error;
+  logger.error(
+    { event: 'http.internal_error', method: ctx.method, path: ctx.path, err: describe(error) },
+    'unhandled error while serving a request',
+  );
+  return new HookError('INTERNAL', 'internal error');
+}
+
+function respondWithError(ctx: Context, error: HookError): void {
+  ctx.status = error.status;
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.set('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
+  // A body left unread on the socket would be parsed as the next request: close instead.
+  if (error.closeConnection || !ctx.req.complete) ctx.set('Connection', 'close');
+  ctx.body = JSON.stringify({ ok: false, error: error.message, code: error.code });
+}
+
+function describe(error: unknown): { message: string; stack?: string } {
+  if (error instanceof Error) return error.stack === undefined ? { message: error.message } : { message: error.message, stack: error.stack };
+  return { message: String(error) };
+}

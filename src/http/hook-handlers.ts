@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { HookError } from '../errors.js';
+import type { Action, AcceptedResponse } from '../actions/types.js';
+import type { ActionBuilder } from '../actions/build.js';
+import type { IngressStore } from '../store/store.js';
+import type { Logger } from '../log.js';
+import type { MappingEngine } from '../mapping/engine.js';
+import { AgentRequestSchema, WakeRequestSchema, requestValidator } from './request-schemas.js';
+
+export interface HookHandlerDeps {
+  store: IngressStore;
+  builder: ActionBuilder;
+  mappings: () => MappingEngine | undefined;
+  logger: Logger;
+}
+
+type Produced = { actions: readonly Action[]; response: AcceptedResponse };
+
+const validateWake = requestValidator(WakeRequestSchema, ['text']);
+const validateAgent = requestValidator(AgentRequestSchema, ['message']);
+
+/** Headers a template or transform may see: never the credentials the request carried. */
+const HIDDEN_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-hookgate-token', 'cookie']);
+
+export function createHookHandlers(deps: HookHandlerDeps) {
+  async function commit(ctx: Context, hook: string, produce: () => Promise<Produced>): Promise<void> {
+    const payload = ctx.state['payload'] as Record<string, unknown>;
+    const key = idempotencyKey(ctx);
+    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, payload) };
+    if (idempotency !== undefined) {
+      const previous = deps.store.replay(idempotency.key, idempotency.fingerprint);
+      if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
+    }
+    const { actions, response } = await produce();
+    const outcome = await deps.store.accept({ actions, response, ...(idempotency === undefined ? {} : { idempotency }) });
+    send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
+  }
+
+  return {
+    wake: (ctx: Context) =>
+      commit(ctx, 'wake', async () => {
+        const request = validateWake(ctx.state['payload'] as Record<string, unknown>);
+        const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: 'trusted' });
+        return { actions: [action], response: { status: 200, body: { ok: true, mode: action.mode } } };
+      }),
+
+    agent: (ctx: Context) =>
+      commit(ctx, 'agent', async () => {
+        const request = validateAgent(ctx.state['payload'] as Record<string, unknown>);
+        const task = request.name?.trim() || undefined;
+        const action = deps.builder.agent(request, {
+          origin: { hook: 'agent' },
+          via: 'direct',
+          content: task === undefined ? { source: 'Webhook' } : { source: 'Webhook', task },
+        });
+        return { actions: [action], response: { status: 202, body: { ok: true, runId: action.runId } } };
+      }),
+
+    mapped: (ctx: Context, name: string) =>
+      commit(ctx, name, async () => {
+        const engine = deps.mappings();
+        if (engine === undefined) throw unknownHook(name);
+        const outcome = await engine.resolve({
+          name,
+          payload: ctx.state['payload'] as Record<string, unknown>,
+          headers: visibleHeaders(ctx),
+          query: visibleQuery(ctx),
+        });
+        if (outcome.kind === 'no-match') throw unknownHook(name);
+        if (outcome.kind === 'skip') return { actions: [], response: { status: 204, body: null } };
+        return { actions: outcome.actions, response: responseFor(outcome.actions) };
+      }),
+  };
+}
+
+function responseFor(actions: readonly Action[]): AcceptedResponse {
+  const runIds = actions.flatMap((action) => (action.kind === 'agent' ? [action.runId] : []));
+  const first = actions[0] as Action;
+  if (actions.length === 1) {
+    return first.kind === 'agent' ? { status: 202, body: { ok: true, runId: first.runId } } : { status: 200, body: { ok: true, mode: first.mode } };
+  }
+  if (runIds.length > 0) return { status: 202, body: { ok: true, runIds } };
+  return { status: 200, body: { ok: true, mode: first.kind === 'wake' ? first.mode : 'now', count: actions.length } };
+}
+
+function send(ctx: Context, response: AcceptedResponse, hook: string, replayed: boolean, logger: Logger): void {
+  ctx.status = response.status;
+  if (replayed) ctx.set('Idempotent-Replayed', 'true');
+  if (response.body !== null) ctx.body = response.body;
+  logger.info({ event: replayed ? 'hook.replayed' : 'hook.accepted', hook, status: response.status }, 'hook accepted');
+}
+
+function unknownHook(name: string): HookError {
+  return new HookError('NOT_FOUND', `no hook named "${name.slice(0, 100)}"`);
+}
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;
+
+function idempotencyKey(ctx: Context): string | undefined {
+  const value = ctx.req.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value) || !KEY_SHAPE.test(value)) {
+    throw new HookError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 256 visible ASCII characters');
+  }
+  return value;
+}
+
+function fingerprintOf(hook: string, payload: Record<string, unknown>): string {
+  return createHash('sha256').update(hook).update('\n').update(JSON.stringify(payload)).digest('base64url');
+}
+
+function visibleHeaders(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined || HIDDEN_HEADERS.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function visibleQuery(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of new URLSearchParams(ctx.querystring)) {
+    if (name !== 'token') out[name] = value;
+  }
+  return out;
+}

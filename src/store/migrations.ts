@@ -1,0 +1,84 @@
+/**
+ * Schema migrations, applied in order inside one transaction each; PRAGMA user_version records
+ * how many ran. Append only: never edit a migration that has shipped.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE events (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at  INTEGER NOT NULL,              -- ms since epoch
+    text        TEXT    NOT NULL,              -- what the main session will read (enveloped when untrusted)
+    mode        TEXT    NOT NULL,              -- now | next-heartbeat
+    hook        TEXT    NOT NULL,              -- wake | agent | <mapped name>
+    mapping_id  TEXT,
+    run_id      TEXT,                          -- set for run summaries
+    status      TEXT    NOT NULL DEFAULT 'pending',  -- pending | consumed
+    heartbeat_id INTEGER,
+    consumed_at INTEGER
+  );
+  CREATE INDEX events_by_status ON events(status, id);
+
+  CREATE TABLE runs (
+    run_id      TEXT    PRIMARY KEY,
+    created_at  INTEGER NOT NULL,
+    status      TEXT    NOT NULL,              -- queued | running | ok | error | timeout | interrupted
+    hook        TEXT    NOT NULL,
+    name        TEXT    NOT NULL,
+    session_key TEXT    NOT NULL,
+    action      TEXT    NOT NULL,              -- the AgentAction as JSON
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    started_at  INTEGER,
+    finished_at INTEGER,
+    reply       TEXT,
+    summary     TEXT,
+    error       TEXT,
+    delivery    TEXT                           -- DeliveryOutcome as JSON
+  );
+  CREATE INDEX runs_by_status ON runs(status, created_at);
+
+  CREATE TABLE idempotency (
+    key         TEXT    PRIMARY KEY,
+    created_at  INTEGER NOT NULL,
+    fingerprint TEXT    NOT NULL,              -- hash of the hook name and body: a different request with a used key is refused
+    response    TEXT    NOT NULL               -- the first response: {"status":…, "body":…}
+  );
+  CREATE INDEX idempotency_by_age ON idempotency(created_at);
+
+  CREATE TABLE transcripts (
+    session_key TEXT    NOT NULL,
+    seq         INTEGER NOT NULL,
+    role        TEXT    NOT NULL,
+    content     TEXT    NOT NULL,
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (session_key, seq)
+  );
+
+  CREATE TABLE heartbeats (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER,
+    status      TEXT    NOT NULL,              -- running | ok | error
+    event_count INTEGER NOT NULL,
+    reply       TEXT,
+    error       TEXT,
+    delivery    TEXT
+  );
+
+  CREATE TABLE deliveries (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at  INTEGER NOT NULL,
+    run_id      TEXT,
+    heartbeat_id INTEGER,
+    channel     TEXT    NOT NULL,
+    recipient   TEXT,
+    status      TEXT    NOT NULL,              -- delivered | failed | skipped
+    text        TEXT,
+    reason      TEXT
+  );
+
+  CREATE TABLE state (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,55 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { MIGRATIONS } from './migrations.js';
+
+export interface OpenOptions {
+  /** `full`: fsync at every commit (survives power loss); `normal`: WAL without fsync per commit (survives a process crash). */
+  synchronous: 'full' | 'normal';
+}
+
+/** Opens (creating if needed) the SQLite file in WAL mode and brings its schema up to date. */
+export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path, { timeout: 5000 });
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.exec('PRAGMA foreign_keys = ON');
+  // Checkpoints run from a timer (see checkpoint()), not inside request commits.
+  db.exec('PRAGMA wal_autocheckpoint = 0');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: DatabaseSync): void {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  for (let version = row.user_version; version < MIGRATIONS.length; version += 1) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(MIGRATIONS[version] as string);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+/** Runs fn inside BEGIN IMMEDIATE … COMMIT, rolling back on any error. */
+export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** Moves the WAL into the main file; called from a timer, off the request path. */
+export function checkpoint(db: DatabaseSync): void {
+  db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+}

@@ -1,0 +1,27 @@
+import type { Action, AcceptedResponse } from '../actions/types.js';
+
+/** One accepted request: its actions and the response its caller gets, committed together. */
+export interface Acceptance {
+  actions: readonly Action[];
+  response: AcceptedResponse;
+  idempotency?: { key: string; fingerprint: string };
+}
+
+export type AcceptOutcome =
+  | { kind: 'committed'; response: AcceptedResponse }
+  /** The key was used before for the same request: the first response again, nothing stored. */
+  | { kind: 'replayed'; response: AcceptedResponse };
+
+/** What the ingress needs from the store. */
+export interface IngressStore {
+  /** Commits durably before resolving; throws HookError STORE_UNAVAILABLE / SHUTTING_DOWN / IDEMPOTENCY_CONFLICT. */
+  accept(acceptance: Acceptance): Promise<AcceptOutcome>;
+  /** A stored first response for a key, if it is still kept (throws IDEMPOTENCY_CONFLICT on a fingerprint mismatch). */
+  replay(key: string, fingerprint: string): AcceptedResponse | undefined;
+  /** True when a write transaction can be opened now. */
+  isWritable(): boolean;
+  /** Called after each commit with the actions it made durable (the runtime wakes up on it). */
+  onCommitted(listener: (actions: readonly Action[]) => void): () => void;
+  /** Commits what is queued, refuses new work, closes the file. */
+  close(): Promise<void>;
+}

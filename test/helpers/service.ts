@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../src/log.js';
+import { resolveConfig } from '../../src/config/resolve.js';
+import { startService, type Service } from '../../src/service.js';
+
+export const TEST_TOKEN = 'test-hook-token-0123456789';
+
+export interface TestService {
+  url: string;
+  hooksUrl: string;
+  service: Service;
+  dir: string;
+  /** Every log line the service wrote, as parsed JSON objects. */
+  logs: Array<Record<string, unknown>>;
+  /** The raw log text, to check that a secret never appears anywhere. */
+  rawLogs: () => string;
+  close(): Promise<void>;
+}
+
+/** Starts the real service on 127.0.0.1:0 with a real SQLite file in a fresh temp dir. */
+export async function startTestService(config: Record<string, unknown> = {}, options: { dir?: string } = {}): Promise<TestService> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'hookgate-test-'));
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
+  const raw = {
+    ...config,
+    gateway: { bind: '127.0.0.1', port: 0, shutdownGraceMs: 500, ...(config['gateway'] as object | undefined) },
+    hooks: { enabled: true, token: TEST_TOKEN, ...(config['hooks'] as object | undefined) },
+    storage: { path: join(dir, 'hookgate.sqlite'), ...(config['storage'] as object | undefined) },
+  };
+  const resolved = resolveConfig(raw, { configDir: dir });
+  const service = await startService({ config: resolved, logger, port: 0 });
+  let closed = false;
+  return {
+    url: service.url,
+    hooksUrl: `${service.url}${resolved.hooks.path}`,
+    service,
+    dir,
+    get logs() {
+      return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    rawLogs: () => lines.join(''),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await service.close();
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POST JSON with the bearer token unless headers say otherwise. */
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_TOKEN}`, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text), headers: response.headers };
+}
