@@ -18,11 +18,10 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
     throw new ConfigError([{ path: '', message: 'the configuration must be an object' }], options.configPath);
   }
   const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw)) as unknown;
-  const issues = schemaIssues(withDefaults);
+  // Cross-field rules run even when the schema failed, so one run reports every problem.
+  const issues = [...schemaIssues(withDefaults), ...crossFieldIssues(withDefaults as Config)];
   if (issues.length > 0) throw new ConfigError(issues, options.configPath);
   const config = withDefaults as Config;
-  issues.push(...crossFieldIssues(config));
-  if (issues.length > 0) throw new ConfigError(issues, options.configPath);
 
   config.hooks.path = normaliseHooksPath(config.hooks.path);
   config.storage.path = resolveFrom(options.configDir, config.storage.path);
@@ -58,15 +57,18 @@ function schemaIssues(value: unknown): ConfigIssue[] {
   return issues;
 }
 
+/** Written defensively: it also runs on a config that failed the schema. */
 function crossFieldIssues(config: Config): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const { hooks, gateway } = config;
-  if (hooks.enabled && hooks.token === undefined) {
+  if (typeof hooks !== 'object' || typeof gateway !== 'object') return issues;
+  if (hooks.enabled === true && hooks.token === undefined) {
     issues.push({ path: '/hooks/token', message: 'required when hooks.enabled is true' });
   }
   if (hooks.token !== undefined && hooks.token === gateway.auth?.token) {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
+  if (typeof hooks.path !== 'string') return issues;
   if (normaliseHooksPath(hooks.path) === '/') {
     issues.push({ path: '/hooks/path', message: 'may not be "/" (hooks need their own prefix, e.g. /hooks)' });
   } else if (!/^\/[A-Za-z0-9._~\-/]*$/.test(normaliseHooksPath(hooks.path))) {

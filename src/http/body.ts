@@ -59,22 +59,32 @@ function checkPayload(ctx: Context, maxDepth: number): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new HookError('INVALID_JSON', 'request body must be a JSON object');
   }
-  if (depthExceeds(body, maxDepth)) throw new HookError('BODY_TOO_DEEP', `request body is nested deeper than ${maxDepth} levels`);
+  const problem = inspectPayload(body, maxDepth);
+  if (problem === 'too-deep') throw new HookError('BODY_TOO_DEEP', `request body is nested deeper than ${maxDepth} levels`);
+  if (problem === 'forbidden-key') {
+    throw new HookError('FORBIDDEN_KEY', 'request body contains a forbidden key (__proto__ or constructor.prototype)');
+  }
   return body as Record<string, unknown>;
 }
 
-/** Iterative, so a hostile nesting depth cannot overflow the stack. */
-export function depthExceeds(root: unknown, maxDepth: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 1]];
+/**
+ * One iterative walk (a hostile nesting depth cannot overflow the stack) for the depth cap and
+ * for `constructor.prototype`, which the parser lets through as plain own keys.
+ */
+export function inspectPayload(root: unknown, maxDepth: number): 'too-deep' | 'forbidden-key' | undefined {
+  const stack: Array<[object, number]> = [[root as object, 1]];
   while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > maxDepth) return true;
+    const [value, depth] = stack.pop() as [object, number];
+    if (depth > maxDepth) return 'too-deep';
+    if (!Array.isArray(value) && Object.hasOwn(value, 'constructor')) {
+      const ctor = (value as { constructor: unknown }).constructor;
+      if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return 'forbidden-key';
+    }
     for (const child of Object.values(value)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+      if (child !== null && typeof child === 'object') stack.push([child as object, depth + 1]);
     }
   }
-  return false;
+  return undefined;
 }
 
 async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {

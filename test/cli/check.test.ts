@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+
+describe('hookgate check', () => {
+  let dir: string;
+  let out: string;
+  let err: string;
+  const io = () => ({ stdout: (text: string) => void (out += text), stderr: (text: string) => void (err += text), env: {}, cwd: dir });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-check-'));
+    out = '';
+    err = '';
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints every problem with its path and exits 1', async () => {
+    writeFileSync(join(dir, 'bad.json5'), '{ hooks: { enabled: true, path: "/" }, gateway: { port: "x" } }');
+    const code = await runCli(['check', '--config', join(dir, 'bad.json5')], io());
+    expect(code).toBe(1);
+    expect(err).toContain('/hooks/token: required when hooks.enabled is true');
+    expect(err).toContain('/gateway/port');
+  });
+
+  it('prints a one-screen summary and exits 0 for a valid file', async () => {
+    writeFileSync(join(dir, 'hookgate.json5'), '{ hooks: { enabled: true, token: "abc" } }');
+    const code = await runCli(['check'], io());
+    expect(code).toBe(0);
+    expect(out).toContain('OK');
+    expect(out).toContain('enabled at /hooks');
+    expect(out).not.toContain('abc');
+    expect(out.split('\n').length).toBeLessThan(25);
+  });
+
+  it('says so when the file does not exist', async () => {
+    const code = await runCli(['check', '--config', join(dir, 'missing.json5')], io());
+    expect(code).toBe(1);
+    expect(err).toContain('file not found');
+  });
+});

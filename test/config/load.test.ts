@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { parseConfigText } from '../../src/config/load.js';
+
+function load(text: string, env: NodeJS.ProcessEnv = {}) {
+  return parseConfigText(text, { configDir: '/srv/hookgate', env });
+}
+
+function issuesOf(text: string, env: NodeJS.ProcessEnv = {}) {
+  try {
+    load(text, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).issues;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration loading', () => {
+  it('applies the documented defaults to an empty file', () => {
+    const config = load('{}');
+    expect(config.hooks.enabled).toBe(false);
+    expect(config.hooks.path).toBe('/hooks');
+    expect(config.hooks.maxBodyBytes).toBe(262144);
+    expect(config.gateway.bind).toBe('127.0.0.1');
+    expect(config.agents.defaults.model).toBe('echo/echo');
+    expect(config.agents.defaults.timeoutSeconds).toBe(600);
+    expect(config.storage.path).toBe('/srv/hookgate/data/hookgate.sqlite');
+  });
+
+  it('reads JSON5 and substitutes ${VAR} from the environment', () => {
+    const config = load(`{ hooks: { enabled: true, token: "\${HOOK_TOKEN}", }, // comment\n }`, { HOOK_TOKEN: 's3cret' });
+    expect(config.hooks.token).toBe('s3cret');
+  });
+
+  it('uses ${VAR:-fallback} when the variable is unset and keeps $${ literal', () => {
+    const config = load('{ hooks: { enabled: true, token: "${T:-dev}" }, storage: { path: "/var/h$${x}" } }');
+    expect(config.hooks.token).toBe('dev');
+    expect(config.storage.path).toBe('/var/h' + '$' + '{x}');
+  });
+
+  it('names a missing environment variable with its path', () => {
+    expect(issuesOf('{ hooks: { token: "${NOPE}" } }')).toEqual([{ path: '/hooks/token', message: 'environment variable NOPE is not set' }]);
+  });
+
+  it('reports every problem at once with its path', () => {
+    const issues = issuesOf('{ hooks: { enabled: "yes", maxBodyBytes: -1, tokn: "x" }, gateway: { port: 70000 }, extra: 1 }');
+    const paths = issues.map((issue) => issue.path).sort();
+    expect(paths).toEqual(['/extra', '/gateway/port', '/hooks/enabled', '/hooks/maxBodyBytes', '/hooks/tokn'].sort());
+    expect(issues.find((issue) => issue.path === '/hooks/tokn')?.message).toBe('unknown key');
+  });
+
+  it('requires hooks.token when hooks are enabled', () => {
+    expect(issuesOf('{ hooks: { enabled: true } }')).toEqual([{ path: '/hooks/token', message: 'required when hooks.enabled is true' }]);
+  });
+
+  it('refuses a hook token equal to the gateway token', () => {
+    const issues = issuesOf('{ gateway: { auth: { token: "same" } }, hooks: { enabled: true, token: "same" } }');
+    expect(issues[0]?.path).toBe('/hooks/token');
+    expect(issues[0]?.message).toMatch(/must differ/);
+  });
+
+  it('normalises hooks.path and refuses /', () => {
+    expect(load('{ hooks: { path: "/webhooks///" } }').hooks.path).toBe('/webhooks');
+    expect(load('{ hooks: { path: "in" } }').hooks.path).toBe('/in');
+    expect(issuesOf('{ hooks: { path: "///" } }')[0]?.path).toBe('/hooks/path');
+  });
+
+  it('reports invalid JSON5 as a config error', () => {
+    expect(issuesOf('{ hooks: ')[0]?.message).toMatch(/not valid JSON5/);
+  });
+
+  it('freezes the resolved config', () => {
+    const config = load('{}');
+    expect(Object.isFrozen(config.hooks)).toBe(true);
+  });
+});

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
+
+describe('hook authentication', () => {
+  let svc: TestService;
+  afterEach(async () => {
+    await svc.close();
+  });
+
+  it('accepts the token as Bearer, as x-hookgate-token and as ?token=', async () => {
+    svc = await startTestService();
+    const noAuth = { authorization: '' };
+    expect((await post(`${svc.hooksUrl}/wake`, { text: 'a' })).status).toBe(200);
+    expect((await post(`${svc.hooksUrl}/wake`, { text: 'b' }, { ...noAuth, 'x-hookgate-token': TEST_TOKEN })).status).toBe(200);
+    expect((await post(`${svc.hooksUrl}/wake?token=${TEST_TOKEN}`, { text: 'c' }, noAuth)).status).toBe(200);
+  });
+
+  it('lets Authorization win over the other forms', async () => {
+    svc = await startTestService();
+    const wrongBearer = await post(`${svc.hooksUrl}/wake?token=${TEST_TOKEN}`, { text: 'a' }, {
+      authorization: 'Bearer wrong',
+      'x-hookgate-token': TEST_TOKEN,
+    });
+    expect(wrongBearer.status).toBe(401);
+    const headerBeatsQuery = await post(`${svc.hooksUrl}/wake?token=wrong`, { text: 'a' }, { authorization: '', 'x-hookgate-token': TEST_TOKEN });
+    expect(headerBeatsQuery.status).toBe(200);
+  });
+
+  it('answers 401 with a JSON body for a missing or wrong token', async () => {
+    svc = await startTestService();
+    const missing = await post(`${svc.hooksUrl}/wake`, { text: 'a' }, { authorization: '' });
+    expect(missing.status).toBe(401);
+    expect(missing.body).toEqual({ ok: false, error: 'missing hook token', code: 'UNAUTHORIZED' });
+    const wrong = await post(`${svc.hooksUrl}/agent`, { message: 'a' }, { authorization: `Bearer ${TEST_TOKEN}x` });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('UNAUTHORIZED');
+    expect(svc.service.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
+  });
+
+  it('logs a deprecation warning for ?token= that never contains the token', async () => {
+    svc = await startTestService();
+    await post(`${svc.hooksUrl}/wake?token=${TEST_TOKEN}`, { text: 'a' }, { authorization: '' });
+    const warnings = svc.logs.filter((line) => line['event'] === 'auth.query_token_deprecated');
+    expect(warnings).toHaveLength(1);
+    expect(svc.rawLogs()).not.toContain(TEST_TOKEN);
+  });
+
+  it('never writes the token or the payload into any log line', async () => {
+    svc = await startTestService();
+    const secretText = 'PAYLOAD-SECRET-7f3a9';
+    await post(`${svc.hooksUrl}/wake`, { text: secretText });
+    await post(`${svc.hooksUrl}/agent`, { message: secretText }, { 'x-hookgate-token': TEST_TOKEN });
+    await post(`${svc.hooksUrl}/wake`, { text: secretText }, { authorization: `Bearer ${TEST_TOKEN}-wrong` });
+    await post(`${svc.hooksUrl}/wake`, `{"text":"${secretText}`);
+    expect(svc.logs.length).toBeGreaterThan(3);
+    expect(svc.rawLogs()).not.toContain(TEST_TOKEN);
+    expect(svc.rawLogs()).not.toContain(secretText);
+  });
+
+  it('throttles repeated failures from one client with 429 and Retry-After, and a valid token still passes', async () => {
+    svc = await startTestService({ hooks: { throttle: { maxFailures: 3, windowSeconds: 60 } } });
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expect((await post(`${svc.hooksUrl}/wake`, { text: 'a' }, { authorization: 'Bearer nope' })).status).toBe(401);
+    }
+    const blocked = await post(`${svc.hooksUrl}/wake`, { text: 'a' }, { authorization: 'Bearer nope' });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.code).toBe('TOO_MANY_AUTH_FAILURES');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await post(`${svc.hooksUrl}/wake`, { text: 'ok' })).status).toBe(200);
+    // The valid token reset the record: a wrong token is a plain 401 again.
+    expect((await post(`${svc.hooksUrl}/wake`, { text: 'a' }, { authorization: 'Bearer nope' })).status).toBe(401);
+  });
+
+  it('has no hook routes when hooks are disabled, but /healthz answers', async () => {
+    svc = await startTestService({ hooks: { enabled: false } });
+    expect((await post(`${svc.hooksUrl}/wake`, { text: 'a' })).status).toBe(404);
+    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnServer, type ServerProcess } from '../helpers/process.js';
+
+describe('the hookgate serve process', () => {
+  let dir: string;
+  let server: ServerProcess | undefined;
+  afterEach(async () => {
+    if (server !== undefined && server.child.exitCode === null) {
+      server.kill('SIGKILL');
+      await server.exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves, then on SIGTERM finishes, closes the store and exits 0', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-proc-'));
+    const config = join(dir, 'hookgate.json5');
+    writeFileSync(config, `{ gateway: { port: 0 }, hooks: { enabled: true, token: "\${TOKEN}" }, storage: { path: "store.sqlite" } }`);
+    server = await spawnServer(config, { TOKEN: 'proc-token-1' });
+    const response = await fetch(`${server.url}/hooks/wake`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer proc-token-1', 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'from a process' }),
+    });
+    expect(response.status).toBe(200);
+    server.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const db = new DatabaseSync(join(dir, 'store.sqlite'));
+    expect(db.prepare('SELECT text FROM events').all()).toEqual([{ text: 'from a process' }]);
+    db.close();
+    expect(server.lines.join('\n')).not.toContain('proc-token-1');
+  });
+
+  it('refuses to start on a bad config and exits 1 before listening', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-proc-'));
+    const config = join(dir, 'hookgate.json5');
+    writeFileSync(config, `{ hooks: { enabled: true } }`);
+    await expect(spawnServer(config)).rejects.toThrow(/exited with 1.*hooks\/token/s);
+  });
+});
