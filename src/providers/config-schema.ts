@@ -1,16 +1,14 @@
 import Type, { type Static } from 'typebox';
+import { CommandConfigSchema } from './command.js';
+import { EchoConfigSchema } from './echo.js';
+import { OpenAiCompletionsConfigSchema } from './openai.js';
 
-// Placeholder until the provider registry lands: one provider entry under models.providers.<id>.
-export const ProviderConfigSchema = Type.Object(
-  {
-    api: Type.Union([Type.Literal('echo'), Type.Literal('openai-completions'), Type.Literal('command')], {
-      description: 'Which protocol the provider speaks.',
-    }),
-    baseUrl: Type.Optional(Type.String({ description: 'Base URL of an openai-completions endpoint (e.g. http://127.0.0.1:11434/v1).' })),
-    apiKey: Type.Optional(Type.String({ description: 'Bearer key for the endpoint. Use ${ENV_VAR}; never logged.' })),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra HTTP headers sent with every request.' })),
-    command: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'argv of a local program (api `command`): prompt on stdin, reply on stdout.' })),
-  },
-  { additionalProperties: false },
-);
+/**
+ * One entry of `models.providers.<id>`: the config schema of one registered provider, chosen by
+ * `api`. Listed here as well as in index.ts so the config type stays precise; the registry's
+ * contract test checks both lists hold the same schemas.
+ */
+export const ProviderConfigSchema = Type.Union([EchoConfigSchema, OpenAiCompletionsConfigSchema, CommandConfigSchema], {
+  description: 'A model provider; `api` picks the protocol (`echo`, `openai-completions` or `command`).',
+});
 export type ProviderConfig = Static<typeof ProviderConfigSchema>;

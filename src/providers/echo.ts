@@ -1,0 +1,43 @@
+import Type from 'typebox';
+import { defineProvider } from './define.js';
+import { abortedError, type ChatMessage } from './types.js';
+
+/** Longest echoed part, in Unicode code points (never splits a surrogate pair). */
+export const ECHO_MAX_CHARS = 500;
+export const HEARTBEAT_OK = 'HEARTBEAT_OK';
+
+export const EchoConfigSchema = Type.Object(
+  {
+    api: Type.Literal('echo', { description: 'Deterministic built-in provider: no network, replies from the last user message.' }),
+  },
+  { additionalProperties: false, description: 'An echo provider (the built-in `echo` id needs no configuration).' },
+);
+
+/**
+ * The documented echo rule (docs/providers.md), relied on by tests across the project:
+ * no user message, or a last user message that is empty or only whitespace → `HEARTBEAT_OK`;
+ * otherwise `Echo: ` + the first 500 code points of that message with surrounding whitespace trimmed.
+ * Model, thinking and every other message are ignored.
+ */
+export function echoReply(messages: readonly ChatMessage[]): string {
+  const lastUser = messages.findLast((message) => message.role === 'user');
+  const content = lastUser?.content.trim() ?? '';
+  if (content === '') return HEARTBEAT_OK;
+  return `Echo: ${Array.from(content).slice(0, ECHO_MAX_CHARS).join('')}`;
+}
+
+export const echoProvider = defineProvider({
+  api: 'echo',
+  summary: 'Built-in deterministic provider for tests and the embedded default; never leaves the process.',
+  configSchema: EchoConfigSchema,
+  create(id) {
+    return {
+      id,
+      api: 'echo',
+      complete(request) {
+        if (request.signal.aborted) return Promise.reject(abortedError(id));
+        return Promise.resolve({ text: echoReply(request.messages) });
+      },
+    };
+  },
+});
