@@ -32,7 +32,7 @@ describe('wake and agent over a real socket', () => {
     expect(row.status).toBe('queued');
     expect(row.name).toBe('Email');
     expect(row.session_key).toMatch(/^hook:[0-9a-f-]{36}$/);
-    const action = JSON.parse(row.action);
+    const action = JSON.parse(String(row.action));
     expect(action.deliver).toBe(true);
     expect(action.channel).toBe('last');
     expect(action.wakeMode).toBe('now');
@@ -76,7 +76,7 @@ describe('wake and agent over a real socket', () => {
     const response = await fetch(`${svc.hooksUrl}/wake`, { method: 'GET' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
-    expect((await response.json()).code).toBe('METHOD_NOT_ALLOWED');
+    expect(((await response.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
   });
 
   it('answers /healthz and /readyz without a token and without revealing config', async () => {
