@@ -25,6 +25,8 @@ export const REDACTED_PATHS = [
   '*.secret',
   'clientSecret',
   '*.clientSecret',
+  'appPassword',
+  '*.appPassword',
   'accessToken',
   '*.accessToken',
   'payload',

@@ -1,12 +1,74 @@
-// Placeholder until the channel registry lands: the spec's channel names.
-export const CHANNEL_NAMES = ['whatsapp', 'telegram', 'discord', 'slack', 'mattermost', 'signal', 'imessage', 'msteams', 'log'] as const;
+import { Compile } from 'typebox/compile';
+import { ConfigError, type ConfigIssue } from '../errors.js';
+import type { ChannelsConfig } from './config-schema.js';
+import type { ChannelDefinition } from './define.js';
+import { discordChannel } from './discord.js';
+import { imessageChannel } from './imessage.js';
+import { logChannel } from './log.js';
+import { mattermostChannel } from './mattermost.js';
+import { msteamsChannel } from './msteams.js';
+import { signalChannel } from './signal.js';
+import { slackChannel } from './slack.js';
+import { telegramChannel } from './telegram.js';
+import type { Channel, ChannelDeps } from './types.js';
+import { whatsappChannel } from './whatsapp.js';
 
-const ALIASES: Record<string, string> = { teams: 'msteams', imsg: 'imessage' };
+export type { ChannelDefinition } from './define.js';
+export { defineChannel } from './define.js';
+export { DeliveryError, type Channel, type ChannelDeps } from './types.js';
+export { deliverText, splitMessage, type DeliveryOutcome } from './deliver.js';
+export type { ChannelsConfig } from './config-schema.js';
+
+/**
+ * The explicit registry: one import and one entry per channel. Kept as a tuple so the config
+ * schema (config-schema.ts) gets a precise static type per channel block.
+ */
+export const CHANNEL_REGISTRY = [
+  logChannel,
+  telegramChannel,
+  discordChannel,
+  slackChannel,
+  mattermostChannel,
+  signalChannel,
+  whatsappChannel,
+  msteamsChannel,
+  imessageChannel,
+] as const;
+
+export const CHANNELS: readonly ChannelDefinition[] = CHANNEL_REGISTRY;
+export const CHANNEL_NAMES: readonly string[] = Object.freeze(CHANNELS.map((channel) => channel.name));
+
+const BY_INPUT: ReadonlyMap<string, string> = new Map(
+  CHANNELS.flatMap((channel) => [channel.name, ...channel.aliases].map((input): [string, string] => [input, channel.name])),
+);
 
 /** The canonical channel name for what a user typed (`last`, a registry name or an alias), or undefined. */
 export function normalizeChannelName(input: string): string | undefined {
   const lower = input.trim().toLowerCase();
-  const name = ALIASES[lower] ?? lower;
-  if (name === 'last') return name;
-  return (CHANNEL_NAMES as readonly string[]).includes(name) ? name : undefined;
+  if (lower === 'last') return 'last';
+  return BY_INPUT.get(lower);
+}
+
+/**
+ * Builds the configured channels: every `channels.<name>` block that is present and not
+ * `enabled: false`, plus `log`, which is always there. Throws ConfigError listing every invalid
+ * block at once (the config loader normally catches these first).
+ */
+export function createChannels(config: ChannelsConfig, deps: ChannelDeps): Map<string, Channel> {
+  const blocks = config as Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
+  const issues: ConfigIssue[] = [];
+  const wanted: Array<[ChannelDefinition, Record<string, unknown>]> = [];
+  for (const definition of CHANNELS) {
+    const block = blocks[definition.name] ?? (definition.name === 'log' ? {} : undefined);
+    if (block === undefined || (block['enabled'] === false && definition.name !== 'log')) continue;
+    const validator = Compile(definition.blockSchema);
+    if (!validator.Check(block)) {
+      for (const error of validator.Errors(block)) issues.push({ path: `/channels/${definition.name}${error.instancePath}`, message: error.message });
+      continue;
+    }
+    const { enabled: _enabled, ...own } = block;
+    wanted.push([definition, own]);
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return new Map(wanted.map(([definition, own]) => [definition.name, definition.create(own, deps)]));
 }

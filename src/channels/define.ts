@@ -1,0 +1,65 @@
+import Type, { type Static, type TBoolean, type TObject, type TOptional } from 'typebox';
+import type { Channel, ChannelDeps } from './types.js';
+
+/** The schema of `channels.<name>`: `enabled` plus the channel's own keys, nothing else. */
+export type ChannelBlockSchema<S extends TObject> = TObject<S['properties'] & { enabled: TOptional<TBoolean> }>;
+
+/** One entry of the channel registry (src/channels/index.ts). */
+export interface ChannelDefinition<S extends TObject = TObject, N extends string = string> {
+  readonly name: N;
+  /** One line for docs and `hookgate check`. */
+  readonly summary: string;
+  /** Other names users may type in `channel` (lower case). */
+  readonly aliases: readonly string[];
+  /** The channel's own configuration keys. */
+  readonly configSchema: S;
+  /** What `channels.<name>` accepts. */
+  readonly blockSchema: ChannelBlockSchema<S>;
+  /** Longest text one send() accepts; longer replies are split by deliverText. */
+  readonly maxMessageChars: number;
+  create(config: Static<S>, deps: ChannelDeps): Channel;
+}
+
+export interface ChannelDefinitionInput<S extends TObject, N extends string> {
+  name: N;
+  summary: string;
+  aliases?: string[];
+  configSchema: S;
+  maxMessageChars: number;
+  create(config: Static<S>, deps: ChannelDeps): Channel;
+}
+
+const NAME = /^[a-z][a-z0-9-]*$/;
+/** Below this a split reply would be unreadable; every real service allows far more. */
+const MIN_MESSAGE_CHARS = 16;
+
+/**
+ * Checks a channel plugin's definition once, at start-up, and derives its config block schema.
+ * A mistake here is a programming error, so it throws a plain Error.
+ */
+export function defineChannel<S extends TObject, const N extends string>(def: ChannelDefinitionInput<S, N>): ChannelDefinition<S, N> {
+  const aliases = def.aliases ?? [];
+  for (const name of [def.name, ...aliases]) {
+    if (!NAME.test(name) || name === 'last') throw new Error(`channel name "${name}" must be lower-case [a-z0-9-] and not "last"`);
+  }
+  if (!Number.isInteger(def.maxMessageChars) || def.maxMessageChars < MIN_MESSAGE_CHARS) {
+    throw new Error(`channel "${def.name}": maxMessageChars must be an integer >= ${MIN_MESSAGE_CHARS}`);
+  }
+  if ('enabled' in def.configSchema.properties) throw new Error(`channel "${def.name}": "enabled" is added by the registry`);
+  const blockSchema = Type.Object(
+    {
+      ...def.configSchema.properties,
+      enabled: Type.Optional(Type.Boolean({ description: `Set false to keep the ${def.name} block but turn the channel off.` })),
+    },
+    { additionalProperties: false, description: def.summary },
+  ) as ChannelBlockSchema<S>;
+  return {
+    name: def.name,
+    summary: def.summary,
+    aliases: Object.freeze([...aliases]),
+    configSchema: def.configSchema,
+    blockSchema,
+    maxMessageChars: def.maxMessageChars,
+    create: (config, deps) => def.create(config, deps),
+  };
+}

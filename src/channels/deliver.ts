@@ -1,0 +1,100 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from '../log.js';
+import { splitMessage } from './split.js';
+import { DeliveryError, type Channel } from './types.js';
+
+export { splitMessage } from './split.js';
+
+export type DeliveryOutcome =
+  | { status: 'delivered'; channel: string; to: string; parts: number; attempts: number }
+  | { status: 'failed'; channel: string; to?: string; reason: string; attempts: number };
+
+export interface DeliverOptions {
+  /** Sends of one part before giving up (default 4). */
+  maxAttempts?: number;
+  /** First backoff delay; doubled on each retry (default 1000 ms). */
+  baseDelayMs?: number;
+  /** Cap of any wait, including a service's Retry-After (default 30 s). */
+  maxDelayMs?: number;
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Where retries are reported (`delivery.retry`, warn); never the text. */
+  logger?: Logger;
+}
+
+const DEFAULTS = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
+
+/**
+ * Sends `text` to `to` over `channel`, split to the channel's limit and sent part by part in
+ * order. Rate limits, server errors and network failures are retried with exponential backoff
+ * (a service's Retry-After wins, capped at maxDelayMs); any other refusal ends the delivery.
+ * Never throws: the outcome says what happened, with a reason safe to log and show.
+ */
+export async function deliverText(channel: Channel, to: string, text: string, options: DeliverOptions = {}): Promise<DeliveryOutcome> {
+  const failed = (reason: string, attempts: number): DeliveryOutcome => ({ status: 'failed', channel: channel.name, to, reason, attempts });
+  let parts: string[];
+  try {
+    parts = splitMessage(text, channel.maxMessageChars);
+  } catch (error) {
+    return failed(`${channel.name}: cannot split the reply (${describe(error)})`, 0);
+  }
+  if (parts.length === 0) return failed(`${channel.name}: nothing to deliver, the reply is empty`, 0);
+  let attempts = 0;
+  for (const [index, part] of parts.entries()) {
+    const result = await sendPart(channel, to, part, options);
+    attempts += result.attempts;
+    if (result.error !== undefined) {
+      const where = parts.length === 1 ? '' : `part ${index + 1} of ${parts.length}: `;
+      return failed(`${channel.name}: ${where}${result.error}`, attempts);
+    }
+  }
+  return { status: 'delivered', channel: channel.name, to, parts: parts.length, attempts };
+}
+
+/** Sends one part with retries; `error` is the final reason when it did not go through. */
+async function sendPart(channel: Channel, to: string, part: string, options: DeliverOptions): Promise<{ attempts: number; error?: string }> {
+  const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? DEFAULTS.maxAttempts));
+  const sleep = options.sleep ?? defaultSleep;
+  for (let attempt = 1; ; attempt++) {
+    if (aborted(options.signal)) return { attempts: attempt - 1, error: 'delivery aborted' };
+    try {
+      await channel.send(to, part, options.signal);
+      return { attempts: attempt };
+    } catch (error) {
+      const retryable = error instanceof DeliveryError && error.retryable && !aborted(options.signal);
+      if (!retryable) return { attempts: attempt, error: describe(error) };
+      if (attempt >= maxAttempts) return { attempts: attempt, error: `${describe(error)}; gave up after ${attempt} attempts` };
+      const wait = backoff(attempt, error.retryAfterMs, options);
+      options.logger?.warn({ event: 'delivery.retry', channel: channel.name, attempt, waitMs: wait, status: error.status }, 'delivery failed, retrying');
+      try {
+        await sleep(wait, options.signal);
+      } catch {
+        return { attempts: attempt, error: 'delivery aborted' };
+      }
+    }
+  }
+}
+
+/** Exponential backoff without jitter (deliveries are few); a service's hint wins, both capped. */
+export function backoff(attempt: number, retryAfterMs: number | undefined, options: Pick<DeliverOptions, 'baseDelayMs' | 'maxDelayMs'> = {}): number {
+  const base = options.baseDelayMs ?? DEFAULTS.baseDelayMs;
+  const cap = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
+  const wanted = retryAfterMs ?? base * 2 ** (attempt - 1);
+  return Math.max(0, Math.min(wanted, cap));
+}
+
+/** Error text for an outcome: DeliveryErrors are written to be shown; anything else may quote a URL. */
+function describe(error: unknown): string {
+  if (error instanceof DeliveryError) return error.message;
+  const message = error instanceof Error ? error.message : String(error);
+  return `unexpected error: ${message.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>').slice(0, 300)}`;
+}
+
+/** A function, not an inline check: the signal can flip while a send is awaited. */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+async function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  await delay(ms, undefined, signal === undefined ? undefined : { signal });
+}

@@ -1,0 +1,51 @@
+import Type from 'typebox';
+import { defineChannel } from './define.js';
+
+const DEFAULT_LOGGED_CHARS = 2000;
+/** One log line per part; beyond this a reply becomes several lines rather than one huge one. */
+const MAX_CHARS = 65_536;
+
+/**
+ * The embedded default: a delivery becomes one `delivery.log` line. The reply is the agent's own
+ * output (not a raw webhook payload), so its beginning is logged at info to make the default
+ * setup observable; `maxLoggedChars: 0` logs only its length.
+ */
+export const logChannel = defineChannel({
+  name: 'log',
+  summary: 'The embedded default: deliveries become log lines (event delivery.log). Always available.',
+  configSchema: Type.Object(
+    {
+      maxLoggedChars: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: MAX_CHARS,
+          description: `How much of the reply is written to the log line (default ${DEFAULT_LOGGED_CHARS}; 0 logs only its length).`,
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  maxMessageChars: MAX_CHARS,
+  create(config, deps) {
+    const limit = config.maxLoggedChars ?? DEFAULT_LOGGED_CHARS;
+    return {
+      name: 'log',
+      maxMessageChars: MAX_CHARS,
+      send(to, text) {
+        const line: Record<string, unknown> = { event: 'delivery.log', channel: 'log', to, length: text.length };
+        if (limit > 0) {
+          line['text'] = text.length > limit ? cut(text, limit) : text;
+          line['truncated'] = text.length > limit;
+        }
+        deps.logger.info(line, 'delivery to the log channel');
+        return Promise.resolve();
+      },
+    };
+  },
+});
+
+/** The first `limit` UTF-16 units, without leaving half of a surrogate pair at the end. */
+function cut(text: string, limit: number): string {
+  const code = text.charCodeAt(limit - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit);
+}

@@ -1,0 +1,37 @@
+import Type from 'typebox';
+import { defineChannel } from './define.js';
+import { detail, field, httpFailure, joinUrl, post, requireRecipient } from './http.js';
+
+/** Mattermost 5.0+ accepts posts of up to 16383 runes. */
+const MAX_CHARS = 16383;
+
+/** Mattermost REST API v4: https://developers.mattermost.com/api-documentation/#/operations/CreatePost */
+export const mattermostChannel = defineChannel({
+  name: 'mattermost',
+  summary: 'Mattermost through the REST API v4 (create post) as a bot account. `to` is a channel id.',
+  configSchema: Type.Object(
+    {
+      baseUrl: Type.String({ minLength: 1, description: 'Your Mattermost server, e.g. https://chat.example.com (the API lives under /api/v4).' }),
+      botToken: Type.String({ minLength: 1, description: 'Access token of a bot account (Integrations → Bot Accounts). Use ${MATTERMOST_BOT_TOKEN}; never logged.' }),
+    },
+    { additionalProperties: false },
+  ),
+  maxMessageChars: MAX_CHARS,
+  create(config, deps) {
+    const url = joinUrl(config.baseUrl, 'api/v4/posts');
+    const headers = { authorization: `Bearer ${config.botToken}` };
+    return {
+      name: 'mattermost',
+      maxMessageChars: MAX_CHARS,
+      async send(to, text, signal) {
+        const channelId = requireRecipient(to, 'a Mattermost channel id');
+        const reply = await post(deps.fetch, url, { headers, json: { channel_id: channelId, message: text }, signal });
+        if (reply.status === 201 || reply.status === 200) return;
+        // Errors are AppError objects: { id, message, detailed_error, request_id, status_code }.
+        const message = detail(field(reply.json, 'message'), detail(reply.text, 'Mattermost refused the message'));
+        const id = field(reply.json, 'id');
+        throw httpFailure(reply, typeof id === 'string' ? `${message} [${id}]` : message);
+      },
+    };
+  },
+});

@@ -1,0 +1,46 @@
+import type { Logger } from '../log.js';
+
+/** What a channel may use; everything that touches the outside world is injected so tests can replace it. */
+export interface ChannelDeps {
+  fetch: typeof globalThis.fetch;
+  logger: Logger;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Milliseconds since the epoch; channels that cache credentials (msteams) read expiry from it. */
+  now?: () => number;
+}
+
+/** One configured chat service. `send` delivers exactly one part; splitting and retries belong to deliverText. */
+export interface Channel {
+  readonly name: string;
+  readonly maxMessageChars: number;
+  /** Sends one part of at most maxMessageChars characters. Throws DeliveryError. */
+  send(to: string, text: string, signal?: AbortSignal): Promise<void>;
+}
+
+export interface DeliveryErrorOptions {
+  /** True when the same request may succeed later (rate limit, 5xx, network); false for a final refusal. */
+  retryable: boolean;
+  /** The service's own wait hint (Retry-After, retry_after), in milliseconds. */
+  retryAfterMs?: number | undefined;
+  /** HTTP status of the service's answer, when there was one. */
+  status?: number | undefined;
+  cause?: unknown;
+}
+
+/**
+ * A failed send. The message is shown to operators (delivery outcome, logs), so it carries the
+ * service's own error text and never a URL or a credential.
+ */
+export class DeliveryError extends Error {
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly status: number | undefined;
+
+  constructor(message: string, options: DeliveryErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DeliveryError';
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+    this.status = options.status;
+  }
+}

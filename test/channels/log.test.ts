@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { deliverText } from '../../src/channels/deliver.js';
+import { logChannel } from '../../src/channels/log.js';
+import { createLogger } from '../../src/log.js';
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  return { lines, logger };
+}
+
+describe('log channel', () => {
+  it('writes one delivery.log line with channel, recipient, length and the text', async () => {
+    const { lines, logger } = capture();
+    const channel = logChannel.create({}, { fetch: globalThis.fetch, logger });
+    expect(await deliverText(channel, 'main', 'the reply')).toEqual({ status: 'delivered', channel: 'log', to: 'main', parts: 1, attempts: 1 });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 30, event: 'delivery.log', channel: 'log', to: 'main', length: 9, text: 'the reply', truncated: false });
+  });
+
+  it('truncates the logged text to maxLoggedChars, 2000 by default', async () => {
+    const { lines, logger } = capture();
+    await deliverText(logChannel.create({}, { fetch: globalThis.fetch, logger }), 'main', 'x'.repeat(2500));
+    await deliverText(logChannel.create({ maxLoggedChars: 10 }, { fetch: globalThis.fetch, logger }), 'main', 'y'.repeat(50));
+    expect(lines.map((line) => [String(line['text']).length, line['length'], line['truncated']])).toEqual([
+      [2000, 2500, true],
+      [10, 50, true],
+    ]);
+  });
+
+  it('logs only the length when maxLoggedChars is 0', async () => {
+    const { lines, logger } = capture();
+    await deliverText(logChannel.create({ maxLoggedChars: 0 }, { fetch: globalThis.fetch, logger }), 'main', 'private words');
+    expect(lines[0]).toMatchObject({ event: 'delivery.log', length: 13 });
+    expect(JSON.stringify(lines)).not.toContain('private words');
+  });
+
+  it('never cuts a surrogate pair in half', async () => {
+    const { lines, logger } = capture();
+    await deliverText(logChannel.create({ maxLoggedChars: 3 }, { fetch: globalThis.fetch, logger }), 'main', 'ab😀cd');
+    expect(lines[0]?.['text']).toBe('ab');
+  });
+});
