@@ -1,0 +1,173 @@
+import { foldText, type FoldedText } from './fold.js';
+
+/** Replaces anything that imitates an envelope marker. */
+export const MARKER_PLACEHOLDER = '[[MARKER_SANITIZED]]';
+/** Replaces a model control token. */
+export const CONTROL_TOKEN_PLACEHOLDER = '[[CONTROL_TOKEN]]';
+
+/** A range of UTF-16 indices of the original text, end exclusive. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/*
+ * Every pattern below runs on the folded view and obeys three rules, which together make one pass
+ * enough (no input can leave, or create through a replacement, a match in the sanitised text):
+ *  - no look-around or word-boundary assertion: a match depends only on the characters it covers;
+ *  - never crosses a line break: the envelope joins its pieces with `\n`;
+ *  - cannot take in a placeholder: both are `[[` + letters and `_` + `]]`, and no pattern accepts
+ *    one — a `<|…|>` token's name admits no `[`, the other tokens are fixed names, and the marker
+ *    letters cannot run into `markersanitized` (no m) nor into or out of `controltoken`
+ *    (`cont` then `r`, not `e`; its only `e` is followed by `n`, not `x`).
+ * Quantifiers are bounded or followed by a literal, so matching is linear in the text length.
+ */
+
+/**
+ * The marker form: the letters of `external untrusted content`, in order, with any run of characters
+ * that are neither letters nor digits (or none) between any two of them, within one line — so
+ * `E X T E R N A L_UNTRUSTED…` is caught as well as `EXTERNAL UNTRUSTED CONTENT`. Brackets are not
+ * required: the words alone are what a model would take for a marker, so they never survive inside
+ * the content. Each gap is followed by a literal letter and the letter sequence has a fixed length,
+ * so a gap is re-read by at most 24 attempts: linear.
+ */
+const MARKER_WORDS = new RegExp(Array.from('externaluntrustedcontent').join('[^\\p{L}\\p{N}\\n]*'), 'gu');
+
+/** Horizontal white space only, a few characters at most. */
+const H = '[^\\S\\n]{0,8}';
+
+/** Names may be written with `_`, `-`, a space or nothing between their words. */
+function names(list: readonly string[]): string {
+  return list.map((name) => name.split('_').join('[_ -]?')).join('|');
+}
+
+/** `[INST]`-style tokens (Llama 2, Mistral). */
+const SQUARE_NAMES = [
+  'inst', 'sys', 'system_prompt', 'available_tools', 'tool_calls', 'tool_call', 'tool_results', 'tool_result', 'think',
+];
+/** `<s>`-style tokens (sentencepiece, Gemma, Qwen tool calls, reasoning tags, Llama 2 `<<SYS>>`). */
+const ANGLE_NAMES = [
+  's', 'bos', 'eos', 'pad', 'unk', 'sep', 'cls', 'mask', 'sys', 'im_start', 'im_end', 'im_sep', 'endoftext',
+  'start_of_turn', 'end_of_turn', 'start_of_text', 'end_of_text', 'eot', 'eom', 'eot_id', 'eom_id', 'think',
+  'tool_call', 'tool_response', 'function_call',
+];
+
+const CONTROL_TOKENS: readonly RegExp[] = [
+  // `<|im_start|>`, `<|eot_id|>`, `<|start_header_id|>`, DeepSeek's `<｜begin▁of▁sentence｜>`, any other name.
+  new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'gu'),
+  new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'gu'),
+  new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'gu'),
+];
+
+interface Replacement extends Span {
+  placeholder: string;
+}
+
+function toSource(folded: FoldedText, start: number, end: number): Span {
+  return { start: folded.sourceStart[start] ?? 0, end: folded.sourceEnd[end - 1] ?? 0 };
+}
+
+/** Takes in a directly preceding `END`/`START`/`BEGIN` word and `<` run, so a whole fake marker goes. */
+function extendLeft(text: string, start: number): number {
+  let at = start;
+  while (at > 0 && start - at < 16 && /[ \t_-]/.test(text[at - 1] ?? '')) at--;
+  for (const word of ['end', 'start', 'begin']) {
+    const from = at - word.length;
+    if (from >= 0 && text.startsWith(word, from) && !/\p{L}/u.test(text[from - 1] ?? '')) {
+      start = from;
+      break;
+    }
+  }
+  at = start;
+  while (at > 0 && start - at < 8 && /[ \t]/.test(text[at - 1] ?? '')) at--;
+  let brackets = at;
+  while (brackets > 0 && at - brackets < 16 && text[brackets - 1] === '<') brackets--;
+  return brackets < at ? brackets : start;
+}
+
+/** Takes in a trailing `id="…">>>` (anything short up to a `>` on the same line) and the `>` run. */
+function extendRight(text: string, end: number): number {
+  let at = end;
+  while (at < text.length && at - end < 96 && !'<>\n'.includes(text[at] ?? '\n')) at++;
+  if (text[at] !== '>') return end;
+  const close = at;
+  while (at < text.length && at - close < 16 && text[at] === '>') at++;
+  return at;
+}
+
+function markerSpans(folded: FoldedText): Span[] {
+  const spans: Span[] = [];
+  for (const match of folded.text.matchAll(MARKER_WORDS)) {
+    const start = extendLeft(folded.text, match.index);
+    const end = extendRight(folded.text, match.index + match[0].length);
+    spans.push(toSource(folded, start, end));
+  }
+  return spans;
+}
+
+function controlTokenSpans(folded: FoldedText): Span[] {
+  const spans: Span[] = [];
+  for (const pattern of CONTROL_TOKENS) {
+    for (const match of folded.text.matchAll(pattern)) {
+      spans.push(toSource(folded, match.index, match.index + match[0].length));
+    }
+  }
+  return spans;
+}
+
+/** Spans of the original text that imitate an envelope marker (a real marker included). */
+export function findMarkerSpans(text: string): Span[] {
+  return markerSpans(foldText(text));
+}
+
+/** Spans of the original text that are, or fold to, a model control token. */
+export function findControlTokenSpans(text: string): Span[] {
+  return controlTokenSpans(foldText(text)).sort((a, b) => a.start - b.start);
+}
+
+/** Whether an already folded text holds a marker form (`search` leaves the shared regex's state alone). */
+export function hasMarkerForm(foldedText: string): boolean {
+  return foldedText.search(MARKER_WORDS) !== -1;
+}
+
+/** Whether an already folded text holds a control token. */
+export function hasControlToken(foldedText: string): boolean {
+  return CONTROL_TOKENS.some((pattern) => foldedText.search(pattern) !== -1);
+}
+
+/** Overlapping replacements become one; a marker wins over a control token. */
+function merge(replacements: Replacement[]): Replacement[] {
+  replacements.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: Replacement[] = [];
+  for (const next of replacements) {
+    const last = merged.at(-1);
+    if (last === undefined || next.start >= last.end) {
+      merged.push({ ...next });
+      continue;
+    }
+    last.end = Math.max(last.end, next.end);
+    if (next.placeholder === MARKER_PLACEHOLDER) last.placeholder = MARKER_PLACEHOLDER;
+  }
+  return merged;
+}
+
+/**
+ * Replaces every marker imitation with {@link MARKER_PLACEHOLDER} and every control token with
+ * {@link CONTROL_TOKEN_PLACEHOLDER}; all other text is kept exactly as it was.
+ */
+export function sanitizeUntrusted(text: string): string {
+  const folded = foldText(text);
+  const replacements: Replacement[] = [
+    ...markerSpans(folded).map((span) => ({ ...span, placeholder: MARKER_PLACEHOLDER })),
+    ...controlTokenSpans(folded).map((span) => ({ ...span, placeholder: CONTROL_TOKEN_PLACEHOLDER })),
+  ];
+  if (replacements.length === 0) return text;
+  const parts: string[] = [];
+  let position = 0;
+  for (const replacement of merge(replacements)) {
+    parts.push(text.slice(position, replacement.start), replacement.placeholder);
+    position = replacement.end;
+  }
+  parts.push(text.slice(position));
+  return parts.join('');
+}
