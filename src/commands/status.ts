@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import type { DatabaseSync } from 'node:sqlite';
+import { parseArgs } from 'node:util';
+import { configPathFrom, loadConfigFile } from '../config/load.js';
+import { ConfigError } from '../errors.js';
+import { countPendingEvents, lastHeartbeat, type HeartbeatRow } from '../store/events-repo.js';
+import { countRunsByStatus, recentRunViews, type RunView } from '../store/runtime-repo.js';
+import { openDatabase } from '../store/sqlite.js';
+import type { CommandIo } from './io.js';
+
+const USAGE = 'usage: hookgate status [--config FILE] [--json]\n';
+const RECENT_RUNS = 10;
+
+export interface StatusReport {
+  store: string;
+  events: { pending: number };
+  runs: Record<RunView['status'], number>;
+  lastHeartbeat: { id: number; status: string; startedAt: string; finishedAt?: string; events: number; error?: string; delivery?: unknown } | null;
+  recentRuns: RunView[];
+}
+
+/**
+ * `hookgate status`: reads the store the config names (a running service may keep writing: WAL
+ * readers do not block it) and prints queue depths, the last heartbeat and the newest runs.
+ * Exit 0; 1 for a bad command line, a bad config, a missing or unreadable store.
+ */
+export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
+  let db: DatabaseSync | undefined;
+  try {
+    const args = parseArgs({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+    const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env);
+    const path = config.storage.path;
+    if (!existsSync(path)) {
+      io.stderr(`no store at ${path}: the service has not run with this configuration yet\n`);
+      return 1;
+    }
+    db = openDatabase(path, { synchronous: config.storage.synchronous });
+    const report = readStatus(db, path);
+    io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
+    return 0;
+  } catch (error) {
+    const usage = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
+    const message = (error as Error).message;
+    io.stderr(`${error instanceof ConfigError || usage ? message : `cannot read the store: ${message}`}\n${usage ? USAGE : ''}`);
+    return 1;
+  } finally {
+    db?.close();
+  }
+}
+
+export function readStatus(db: DatabaseSync, store: string): StatusReport {
+  const heartbeat = lastHeartbeat(db);
+  return {
+    store,
+    events: { pending: countPendingEvents(db) },
+    runs: countRunsByStatus(db),
+    lastHeartbeat: heartbeat === undefined ? null : heartbeatView(heartbeat),
+    recentRuns: recentRunViews(db, RECENT_RUNS),
+  };
+}
+
+function heartbeatView(row: HeartbeatRow): NonNullable<StatusReport['lastHeartbeat']> {
+  return {
+    id: row.id,
+    status: row.status,
+    startedAt: new Date(row.started_at).toISOString(),
+    ...(row.finished_at === null ? {} : { finishedAt: new Date(row.finished_at).toISOString() }),
+    events: row.event_count,
+    ...(row.error === null ? {} : { error: row.error }),
+    ...(row.delivery === null ? {} : { delivery: JSON.parse(row.delivery) as unknown }),
+  };
+}
+
+export function formatStatus(report: StatusReport): string {
+  const { runs } = report;
+  const lines = [
+    `store: ${report.store}`,
+    `pending events: ${report.events.pending}`,
+    `runs: ${runs.queued} queued, ${runs.running} running (finished: ${runs.ok} ok, ${runs.error} error, ${runs.timeout} timeout, ${runs.interrupted} interrupted)`,
+    `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
+    report.recentRuns.length === 0 ? 'recent runs: none' : `recent runs (newest first):`,
+    ...report.recentRuns.map(formatRun),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {
+  if (heartbeat === null) return 'none yet';
+  const when = heartbeat.finishedAt ?? heartbeat.startedAt;
+  const error = heartbeat.error === undefined ? '' : ` — ${heartbeat.error}`;
+  return `#${heartbeat.id} ${heartbeat.status} at ${when}, ${heartbeat.events} event${heartbeat.events === 1 ? '' : 's'}${error}`;
+}
+
+function formatRun(run: RunView): string {
+  const times = [`created ${run.createdAt}`, run.startedAt && `started ${run.startedAt}`, run.finishedAt && `finished ${run.finishedAt}`];
+  return `  ${run.runId}  ${run.status.padEnd(11)} ${JSON.stringify(run.name)}  ${times.filter(Boolean).join(', ')}`;
+}

@@ -1,0 +1,100 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { AgentAction } from '../actions/types.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { insertEvent } from '../store/events-repo.js';
+import { finishRun, setRunDelivery, suspendRun, type FinishedStatus, type RunRow } from '../store/runtime-repo.js';
+import { appendExchange, readTranscript } from '../store/session-repo.js';
+import { inTransaction } from '../store/sqlite.js';
+import { isHeartbeatAck } from './ack.js';
+import type { Clock } from './clock.js';
+import type { ProviderPort } from './ports.js';
+import { callModel, type TurnOutcome } from './provider-call.js';
+import { deliverReply, recordSkipped, type RoutingDeps } from './routing.js';
+import { runSummary } from './summary.js';
+
+export interface AgentRunDeps {
+  db: DatabaseSync;
+  clock: Clock;
+  providers: ReadonlyMap<string, ProviderPort>;
+  defaults: Config['agents']['defaults'];
+  /** The canonical default model, used when the action carries none. */
+  defaultModel: string;
+  historyBudgetChars: number;
+  routing: RoutingDeps;
+  /** Called when a summary with wakeMode `now` was posted. */
+  requestHeartbeat: () => void;
+  logger: Logger;
+}
+
+/** The stored AgentAction of a row; undefined when the row cannot be read (never expected). */
+export function parseStoredAction(row: Pick<RunRow, 'action'>): AgentAction | undefined {
+  try {
+    const action = JSON.parse(row.action) as AgentAction;
+    return action?.kind === 'agent' && typeof action.message === 'string' ? action : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One claimed run: the session's earlier exchanges plus this message go to the provider under the
+ * run's deadline; the outcome, the transcript and the summary event are committed together, then
+ * the reply is handed to delivery. A shutdown leaves the run to be resumed by the next start.
+ */
+export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void> {
+  const action = parseStoredAction(row);
+  const startedAt = deps.clock.now();
+  const outcome: TurnOutcome =
+    action === undefined
+      ? { kind: 'error', error: 'the stored action cannot be read' }
+      : await callModel(deps.providers, deps.clock, {
+          modelRef: action.model ?? deps.defaultModel,
+          messages: [...readTranscript(deps.db, row.session_key, deps.historyBudgetChars), { role: 'user', content: action.message }],
+          ...(action.thinking === undefined ? {} : { thinking: action.thinking }),
+          timeoutSeconds: action.timeoutSeconds ?? deps.defaults.timeoutSeconds,
+          label: 'run',
+          shutdown: deps.routing.signal,
+        });
+  if (outcome.kind === 'interrupted') {
+    suspendRun(deps.db, row.run_id, outcome.error);
+    deps.logger.info({ event: 'run.interrupted', runId: row.run_id, attempts: row.attempts }, 'run interrupted by shutdown; resumes on restart');
+    return;
+  }
+  const status: FinishedStatus = outcome.kind;
+  const detail = outcome.kind === 'ok' ? outcome.text : outcome.error;
+  recordEnd(deps, row, action, status, detail);
+  deps.logger.info(
+    { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: detail }) },
+    'run finished',
+  );
+  if (action?.wakeMode !== 'next-heartbeat') deps.requestHeartbeat();
+  if (outcome.kind === 'ok' && action !== undefined) await deliverRunReply(deps, row.run_id, action, outcome.text);
+}
+
+function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefined, status: FinishedStatus, detail: string): void {
+  const at = deps.clock.now();
+  const summary = runSummary(row.name, status, detail);
+  inTransaction(deps.db, () => {
+    finishRun(deps.db, row.run_id, { status, at, summary, ...(status === 'ok' ? { reply: detail } : { error: detail }) });
+    if (status === 'ok' && action !== undefined) appendExchange(deps.db, row.session_key, action.message, detail, at);
+    insertEvent(deps.db, {
+      at,
+      text: summary,
+      mode: action?.wakeMode ?? 'now',
+      hook: row.hook,
+      runId: row.run_id,
+      ...(action?.origin.mappingId === undefined ? {} : { mappingId: action.origin.mappingId }),
+    });
+  });
+}
+
+async function deliverRunReply(deps: AgentRunDeps, runId: string, action: AgentAction, reply: string): Promise<void> {
+  const request = { channel: action.channel, runId, ...(action.to === undefined ? {} : { to: action.to }) };
+  let delivery;
+  if (!action.deliver) delivery = recordSkipped(deps.routing, request, 'deliver is false');
+  else if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) {
+    delivery = recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment');
+  } else delivery = await deliverReply(deps.routing, { ...request, text: reply });
+  setRunDelivery(deps.db, runId, delivery);
+}

@@ -1,0 +1,132 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import {
+  consumeEvents,
+  finishHeartbeat,
+  hasDueEvents,
+  listPendingEvents,
+  newestPendingEventId,
+  setHeartbeatDelivery,
+  startHeartbeat,
+  type PendingEvent,
+} from '../store/events-repo.js';
+import { appendExchange, readTranscript } from '../store/session-repo.js';
+import { inTransaction } from '../store/sqlite.js';
+import { HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
+import type { Clock } from './clock.js';
+import type { ProviderPort } from './ports.js';
+import { callModel } from './provider-call.js';
+import { deliverReply, recordSkipped, type RoutingDeps } from './routing.js';
+
+export const MAIN_SESSION_KEY = 'main';
+
+/** What the main session's model is told once per heartbeat, before its history. */
+export const HEARTBEAT_INSTRUCTIONS =
+  'You are the main session of an agent gateway. The user message lists system events (webhooks, finished hook runs) ' +
+  `received since your last heartbeat, one per line. If nothing needs the user's attention, reply with ${HEARTBEAT_ACK_TOKEN} only; ` +
+  'otherwise reply with the message the user should receive.';
+
+export type HeartbeatResult = { kind: 'idle' } | { kind: 'ok'; consumed: number; more: boolean } | { kind: 'failed'; error: string };
+
+export interface MainSessionDeps {
+  db: DatabaseSync;
+  clock: Clock;
+  providers: ReadonlyMap<string, ProviderPort>;
+  defaults: Config['agents']['defaults'];
+  /** The canonical `provider/model` of agents.defaults.model. */
+  modelRef: string;
+  historyBudgetChars: number;
+  routing: RoutingDeps;
+  logger: Logger;
+}
+
+/** `System: [<ISO time>] <text>`: one line of the heartbeat prompt per event. */
+export function eventLine(event: Pick<PendingEvent, 'created_at' | 'text'>): string {
+  return `System: [${new Date(event.created_at).toISOString()}] ${event.text}`;
+}
+
+/**
+ * The oldest events whose lines fit the budget, in order; the first that does not fit and all
+ * after it wait for the next heartbeat. An event that alone exceeds the budget is taken alone,
+ * cut to the budget with a note, so it can never block the ones behind it.
+ */
+export function fitBudget(events: readonly PendingEvent[], budget: number): { ids: number[]; lines: string[] } {
+  const ids: number[] = [];
+  const lines: string[] = [];
+  let used = 0;
+  for (const event of events) {
+    const line = eventLine(event);
+    const cost = line.length + (lines.length > 0 ? 1 : 0);
+    if (used + cost > budget) {
+      if (lines.length === 0) {
+        ids.push(event.id);
+        lines.push(cutLine(event, budget));
+      }
+      break;
+    }
+    ids.push(event.id);
+    lines.push(line);
+    used += cost;
+  }
+  return { ids, lines };
+}
+
+function cutLine(event: PendingEvent, budget: number): string {
+  const prefix = eventLine({ ...event, text: '' });
+  const total = event.text.length;
+  const note = (shown: number): string => `\n[event ${event.id} truncated: ${shown} of ${total} characters shown; the full text stays in the store]`;
+  let keep = Math.max(0, budget - prefix.length - note(total).length);
+  const code = event.text.charCodeAt(keep - 1);
+  if (code >= 0xd800 && code <= 0xdbff) keep -= 1;
+  return prefix + event.text.slice(0, keep) + note(keep);
+}
+
+/**
+ * One heartbeat turn of the main session: the pending events that fit the budget become one
+ * prompt (`more` says whether due events were left over for a follow-up); they are marked consumed only after the turn succeeded, in the same transaction that
+ * records the exchange. A failed turn leaves every event pending for the next attempt.
+ */
+export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResult> {
+  const { db, clock, defaults } = deps;
+  const budget = defaults.heartbeat.promptBudgetChars;
+  // A line is at least ~36 characters (prefix and timestamp), so this many rows always cover the budget.
+  const events = listPendingEvents(db, Math.ceil(budget / 32) + 1);
+  if (events.length === 0) return { kind: 'idle' };
+  const dueUpTo = newestPendingEventId(db);
+  const batch = fitBudget(events, budget);
+  const heartbeatId = startHeartbeat(db, clock.now(), batch.ids.length);
+  const prompt = batch.lines.join('\n');
+  const history = readTranscript(db, MAIN_SESSION_KEY, deps.historyBudgetChars);
+  const outcome = await callModel(deps.providers, clock, {
+    modelRef: deps.modelRef,
+    messages: [{ role: 'system', content: HEARTBEAT_INSTRUCTIONS }, ...history, { role: 'user', content: prompt }],
+    timeoutSeconds: defaults.timeoutSeconds,
+    label: 'heartbeat',
+    shutdown: deps.routing.signal,
+  });
+  if (outcome.kind !== 'ok') {
+    finishHeartbeat(db, heartbeatId, { status: 'error', at: clock.now(), error: outcome.error });
+    deps.logger.warn({ event: 'heartbeat.failed', heartbeatId, events: batch.ids.length, reason: outcome.error }, 'heartbeat failed; events stay pending');
+    return { kind: 'failed', error: outcome.error };
+  }
+  const reply = outcome.text;
+  inTransaction(db, () => {
+    const at = clock.now();
+    consumeEvents(db, batch.ids, heartbeatId, at);
+    appendExchange(db, MAIN_SESSION_KEY, prompt, reply, at);
+    finishHeartbeat(db, heartbeatId, { status: 'ok', at, reply });
+  });
+  deps.logger.info({ event: 'heartbeat.finished', heartbeatId, events: batch.ids.length }, 'heartbeat finished');
+  await deliverHeartbeatReply(deps, heartbeatId, reply);
+  // What did not fit the budget was due already: it follows at once, not a period later.
+  return { kind: 'ok', consumed: batch.ids.length, more: hasDueEvents(db, dueUpTo) };
+}
+
+async function deliverHeartbeatReply(deps: MainSessionDeps, heartbeatId: number, reply: string): Promise<void> {
+  const request = { channel: 'last', heartbeatId };
+  const delivery = isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)
+    ? recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment')
+    : await deliverReply(deps.routing, { ...request, text: reply });
+  setHeartbeatDelivery(deps.db, heartbeatId, delivery);
+}

@@ -1,0 +1,133 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { getState, insertDelivery, setState } from '../store/session-repo.js';
+import type { ChannelPort, DeliverFn, DeliveryOutcome, RecordedDelivery } from './ports.js';
+
+/** Where `last` goes before any delivery happened and no default route is configured (the spec's fallback). */
+export const FALLBACK_CHANNEL = 'whatsapp';
+/** The log channel writes to the service's own log; it needs no recipient and this one names the main session. */
+export const LOG_CHANNEL_RECIPIENT = 'main';
+const LAST_ROUTE_KEY = 'last_route';
+
+export interface Route {
+  channel: string;
+  to?: string;
+}
+
+export interface RoutingDeps {
+  db: DatabaseSync;
+  defaults: Config['agents']['defaults'];
+  channels: ReadonlyMap<string, ChannelPort>;
+  deliver: DeliverFn;
+  logger: Logger;
+  now: () => number;
+  /** Aborted by Runtime.stop(): pending retries give up. */
+  signal: AbortSignal;
+}
+
+/** What to deliver and on whose behalf (a run or a heartbeat), recorded in `deliveries`. */
+export interface DeliveryRequest {
+  channel: string;
+  to?: string;
+  text: string;
+  runId?: string;
+  heartbeatId?: number;
+}
+
+/**
+ * `last` → the main session's last successful route; none yet → agents.defaults.delivery; none →
+ * whatsapp. A missing recipient → the last one used on that channel, else the default route's
+ * recipient when the channel matches it.
+ */
+export function resolveRoute(db: DatabaseSync, defaults: Config['agents']['defaults'], requested: Route): Route {
+  let channel = requested.channel;
+  let to = requested.to;
+  if (channel === 'last') {
+    const last = readLastRoute(db);
+    channel = last?.channel ?? defaults.delivery?.channel ?? FALLBACK_CHANNEL;
+    to ??= last?.to;
+  }
+  to ??= getState(db, `last_to:${channel}`);
+  if (to === undefined && defaults.delivery?.channel === channel) to = defaults.delivery.to;
+  if (to === undefined && channel === 'log') to = LOG_CHANNEL_RECIPIENT;
+  return to === undefined ? { channel } : { channel, to };
+}
+
+/** Resolves, sends and records one delivery; never throws. A success becomes the main session's last route. */
+export async function deliverReply(deps: RoutingDeps, request: DeliveryRequest): Promise<DeliveryOutcome> {
+  let outcome: DeliveryOutcome;
+  try {
+    outcome = await send(deps, request);
+  } catch (error) {
+    outcome = { status: 'failed', channel: request.channel, reason: `delivery failed: ${(error as Error).message}`, attempts: 0 };
+  }
+  record(deps, request, outcome);
+  return outcome;
+}
+
+async function send(deps: RoutingDeps, request: DeliveryRequest): Promise<DeliveryOutcome> {
+  const route = resolveRoute(deps.db, deps.defaults, request);
+  const channel = deps.channels.get(route.channel);
+  if (channel === undefined) {
+    return failed(route, `channel "${route.channel}" is not configured`);
+  }
+  if (route.to === undefined) {
+    return failed(route, `no recipient for channel "${route.channel}": set "to" (or agents.defaults.delivery.to); none was used before`);
+  }
+  return deps.deliver(channel, route.to, request.text, { signal: deps.signal });
+}
+
+function failed(route: Route, reason: string): DeliveryOutcome {
+  return route.to === undefined
+    ? { status: 'failed', channel: route.channel, reason, attempts: 0 }
+    : { status: 'failed', channel: route.channel, to: route.to, reason, attempts: 0 };
+}
+
+/** Records a decision not to deliver (deliver:false, an acknowledgment) beside the real attempts. */
+export function recordSkipped(deps: Pick<RoutingDeps, 'db' | 'now'>, request: Omit<DeliveryRequest, 'text'>, reason: string): RecordedDelivery {
+  insertDelivery(deps.db, { at: deps.now(), ...ids(request), channel: request.channel, status: 'skipped', reason });
+  return { status: 'skipped', reason };
+}
+
+function record(deps: RoutingDeps, request: DeliveryRequest, outcome: DeliveryOutcome): void {
+  try {
+    insertDelivery(deps.db, {
+      at: deps.now(),
+      ...ids(request),
+      channel: outcome.channel,
+      ...(outcome.to === undefined ? {} : { recipient: outcome.to }),
+      status: outcome.status,
+      ...(outcome.channel === 'log' ? { text: request.text } : {}),
+      ...(outcome.status === 'failed' ? { reason: outcome.reason } : {}),
+    });
+    if (outcome.status === 'delivered') {
+      setState(deps.db, LAST_ROUTE_KEY, JSON.stringify({ channel: outcome.channel, to: outcome.to }));
+      setState(deps.db, `last_to:${outcome.channel}`, outcome.to);
+    }
+  } catch (error) {
+    deps.logger.error({ event: 'delivery.record_failed', err: (error as Error).message }, 'could not record a delivery');
+  }
+  if (outcome.status === 'failed') {
+    deps.logger.warn({ event: 'delivery.failed', channel: outcome.channel, reason: outcome.reason, ...ids(request) }, 'delivery failed');
+  }
+}
+
+function ids(request: Omit<DeliveryRequest, 'text'>): { runId?: string; heartbeatId?: number } {
+  return {
+    ...(request.runId === undefined ? {} : { runId: request.runId }),
+    ...(request.heartbeatId === undefined ? {} : { heartbeatId: request.heartbeatId }),
+  };
+}
+
+function readLastRoute(db: DatabaseSync): Route | undefined {
+  const raw = getState(db, LAST_ROUTE_KEY);
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as { channel?: unknown; to?: unknown };
+    if (typeof parsed.channel !== 'string') return undefined;
+    return typeof parsed.to === 'string' ? { channel: parsed.channel, to: parsed.to } : { channel: parsed.channel };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,127 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { Action } from '../actions/types.js';
+import { createModelPolicy } from '../actions/models.js';
+import { deliverText } from '../channels/deliver.js';
+import type { Config } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { countPendingEvents } from '../store/events-repo.js';
+import { executeRun } from './agent-run.js';
+import { realClock, type Clock, type TimerHandle } from './clock.js';
+import { parseDuration } from './duration.js';
+import { createHeartbeatScheduler } from './heartbeat.js';
+import { runHeartbeat } from './main-session.js';
+import type { ChannelPort, DeliverFn, ProviderPort } from './ports.js';
+import { recoverUnfinished } from './recovery.js';
+import type { RoutingDeps } from './routing.js';
+import { createRunQueue } from './runner.js';
+
+/** Characters of earlier exchanges sent with a turn; older exchanges are dropped first. */
+export const DEFAULT_HISTORY_BUDGET_CHARS = 32_000;
+/** How long stop() waits for aborted turns and deliveries to wind down. */
+export const DEFAULT_STOP_GRACE_MS = 5_000;
+
+export interface Runtime {
+  /** Resumes what a previous process left (see recovery.ts), then takes work: queued runs, pending events, periodic heartbeats. */
+  start(): void;
+  /** From store.onCommitted: agent actions wake the run queue; a wake with mode `now` requests a heartbeat. */
+  notify(actions: readonly Action[]): void;
+  /** Takes no more work, aborts running turns (runs recorded `interrupted`, resumed by the next start), waits (bounded). */
+  stop(): Promise<void>;
+  /** Resolves when no heartbeat and no run is executing (timers not yet due are not waited for). */
+  whenIdle(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  db: DatabaseSync;
+  defaults: Config['agents']['defaults'];
+  providers: ReadonlyMap<string, ProviderPort>;
+  channels: ReadonlyMap<string, ChannelPort>;
+  /** Splits, retries, reports; defaults to src/channels/deliver.ts deliverText. */
+  deliver?: DeliverFn;
+  logger: Logger;
+  clock?: Clock;
+  historyBudgetChars?: number;
+  stopGraceMs?: number;
+}
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const { db, defaults, logger } = options;
+  const clock = options.clock ?? realClock;
+  const shutdown = new AbortController();
+  const historyBudgetChars = options.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET_CHARS;
+  const defaultModel = createModelPolicy(defaults).defaultModel;
+  const routing: RoutingDeps = {
+    db,
+    defaults,
+    channels: options.channels,
+    deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger })),
+    logger,
+    now: () => clock.now(),
+    signal: shutdown.signal,
+  };
+  const common = { db, clock, providers: options.providers, defaults, historyBudgetChars, routing, logger };
+  const heartbeat = createHeartbeatScheduler({
+    clock,
+    everyMs: heartbeatPeriod(defaults),
+    beat: () => runHeartbeat({ ...common, modelRef: defaultModel }),
+    onTick: () => queue.pump(),
+    logger,
+  });
+  const queue = createRunQueue({
+    db,
+    maxConcurrent: defaults.maxConcurrent,
+    now: () => clock.now(),
+    execute: (row) => executeRun({ ...common, defaultModel, requestHeartbeat: () => heartbeat.request() }, row),
+    logger,
+  });
+  let state: 'new' | 'started' | 'stopped' = 'new';
+
+  const inFlight = (): Array<Promise<void>> => [heartbeat.current(), ...queue.inFlight()].filter((p) => p !== undefined);
+
+  return {
+    start() {
+      if (state !== 'new') return;
+      state = 'started';
+      recoverUnfinished(db, clock.now(), logger);
+      heartbeat.start();
+      queue.start();
+      queue.pump();
+      // After a restart, events may have waited past their tick: catch up at once.
+      if (countPendingEvents(db) > 0) heartbeat.request();
+    },
+    notify(actions) {
+      if (state !== 'started') return;
+      if (actions.some((action) => action.kind === 'wake' && action.mode === 'now')) heartbeat.request();
+      if (actions.some((action) => action.kind === 'agent')) queue.pump();
+    },
+    async stop() {
+      if (state === 'stopped') return;
+      state = 'stopped';
+      queue.stop();
+      const stopping = heartbeat.stop();
+      shutdown.abort();
+      await withinGrace(clock, Promise.allSettled([stopping, ...inFlight()]), options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+    },
+    async whenIdle() {
+      for (let pending = inFlight(); pending.length > 0; pending = inFlight()) await Promise.allSettled(pending);
+    },
+  };
+}
+
+async function withinGrace(clock: Clock, work: Promise<unknown>, graceMs: number): Promise<void> {
+  let timer: TimerHandle | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = clock.setTimer(resolve, graceMs);
+  });
+  await Promise.race([work, grace]);
+  if (timer !== undefined) clock.clearTimer(timer);
+}
+
+function heartbeatPeriod(defaults: Config['agents']['defaults']): number {
+  try {
+    return parseDuration(defaults.heartbeat.every);
+  } catch (error) {
+    throw new ConfigError([{ path: '/agents/defaults/heartbeat/every', message: (error as Error).message }]);
+  }
+}

@@ -1,0 +1,26 @@
+import type { FinishedStatus } from '../store/runtime-repo.js';
+
+/** Longest summary body, in code points: the main session gets a line, not the whole reply. */
+export const SUMMARY_MAX_CHARS = 500;
+
+/**
+ * The line a finished run posts into the main session: `Hook <name>: <reply>` when ok,
+ * `Hook <name> (<status>): <reason>` otherwise; one line, the body cut at SUMMARY_MAX_CHARS.
+ */
+export function runSummary(name: string, status: FinishedStatus, detail: string): string {
+  const label = singleLine(name) || 'agent';
+  const body = truncate(singleLine(detail), SUMMARY_MAX_CHARS) || (status === 'ok' ? '(empty reply)' : '(no reason given)');
+  return status === 'ok' ? `Hook ${label}: ${body}` : `Hook ${label} (${status}): ${body}`;
+}
+
+/** Collapses every run of whitespace (newlines included) into one space. */
+export function singleLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** At most max code points; a cut text ends with an ellipsis (within the limit). */
+export function truncate(text: string, max: number): string {
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  return `${points.slice(0, Math.max(0, max - 1)).join('')}…`;
+}

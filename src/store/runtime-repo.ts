@@ -1,0 +1,132 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { RecordedDelivery } from '../runtime/ports.js';
+
+/** Queries on the `runs` table for the runtime, the run endpoint and `hookgate status`. */
+
+export type RunStatus = 'queued' | 'running' | 'ok' | 'error' | 'timeout' | 'interrupted';
+export type FinishedStatus = 'ok' | 'error' | 'timeout' | 'interrupted';
+
+export interface RunRow {
+  run_id: string;
+  created_at: number;
+  status: RunStatus;
+  hook: string;
+  name: string;
+  session_key: string;
+  action: string;
+  attempts: number;
+  started_at: number | null;
+  finished_at: number | null;
+  reply: string | null;
+  summary: string | null;
+  error: string | null;
+  delivery: string | null;
+}
+
+export interface RunView {
+  runId: string;
+  status: RunStatus;
+  hook: string;
+  name: string;
+  sessionKey: string;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  summary?: string;
+  error?: string;
+  delivery?: RecordedDelivery;
+}
+
+/** The oldest queued runs, at most limit, skipping the ids already executing. */
+export function listQueuedRuns(db: DatabaseSync, limit: number): RunRow[] {
+  return db
+    .prepare("SELECT * FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT ?")
+    .all(limit) as unknown as RunRow[];
+}
+
+/** queued → running; false when another claimer got there first. */
+export function claimRun(db: DatabaseSync, runId: string, at: number): boolean {
+  const result = db
+    .prepare("UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE run_id = ? AND status = 'queued'")
+    .run(at, runId);
+  return Number(result.changes) === 1;
+}
+
+export interface RunEnd {
+  status: FinishedStatus;
+  at: number;
+  reply?: string;
+  summary: string;
+  error?: string;
+}
+
+export function finishRun(db: DatabaseSync, runId: string, end: RunEnd): void {
+  db.prepare('UPDATE runs SET status = ?, finished_at = ?, reply = ?, summary = ?, error = ? WHERE run_id = ?').run(
+    end.status,
+    end.at,
+    end.reply ?? null,
+    end.summary,
+    end.error ?? null,
+    runId,
+  );
+}
+
+/** A run cut by a shutdown: `interrupted` without finished_at, so the next start resumes it. */
+export function suspendRun(db: DatabaseSync, runId: string, reason: string): void {
+  db.prepare("UPDATE runs SET status = 'interrupted', error = ? WHERE run_id = ?").run(reason, runId);
+}
+
+export function requeueRun(db: DatabaseSync, runId: string, reason: string): void {
+  db.prepare("UPDATE runs SET status = 'queued', error = ?, started_at = NULL WHERE run_id = ?").run(reason, runId);
+}
+
+/** Runs a previous process left mid-way: `running` (crash) or `interrupted` without an end (shutdown). */
+export function listUnfinishedRuns(db: DatabaseSync): RunRow[] {
+  return db
+    .prepare("SELECT * FROM runs WHERE status = 'running' OR (status = 'interrupted' AND finished_at IS NULL) ORDER BY created_at, rowid")
+    .all() as unknown as RunRow[];
+}
+
+export function setRunDelivery(db: DatabaseSync, runId: string, delivery: RecordedDelivery): void {
+  db.prepare('UPDATE runs SET delivery = ? WHERE run_id = ?').run(JSON.stringify(delivery), runId);
+}
+
+export function countRunsByStatus(db: DatabaseSync): Record<RunStatus, number> {
+  const counts: Record<RunStatus, number> = { queued: 0, running: 0, ok: 0, error: 0, timeout: 0, interrupted: 0 };
+  const rows = db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status').all() as Array<{ status: RunStatus; n: number }>;
+  for (const row of rows) counts[row.status] = row.n;
+  return counts;
+}
+
+/** The newest runs first, as views. */
+export function recentRunViews(db: DatabaseSync, limit: number): RunView[] {
+  const rows = db.prepare('SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?').all(limit) as unknown as RunRow[];
+  return rows.map(toRunView);
+}
+
+/** What GET {hooks.path}/runs/<runId> shows: never the message or the raw reply. */
+export function readRunView(db: DatabaseSync, runId: string): RunView | undefined {
+  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+  return row === undefined ? undefined : toRunView(row);
+}
+
+function toRunView(row: RunRow): RunView {
+  const view: RunView = {
+    runId: row.run_id,
+    status: row.status,
+    hook: row.hook,
+    name: row.name,
+    sessionKey: row.session_key,
+    createdAt: iso(row.created_at),
+  };
+  if (row.started_at !== null) view.startedAt = iso(row.started_at);
+  if (row.finished_at !== null) view.finishedAt = iso(row.finished_at);
+  if (row.summary !== null) view.summary = row.summary;
+  if (row.error !== null) view.error = row.error;
+  if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
+  return view;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
