@@ -38,7 +38,26 @@ export const MappingSchema = Type.Object(
     allowUnsafeExternalContent: Type.Optional(
       Type.Boolean({ description: 'DANGEROUS: disables the untrusted-content envelope for this hook. Only for trusted internal sources.' }),
     ),
-    forEach: Type.Optional(Type.String({ minLength: 1, description: 'Payload field holding an array: the mapping runs once per item (at most 200).' })),
+    envelope: Type.Optional(
+      Type.Object(
+        {
+          source: Type.Optional(
+            Type.Union([Type.Literal('Email'), Type.Literal('Webhook')], { description: 'What the envelope says the content is. Default `Webhook`.' }),
+          ),
+          from: Type.Optional(Type.String({ description: 'Template: sender shown in the envelope header (e.g. for mail).' })),
+          subject: Type.Optional(Type.String({ description: 'Template: subject shown in the envelope header.' })),
+        },
+        { additionalProperties: false, description: 'Metadata of the untrusted-content envelope. Ignored when allowUnsafeExternalContent is true.' },
+      ),
+    ),
+    forEach: Type.Optional(
+      Type.String({
+        minLength: 1,
+        pattern: '^[^.\\[\\]]+$',
+        description:
+          'Top-level payload field holding an array: the mapping runs once per item (at most 200) as if the array held only that item. Empty or missing: 204.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

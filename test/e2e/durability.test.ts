@@ -56,7 +56,7 @@ describe('durable acceptance', () => {
     }
     await svc.close();
     svc = await startTestService({}, { dir });
-    const events = svc.service.db.prepare('SELECT text FROM events ORDER BY id').all().map((row) => (row as { text: string }).text);
+    const events = svc.service.db.prepare('SELECT text FROM events WHERE run_id IS NULL ORDER BY id').all().map((row) => (row as { text: string }).text);
     expect(events).toEqual(['event 0', 'event 1', 'event 2', 'event 3', 'event 4']);
     const runs = svc.service.db.prepare('SELECT run_id FROM runs').all().map((row) => (row as { run_id: string }).run_id);
     expect(runs.sort()).toEqual([...runIds].sort());

@@ -14,8 +14,8 @@ describe('wake and agent over a real socket', () => {
     const response = await post(`${svc.hooksUrl}/wake`, { text: 'New email', mode: 'now' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ok: true, mode: 'now' });
-    const rows = svc.service.db.prepare('SELECT text, mode, status FROM events').all();
-    expect(rows).toEqual([{ text: 'New email', mode: 'now', status: 'pending' }]);
+    const rows = svc.service.db.prepare("SELECT text, mode, hook FROM events WHERE hook = 'wake'").all();
+    expect(rows).toEqual([{ text: 'New email', mode: 'now', hook: 'wake' }]);
   });
 
   it('defaults the wake mode to now', async () => {
@@ -29,7 +29,8 @@ describe('wake and agent over a real socket', () => {
     expect(response.body.ok).toBe(true);
     expect(response.body.runId).toMatch(/^[0-9a-f-]{36}$/);
     const row = svc.service.db.prepare('SELECT status, name, session_key, action FROM runs WHERE run_id = ?').get(response.body.runId) as Record<string, string>;
-    expect(row.status).toBe('queued');
+    // The embedded runtime may already have picked it up.
+    expect(['queued', 'running', 'ok']).toContain(row.status);
     expect(row.name).toBe('Email');
     expect(row.session_key).toMatch(/^hook:[0-9a-f-]{36}$/);
     const action = JSON.parse(String(row.action));

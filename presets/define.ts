@@ -1,0 +1,39 @@
+import type { Config } from '../src/config/schema.js';
+import type { MappingConfig } from '../src/config/mapping-schema.js';
+
+/** What a preset's example must produce; checked by the preset contract test. */
+export interface PresetExpectation {
+  /** Number of actions the example payload yields (fan-out). */
+  actions: number;
+  kind: 'wake' | 'agent';
+  /** Substrings the (enveloped) message or text of the first action must contain. */
+  contains: readonly string[];
+  /** Exact session key of the first agent action, when the preset templates one. */
+  sessionKey?: string;
+}
+
+export interface PresetExample {
+  /** The hook name the example is posted to (`POST {hooks.path}/<name>`). */
+  name: string;
+  payload: Record<string, unknown>;
+  expect: PresetExpectation;
+}
+
+/**
+ * A built-in mapping set enabled by name in `hooks.presets`. `mappings` receives the hooks
+ * section so a preset can honour its own settings (e.g. `hooks.gmail.model`); its mappings are
+ * ordinary mapping records, checked and compiled like the user's.
+ */
+export interface PresetDefinition {
+  name: string;
+  summary: string;
+  mappings(hooks: Config['hooks']): MappingConfig[];
+  example: PresetExample;
+}
+
+const PRESET_NAME = /^[a-z][a-z0-9-]*$/;
+
+export function definePreset(definition: PresetDefinition): PresetDefinition {
+  if (!PRESET_NAME.test(definition.name)) throw new Error(`preset name "${definition.name}" must match ${PRESET_NAME}`);
+  return Object.freeze(definition);
+}

@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { createActionBuilder } from '../actions/build.js';
+import { createModelPolicy } from '../actions/models.js';
+import { createMappingEngine } from '../mapping/engine.js';
+import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
+import type { TransformPort } from '../mapping/transform-port.js';
+
+export interface TryIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+const USAGE = 'usage: hookgate try <name> --payload FILE [--header K:V]… [--query K=V]… [--config FILE] [--json]\n';
+
+/** Thrown for a wrong command line or an unreadable payload: printed, exit 1. */
+class UsageError extends Error {}
+
+/**
+ * `hookgate try`: runs a payload through the mappings exactly as a request would be, without
+ * a store, a listener or the network, and shows why each mapping did or did not match, what
+ * the winner rendered, and the enveloped text the agent would read.
+ * Exit 0 matched, 2 no mapping matched, 1 error (config, payload, or the mapping rejected it).
+ */
+export async function runTry(argv: string[], io: TryIo): Promise<number> {
+  let runner: { close(): Promise<void> } | undefined;
+  try {
+    const args = parseTryArgs(argv);
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const payload = await readPayload(resolvePath(io.cwd, args.payload));
+    const transforms = usesTransforms(config) ? await openSandbox(config) : undefined;
+    runner = transforms;
+    const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
+    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
+    const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
+    io.stdout(args.json ? `${JSON.stringify(explanationJson(explanation, engine.warnings), null, 2)}\n` : formatExplanation(explanation, engine.warnings));
+    if (explanation.mapping === undefined) return 2;
+    return explanation.error === undefined ? 0 : 1;
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      io.stderr(`${error.message}\n${error instanceof UsageError ? USAGE : ''}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await runner?.close();
+  }
+}
+
+interface TryArgs {
+  name: string;
+  payload: string;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  config: string | undefined;
+  json: boolean;
+}
+
+function parseTryArgs(argv: string[]): TryArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        payload: { type: 'string' },
+        header: { type: 'string', multiple: true },
+        query: { type: 'string', multiple: true },
+        config: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`hookgate try: ${(error as Error).message}`);
+  }
+  const { values, positionals } = parsed;
+  const [name, ...extra] = positionals;
+  if (name === undefined || extra.length > 0) throw new UsageError('hookgate try: exactly one hook name is expected');
+  if (values.payload === undefined) throw new UsageError('hookgate try: --payload FILE is required');
+  return {
+    name,
+    payload: values.payload,
+    headers: pairs(values.header ?? [], ':', (key) => key.toLowerCase()),
+    query: pairs(values.query ?? [], '=', (key) => key),
+    config: values.config,
+    json: values.json,
+  };
+}
+
+function pairs(items: string[], separator: string, normalise: (key: string) => string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const item of items) {
+    const at = item.indexOf(separator);
+    if (at <= 0) throw new UsageError(`hookgate try: "${item}" is not of the form K${separator}V`);
+    out[normalise(item.slice(0, at).trim())] = item.slice(at + 1).trim();
+  }
+  return { ...out };
+}
+
+async function readPayload(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`hookgate try: cannot read payload ${path}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`hookgate try: payload ${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`hookgate try: payload ${path} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+function usesTransforms(config: ResolvedConfig): boolean {
+  return config.hooks.mappings.some((mapping) => mapping.transform !== undefined);
+}
+
+/** The real sandbox (worker processes, no network), loaded only when a mapping needs it. */
+async function openSandbox(config: ResolvedConfig): Promise<TransformPort & { close(): Promise<void> }> {
+  const { createTransformRunner } = await import('../sandbox/index.js');
+  return createTransformRunner({
+    transformsDir: config.hooks.transformsDir ?? config.configDir,
+    limits: config.hooks.transformLimits,
+    logger: silentLogger(),
+  });
+}

@@ -1,0 +1,148 @@
+import { HookError, type ConfigIssue } from '../errors.js';
+import type { ActionBuilder } from '../actions/build.js';
+import { normalizeChannelName } from '../channels/index.js';
+import type { MappingConfig } from '../config/mapping-schema.js';
+import { isForbiddenKey } from './context.js';
+import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
+import type { MappingSource } from './sources.js';
+import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from './template.js';
+import type { TransformHandle, TransformPort } from './transform-port.js';
+
+export interface CompileDeps {
+  templates: TemplateCompiler;
+  builder: ActionBuilder;
+  transforms: TransformPort | undefined;
+}
+
+export interface CompileResult {
+  mapping: CompiledMapping | undefined;
+  issues: ConfigIssue[];
+  warnings: string[];
+}
+
+/** Names the HTTP layer routes itself; a mapping for them could never be reached. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['wake', 'agent']);
+
+export function trimSlashes(path: string): string {
+  return path.replace(/^\/+|\/+$/g, '');
+}
+
+/** Checks one mapping record, compiles its templates and loads its transform; collects every problem. */
+export async function compileMapping(source: MappingSource, deps: CompileDeps): Promise<CompileResult> {
+  const { config, pointer } = source;
+  const issues: ConfigIssue[] = [];
+  const warnings: string[] = [];
+  const problem = (field: string, message: string): void => {
+    issues.push({ path: `${pointer}/${field}`, message: `mapping "${source.id}": ${message}` });
+  };
+  const path = checkPath(config, problem);
+  const templates = compileTemplates(config, deps.templates, problem);
+  checkContentSource(config, problem, warnings, source.id);
+  checkStaticFields(config, deps.builder, problem);
+  if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
+  const transform = await loadTransform(config, deps.transforms, problem);
+  if (config.allowUnsafeExternalContent === true) {
+    warnings.push(`mapping "${source.id}" (${source.label}) sets allowUnsafeExternalContent: its payloads reach the agent without the untrusted-content envelope`);
+  }
+  if (issues.length > 0) return { mapping: undefined, issues, warnings };
+  const mapping: CompiledMapping = {
+    id: source.id,
+    label: source.label,
+    path,
+    source: config.match?.source,
+    action: config.action ?? 'agent',
+    wakeMode: config.wakeMode,
+    deliver: config.deliver,
+    channel: config.channel,
+    timeoutSeconds: config.timeoutSeconds,
+    templates,
+    trusted: config.allowUnsafeExternalContent === true,
+    envelopeSource: config.envelope?.source ?? 'Webhook',
+    forEach: config.forEach,
+    transform,
+  };
+  return { mapping, issues, warnings };
+}
+
+type Problem = (field: string, message: string) => void;
+
+function checkPath(config: MappingConfig, problem: Problem): string | undefined {
+  if (config.match?.path === undefined) return undefined;
+  const path = trimSlashes(config.match.path);
+  if (path === '') problem('match/path', 'match.path is empty once slashes are trimmed');
+  else if (RESERVED_NAMES.has(path)) problem('match/path', `"${path}" is a built-in endpoint and cannot be mapped`);
+  return path;
+}
+
+function templateSources(config: MappingConfig): Record<TemplatedField, string | undefined> {
+  return {
+    text: config.textTemplate,
+    message: config.messageTemplate,
+    name: config.name,
+    sessionKey: config.sessionKey,
+    to: config.to,
+    model: config.model,
+    thinking: config.thinking,
+    from: config.envelope?.from,
+    subject: config.envelope?.subject,
+  };
+}
+
+function compileTemplates(config: MappingConfig, compiler: TemplateCompiler, problem: Problem): Partial<Record<TemplatedField, CompiledTemplate>> {
+  const compiled: Partial<Record<TemplatedField, CompiledTemplate>> = {};
+  for (const [field, text] of Object.entries(templateSources(config)) as Array<[TemplatedField, string | undefined]>) {
+    if (text === undefined) continue;
+    try {
+      compiled[field] = compiler.compile(text);
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      problem(FIELD_POINTERS[field], `${FIELD_POINTERS[field].replace('/', '.')} does not compile: ${error.message}`);
+    }
+  }
+  return compiled;
+}
+
+/** An action needs its text from somewhere: its template, or a transform that returns it. */
+function checkContentSource(config: MappingConfig, problem: Problem, warnings: string[], id: string): void {
+  const action = config.action ?? 'agent';
+  const [own, other] = action === 'agent' ? (['messageTemplate', 'textTemplate'] as const) : (['textTemplate', 'messageTemplate'] as const);
+  if (config.transform !== undefined) return;
+  if (config[own] === undefined) {
+    problem(own, `${action === 'agent' ? 'an agent' : 'a wake'} mapping needs ${own} (or a transform that returns ${action === 'agent' ? 'message' : 'text'})`);
+  }
+  if (config[other] !== undefined) warnings.push(`mapping "${id}": ${other} is ignored by ${action === 'agent' ? 'an agent' : 'a wake'} mapping without a transform`);
+}
+
+/**
+ * Channel and a model without template syntax are known at load, so a typo or a model outside
+ * the allow-list fails at start-up, not on the first request. The model goes through the
+ * builder (pure) so the rule is the builder's own, aliases included.
+ */
+function checkStaticFields(config: MappingConfig, builder: ActionBuilder, problem: Problem): void {
+  if (config.channel !== undefined && normalizeChannelName(config.channel) === undefined) {
+    problem('channel', `channel "${config.channel}" is not a known channel`);
+  }
+  const model = config.model;
+  if (model === undefined || model.includes('{{') || model.trim() === '') return;
+  try {
+    builder.agent({ message: 'probe', model }, { origin: { hook: 'probe' }, via: 'mapped', content: 'trusted' });
+  } catch (error) {
+    if (!(error instanceof HookError)) throw error;
+    problem('model', error.message);
+  }
+}
+
+async function loadTransform(config: MappingConfig, port: TransformPort | undefined, problem: Problem): Promise<TransformHandle | undefined> {
+  if (config.transform === undefined) return undefined;
+  if (port === undefined) {
+    problem('transform', 'uses a transform but no transform sandbox is available');
+    return undefined;
+  }
+  const spec = config.transform.export === undefined ? { module: config.transform.module } : { module: config.transform.module, export: config.transform.export };
+  try {
+    return await port.load(spec);
+  } catch (error) {
+    problem('transform', `transform "${spec.module}" cannot be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,41 @@
+import type { WakeMode } from '../actions/types.js';
+import type { UntrustedSource } from '../envelope/envelope.js';
+import type { CompiledTemplate } from './template.js';
+import type { TransformHandle } from './transform-port.js';
+
+/** Fields whose values are templates, rendered per request (per item with forEach). */
+export const TEMPLATED_FIELDS = ['text', 'message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'] as const;
+export type TemplatedField = (typeof TEMPLATED_FIELDS)[number];
+
+/** A mapping record after checking and compilation: what the engine runs per request. */
+export interface CompiledMapping {
+  readonly id: string;
+  readonly label: string;
+  /** `match.path` with slashes trimmed; undefined matches every name. */
+  readonly path: string | undefined;
+  readonly source: string | undefined;
+  readonly action: 'wake' | 'agent';
+  readonly wakeMode: WakeMode | undefined;
+  readonly deliver: boolean | undefined;
+  readonly channel: string | undefined;
+  readonly timeoutSeconds: number | undefined;
+  readonly templates: Readonly<Partial<Record<TemplatedField, CompiledTemplate>>>;
+  /** The mapping opted out of the envelope (allowUnsafeExternalContent). */
+  readonly trusted: boolean;
+  readonly envelopeSource: UntrustedSource;
+  readonly forEach: string | undefined;
+  readonly transform: TransformHandle | undefined;
+}
+
+/** Where each templated field lives in the mapping record, for error paths. */
+export const FIELD_POINTERS: Readonly<Record<TemplatedField, string>> = {
+  text: 'textTemplate',
+  message: 'messageTemplate',
+  name: 'name',
+  sessionKey: 'sessionKey',
+  to: 'to',
+  model: 'model',
+  thinking: 'thinking',
+  from: 'envelope/from',
+  subject: 'envelope/subject',
+};

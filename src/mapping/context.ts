@@ -1,0 +1,115 @@
+/**
+ * The data templates see. Everything is copied into null-prototype objects with the keys
+ * `__proto__`, `constructor` and `prototype` dropped, so no template path can reach an object's
+ * prototype or a constructor, even when a payload carries those names as own keys. Objects and
+ * arrays render as JSON (not `[object Object]`) through a non-enumerable Symbol.toPrimitive, which
+ * no template path can name.
+ */
+export type SafeRecord = { [key: string]: unknown };
+
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Credentials never reach a template or a transform, whatever the mapping asks for. */
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-hookgate-token']);
+const SECRET_QUERY: ReadonlySet<string> = new Set(['token']);
+
+export interface ContextParts {
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  path: string;
+  now: string;
+}
+
+function renderAsJson(this: unknown): string {
+  return JSON.stringify(this);
+}
+
+function markJson<T extends object>(target: T): T {
+  Object.defineProperty(target, Symbol.toPrimitive, { value: renderAsJson, enumerable: false });
+  return target;
+}
+
+export function isForbiddenKey(key: string): boolean {
+  return FORBIDDEN_KEYS.has(key);
+}
+
+/**
+ * A deep copy of JSON-like data that templates may read safely. Iterative, so a deeply nested
+ * payload (the HTTP layer's depth cap is configurable) cannot overflow the stack.
+ */
+export function toSafeValue(value: unknown): unknown {
+  const pending: Array<[source: object, target: SafeRecord | unknown[]]> = [];
+  const copy = (item: unknown): unknown => {
+    if (item === null || typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') return item;
+    if (typeof item === 'bigint') return item.toString();
+    if (typeof item !== 'object') return undefined;
+    const target = Array.isArray(item) ? markJson(new Array<unknown>(item.length)) : markJson(Object.create(null) as SafeRecord);
+    pending.push([item, target]);
+    return target;
+  };
+  const root = copy(value);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [source, target] = next;
+    if (Array.isArray(target)) {
+      (source as unknown[]).forEach((item, index) => (target[index] = copy(item)));
+      continue;
+    }
+    for (const key of Object.keys(source)) {
+      if (FORBIDDEN_KEYS.has(key)) continue;
+      const item = copy((source as Record<string, unknown>)[key]);
+      if (item !== undefined) target[key] = item;
+    }
+  }
+  return root;
+}
+
+export function toSafeRecord(value: Record<string, unknown>): SafeRecord {
+  return toSafeValue(value) as SafeRecord;
+}
+
+/** A safe array (already safe items) that renders as JSON. */
+export function safeList(items: unknown[]): unknown[] {
+  return markJson(items);
+}
+
+/** A fresh safe record with one key replaced: the per-item payload of a fan-out, sharing the rest. */
+export function withField(record: SafeRecord, key: string, value: unknown): SafeRecord {
+  const copy: SafeRecord = Object.create(null) as SafeRecord;
+  Object.assign(copy, record);
+  copy[key] = value;
+  return markJson(copy);
+}
+
+/**
+ * Root of the template context: the payload's fields, then the fixed names, which win over
+ * payload fields of the same name (the payload's own value stays reachable as `payload.<name>`).
+ */
+export function buildTemplateContext(payload: SafeRecord, parts: ContextParts): SafeRecord {
+  const root: SafeRecord = Object.create(null) as SafeRecord;
+  Object.assign(root, payload);
+  root['payload'] = payload;
+  root['headers'] = toSafeRecord(parts.headers);
+  root['query'] = toSafeRecord(parts.query);
+  root['path'] = parts.path;
+  root['now'] = parts.now;
+  return markJson(root);
+}
+
+/** Header names lower-cased, credentials removed. */
+export function sanitizeHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!SECRET_HEADERS.has(lower) && !FORBIDDEN_KEYS.has(lower)) out[lower] = value;
+  }
+  return out;
+}
+
+/** Query parameters without the (deprecated) token parameter. */
+export function sanitizeQuery(query: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (!SECRET_QUERY.has(name) && !FORBIDDEN_KEYS.has(name)) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+import { ConfigError, HookError, type ErrorCode } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Config } from '../config/schema.js';
+import type { ActionBuilder } from '../actions/build.js';
+import type { Action } from '../actions/types.js';
+import { PRESETS, type PresetDefinition } from '../../presets/index.js';
+import { compileMapping, RESERVED_NAMES, trimSlashes } from './compile.js';
+import type { CompiledMapping } from './compiled.js';
+import { sanitizeHeaders, sanitizeQuery, toSafeRecord } from './context.js';
+import { createMatchIndex, mismatchReason } from './match.js';
+import { runMapping, type ItemTrace, type PreparedRequest } from './run.js';
+import { collectMappingSources } from './sources.js';
+import { createTemplateCompiler } from './template.js';
+import type { TransformPort } from './transform-port.js';
+
+export interface HookRequest {
+  /** Sub-path after `{hooks.path}/`, slashes trimmed. */
+  name: string;
+  payload: Record<string, unknown>;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  query: Record<string, string>;
+}
+
+export type MappingOutcome =
+  | { kind: 'actions'; mappingId: string; actions: Action[] }
+  | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
+  | { kind: 'no-match' };
+
+/** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */
+export interface Explanation {
+  name: string;
+  /** The payload's `source` string, which `match.source` compares against. */
+  source: string | undefined;
+  considered: Array<{ mappingId: string; label: string; matched: boolean; reason: string | undefined }>;
+  mapping: { id: string; label: string } | undefined;
+  /** Undefined when the request failed (see `error`). */
+  outcome: MappingOutcome | undefined;
+  error: { code: ErrorCode; status: number; message: string } | undefined;
+  /** One per fan-out item that finished (one without forEach). */
+  items: ItemTrace[];
+  notes: string[];
+}
+
+export interface MappingEngine {
+  /** Throws HookError (MAPPING_INVALID, MODEL_NOT_ALLOWED, INVALID_BODY, TRANSFORM_FAILED, TRANSFORM_UNAVAILABLE). */
+  resolve(request: HookRequest): Promise<MappingOutcome>;
+  /** The same decision with its reasons, for `hookgate try`. No side effects; a HookError is reported, not thrown. */
+  explain(request: HookRequest): Promise<Explanation>;
+  readonly mappingCount: number;
+  /** Load-time warnings (also logged once at creation), e.g. mappings without the envelope. */
+  readonly warnings: readonly string[];
+}
+
+export interface MappingEngineOptions {
+  hooks: Config['hooks'];
+  builder: ActionBuilder;
+  /** Undefined when no mapping uses a transform. */
+  transforms?: TransformPort | undefined;
+  logger: Logger;
+  now?: () => Date;
+  /** The preset registry; tests pass their own. Default: presets/index.ts. */
+  presets?: readonly PresetDefinition[];
+}
+
+/** Compiles every template and loads every transform; throws ConfigError listing every problem with its path. */
+export async function createMappingEngine(options: MappingEngineOptions): Promise<MappingEngine> {
+  const { sources, issues } = collectMappingSources(options.hooks, options.presets ?? PRESETS);
+  const compileDeps = { templates: createTemplateCompiler(), builder: options.builder, transforms: options.transforms };
+  const results = await Promise.all(sources.map((source) => compileMapping(source, compileDeps)));
+  issues.push(...results.flatMap((result) => result.issues));
+  if (issues.length > 0) throw new ConfigError(issues);
+  const mappings = results.flatMap((result) => (result.mapping === undefined ? [] : [result.mapping]));
+  const warnings = Object.freeze(results.flatMap((result) => result.warnings));
+  for (const warning of warnings) options.logger.warn({ event: 'mapping.warning' }, warning);
+  const index = createMatchIndex(mappings);
+  const now = options.now ?? (() => new Date());
+  const runDeps = { builder: options.builder, transforms: options.transforms, logger: options.logger };
+
+  return {
+    mappingCount: mappings.length,
+    warnings,
+    async resolve(request) {
+      const { name, source } = identify(request);
+      const mapping = index.find(name, source);
+      if (mapping === undefined) return { kind: 'no-match' };
+      return (await runMapping(mapping, prepare(request, name, now()), runDeps)).outcome;
+    },
+    async explain(request) {
+      return explainRequest(mappings, request, now(), runDeps);
+    },
+  };
+}
+
+function identify(request: HookRequest): { name: string; source: string | undefined } {
+  if (typeof request.payload !== 'object' || request.payload === null || Array.isArray(request.payload)) {
+    throw new HookError('INVALID_BODY', 'body must be a JSON object');
+  }
+  const source = Object.hasOwn(request.payload, 'source') ? request.payload['source'] : undefined;
+  return { name: trimSlashes(request.name), source: typeof source === 'string' ? source : undefined };
+}
+
+function prepare(request: HookRequest, name: string, now: Date): PreparedRequest {
+  return {
+    name,
+    payload: request.payload,
+    safePayload: toSafeRecord(request.payload),
+    headers: sanitizeHeaders(request.headers),
+    query: sanitizeQuery(request.query),
+    now: now.toISOString(),
+  };
+}
+
+/** A linear walk in global order (diagnostics only), stopping at the winner the index would pick. */
+async function explainRequest(mappings: readonly CompiledMapping[], request: HookRequest, now: Date, deps: Parameters<typeof runMapping>[2]): Promise<Explanation> {
+  const { name, source } = identify(request);
+  const explanation: Explanation = { name, source, considered: [], mapping: undefined, outcome: undefined, error: undefined, items: [], notes: [] };
+  if (name === '' || RESERVED_NAMES.has(name)) {
+    explanation.notes.push(name === '' ? 'an empty hook name is never mapped' : `"${name}" is a built-in endpoint, never mapped`);
+    explanation.outcome = { kind: 'no-match' };
+    return explanation;
+  }
+  const winner = mappings.find((mapping) => {
+    const reason = mismatchReason(mapping, name, source);
+    explanation.considered.push({ mappingId: mapping.id, label: mapping.label, matched: reason === undefined, reason });
+    return reason === undefined;
+  });
+  if (winner === undefined) {
+    explanation.outcome = { kind: 'no-match' };
+    return explanation;
+  }
+  explanation.mapping = { id: winner.id, label: winner.label };
+  try {
+    const { outcome, notes } = await runMapping(winner, prepare(request, name, now), deps, explanation.items);
+    explanation.outcome = outcome;
+    explanation.notes.push(...notes);
+  } catch (error) {
+    if (!(error instanceof HookError)) throw error;
+    explanation.error = { code: error.code, status: error.status, message: error.message };
+  }
+  explanation.items = explanation.items.filter((item) => item !== undefined);
+  return explanation;
+}

@@ -1,0 +1,84 @@
+import type { Action } from '../actions/types.js';
+import type { Explanation } from './engine.js';
+import type { ItemTrace } from './run.js';
+
+/** The exact text the agent (or the main session, for wake) will read: enveloped unless the mapping opted out. */
+export function promptOf(action: Action): string {
+  return action.kind === 'agent' ? action.message : action.text;
+}
+
+export function actionsOf(explanation: Explanation): Action[] {
+  return explanation.outcome?.kind === 'actions' ? explanation.outcome.actions : [];
+}
+
+/** The `--json` form: one object; `action`/`prompt` are the first of `actions`/`prompts` (fan-out gives several). */
+export function explanationJson(explanation: Explanation, warnings: readonly string[]): Record<string, unknown> {
+  const actions = actionsOf(explanation);
+  return {
+    matched: explanation.mapping !== undefined,
+    hook: explanation.name,
+    mapping: explanation.mapping ?? null,
+    outcome: explanation.outcome?.kind ?? 'error',
+    skipReason: explanation.outcome?.kind === 'skip' ? explanation.outcome.reason : null,
+    error: explanation.error ?? null,
+    action: actions[0] ?? null,
+    prompt: actions[0] === undefined ? null : promptOf(actions[0]),
+    actions,
+    prompts: actions.map(promptOf),
+    considered: explanation.considered,
+    items: explanation.items.map((item) => ({ index: item.index ?? null, transform: item.transform ?? null, override: item.override ?? null, rendered: item.rendered })),
+    notes: explanation.notes,
+    warnings,
+  };
+}
+
+/** The human form of `hookgate try`. */
+export function formatExplanation(explanation: Explanation, warnings: readonly string[]): string {
+  const lines: string[] = warnings.map((warning) => `warning: ${warning}`);
+  const source = explanation.source === undefined ? 'no string "source"' : `source "${explanation.source}"`;
+  lines.push(`hook "${explanation.name}" (payload ${source})`, '', 'mappings considered:');
+  if (explanation.considered.length === 0) lines.push('  (none)');
+  for (const entry of explanation.considered) {
+    lines.push(`  ${entry.matched ? '✓' : '✗'} ${entry.mappingId} (${entry.label})${entry.matched ? ': matched' : `: ${entry.reason ?? ''}`}`);
+  }
+  for (const note of explanation.notes) lines.push(`note: ${note}`);
+  if (explanation.mapping === undefined) {
+    lines.push('', 'no mapping matched → 404');
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push('', `winner: ${explanation.mapping.id} (${explanation.mapping.label})`);
+  const count = explanation.items.length;
+  explanation.items.forEach((item, position) => lines.push('', ...formatItem(item, position, count)));
+  lines.push('', resultLine(explanation));
+  return `${lines.join('\n')}\n`;
+}
+
+function formatItem(item: ItemTrace, position: number, count: number): string[] {
+  const lines = [count > 1 || item.index !== undefined ? `item ${position + 1} of ${count} (array index ${item.index ?? 0}):` : 'request:'];
+  if (item.transform !== undefined) lines.push(`  transform: ${item.transform === 'skip' ? 'returned null (item skipped)' : item.transform}`);
+  if (item.override !== undefined) lines.push(`  override: ${JSON.stringify(item.override)}`);
+  const rendered = Object.entries(item.rendered);
+  lines.push(rendered.length === 0 ? '  rendered fields: (none)' : '  rendered fields:');
+  for (const [field, value] of rendered) lines.push(...block(`    ${field}:`, value, '      '));
+  if (item.action !== undefined) {
+    const { kind, ...rest } = item.action;
+    const shown = Object.fromEntries(Object.entries(rest).filter(([key]) => key !== 'message' && key !== 'text'));
+    lines.push(`  action: ${kind} ${JSON.stringify(shown)}`);
+    lines.push(...block('  prompt (exactly what the agent receives):', promptOf(item.action), '    │ '));
+  }
+  return lines;
+}
+
+function block(title: string, text: string, indent: string): string[] {
+  return [title, ...text.split('\n').map((line) => `${indent}${line}`)];
+}
+
+function resultLine(explanation: Explanation): string {
+  if (explanation.error !== undefined) return `error ${explanation.error.status} ${explanation.error.code}: ${explanation.error.message}`;
+  const outcome = explanation.outcome;
+  if (outcome?.kind === 'skip') return `skipped (${outcome.reason}) → 204`;
+  const actions = actionsOf(explanation);
+  const kinds = [...new Set(actions.map((action) => action.kind))].join('+');
+  const status = actions.some((action) => action.kind === 'agent') ? 202 : 200;
+  return `result: ${actions.length} ${kinds} action${actions.length === 1 ? '' : 's'} → ${status} (dry run: nothing stored)`;
+}

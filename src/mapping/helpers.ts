@@ -1,0 +1,51 @@
+import type { HelperDelegate, HelperOptions } from 'handlebars';
+
+/**
+ * The template helpers. Each takes Handlebars' options object as its last argument; they never
+ * throw on odd input (a payload is arbitrary), they fall back to the plainest sensible text.
+ */
+export const TEMPLATE_HELPERS: Readonly<Record<string, HelperDelegate>> = {
+  /** `{{json value}}` or `{{json value indent=2}}`: the value as JSON; missing → empty. */
+  json(value: unknown, options: HelperOptions): string {
+    if (value === undefined) return '';
+    const indent = options.hash?.['indent'];
+    return JSON.stringify(value, null, typeof indent === 'number' ? Math.min(Math.max(indent, 0), 10) : undefined) ?? '';
+  },
+  /** `{{default a b "fallback"}}`: the first argument that is not missing, null or empty. */
+  default(...args: unknown[]): string {
+    for (const value of args.slice(0, -1)) {
+      const text = toText(value);
+      if (text !== '') return text;
+    }
+    return '';
+  },
+  /** `{{truncate value 200}}` or `{{truncate value 200 "..."}}`: at most N characters, then the suffix (default …). */
+  truncate(value: unknown, length: unknown, ...rest: unknown[]): string {
+    const text = toText(value);
+    if (typeof length !== 'number' || !Number.isFinite(length) || length < 0) return text;
+    const suffix = rest.length > 1 && typeof rest[0] === 'string' ? rest[0] : '…';
+    const chars = Array.from(text);
+    return chars.length <= length ? text : chars.slice(0, Math.floor(length)).join('') + suffix;
+  },
+  lower(value: unknown): string {
+    return toText(value).toLowerCase();
+  },
+  upper(value: unknown): string {
+    return toText(value).toUpperCase();
+  },
+  /** `{{join labels ", "}}`: array items (objects as JSON) joined by the separator (default ", "). */
+  join(value: unknown, ...rest: unknown[]): string {
+    if (!Array.isArray(value)) return toText(value);
+    const separator = rest.length > 1 && typeof rest[0] === 'string' ? rest[0] : ', ';
+    return value.map(toText).join(separator);
+  },
+};
+
+/** How any value becomes text: strings as is, missing/null empty, objects and arrays as JSON. */
+export function toText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') return JSON.stringify(value) ?? '';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return '';
+}

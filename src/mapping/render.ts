@@ -1,0 +1,84 @@
+import { HookError } from '../errors.js';
+import type { ActionBuilder, BuildContext } from '../actions/build.js';
+import type { Action } from '../actions/types.js';
+import type { EnvelopeMeta } from '../envelope/envelope.js';
+import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
+import type { SafeRecord } from './context.js';
+import type { TransformOverride } from './transform-port.js';
+
+export type RenderedFields = Partial<Record<TemplatedField, string>>;
+
+const FIELDS_BY_KIND: Readonly<Record<'wake' | 'agent', readonly TemplatedField[]>> = {
+  agent: ['message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'],
+  wake: ['text', 'name', 'from', 'subject'],
+};
+
+/**
+ * Renders the templated fields the final action kind uses, against the original payload.
+ * A field the transform overrides is not rendered at all: the override is used as is (it is
+ * never itself a template).
+ */
+export function renderFields(mapping: CompiledMapping, kind: 'wake' | 'agent', context: SafeRecord, override: TransformOverride): RenderedFields {
+  const rendered: RenderedFields = {};
+  for (const field of FIELDS_BY_KIND[kind]) {
+    const template = mapping.templates[field];
+    if (template === undefined || (field !== 'from' && field !== 'subject' && override[field] !== undefined)) continue;
+    try {
+      rendered[field] = template(context);
+    } catch (error) {
+      throw new HookError('MAPPING_INVALID', `hook mapping "${mapping.id}" could not render ${FIELD_POINTERS[field].replace('/', '.')}`, { cause: error });
+    }
+  }
+  return rendered;
+}
+
+/** Optional fields are trimmed; what renders empty is unset, so the default applies. */
+function optional(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+export interface BuildInput {
+  mapping: CompiledMapping;
+  kind: 'wake' | 'agent';
+  rendered: RenderedFields;
+  override: TransformOverride;
+  hookName: string;
+}
+
+/** Merges override over rendered fields and builds the validated, enveloped action. */
+export function buildAction(builder: ActionBuilder, input: BuildInput): Action {
+  const { mapping, kind, rendered, override } = input;
+  const name = optional(override.name ?? rendered.name);
+  const context: BuildContext = {
+    origin: { hook: input.hookName, mappingId: mapping.id },
+    via: 'mapped',
+    content: mapping.trusted ? 'trusted' : envelopeMeta(mapping, name ?? input.hookName, rendered),
+  };
+  const wakeMode = override.wakeMode ?? mapping.wakeMode;
+  if (kind === 'wake') return builder.wake({ text: override.text ?? rendered.text ?? '', mode: wakeMode }, context);
+  return builder.agent(
+    {
+      message: override.message ?? rendered.message ?? '',
+      name,
+      sessionKey: optional(override.sessionKey ?? rendered.sessionKey),
+      wakeMode,
+      deliver: override.deliver ?? mapping.deliver,
+      channel: override.channel ?? mapping.channel,
+      to: optional(override.to ?? rendered.to),
+      model: optional(override.model ?? rendered.model),
+      thinking: optional(override.thinking ?? rendered.thinking),
+      timeoutSeconds: override.timeoutSeconds ?? mapping.timeoutSeconds,
+    },
+    context,
+  );
+}
+
+function envelopeMeta(mapping: CompiledMapping, task: string, rendered: RenderedFields): EnvelopeMeta {
+  const meta: EnvelopeMeta = { source: mapping.envelopeSource, task };
+  const from = optional(rendered.from);
+  if (from !== undefined) meta.from = from;
+  const subject = optional(rendered.subject);
+  if (subject !== undefined) meta.subject = subject;
+  return meta;
+}

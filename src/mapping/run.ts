@@ -1,0 +1,92 @@
+import { HookError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ActionBuilder } from '../actions/build.js';
+import type { Action } from '../actions/types.js';
+import type { CompiledMapping } from './compiled.js';
+import { buildTemplateContext, type SafeRecord } from './context.js';
+import { splitItems, type FanOutItem } from './fan-out.js';
+import { checkOverride } from './override.js';
+import { buildAction, renderFields, type RenderedFields } from './render.js';
+import type { TransformOverride, TransformPort } from './transform-port.js';
+
+/** A request once matched: names trimmed, credentials removed from headers and query. */
+export interface PreparedRequest {
+  name: string;
+  payload: Record<string, unknown>;
+  safePayload: SafeRecord;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  now: string;
+}
+
+/** What happened to one item (the whole payload without forEach): shown by `hookgate try`. */
+export interface ItemTrace {
+  index: number | undefined;
+  transform: 'override' | 'skip' | 'unchanged' | undefined;
+  override: TransformOverride | undefined;
+  rendered: RenderedFields;
+  action: Action | undefined;
+}
+
+export type RunOutcome =
+  | { kind: 'actions'; mappingId: string; actions: Action[] }
+  | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' };
+
+export interface RunDeps {
+  builder: ActionBuilder;
+  transforms: TransformPort | undefined;
+  logger: Logger;
+}
+
+/**
+ * Runs a matched mapping: fan-out, then per item transform → render → merge → build. Items run
+ * concurrently (transforms queue in the sandbox pool); any failing item fails the request, so
+ * the caller commits all actions or none. `traces` receives one entry per finished item.
+ */
+export async function runMapping(mapping: CompiledMapping, request: PreparedRequest, deps: RunDeps, traces: ItemTrace[] = []): Promise<{ outcome: RunOutcome; notes: string[] }> {
+  const notes: string[] = [];
+  const fanOut = splitItems(mapping.id, mapping.forEach, request.payload, request.safePayload);
+  if (fanOut.dropped > 0) {
+    deps.logger.warn({ event: 'mapping.fanout.truncated', hook: request.name, mappingId: mapping.id, dropped: fanOut.dropped }, 'fan-out items dropped');
+    notes.push(`${fanOut.dropped} item(s) of "${mapping.forEach}" beyond ${fanOut.items.length} were dropped`);
+  }
+  if (fanOut.items.length === 0) return { outcome: { kind: 'skip', mappingId: mapping.id, reason: 'empty-fan-out' }, notes };
+  const results = await Promise.all(
+    fanOut.items.map(async (item, slot) => {
+      const trace = await runItem(mapping, request, item, deps);
+      traces[slot] = trace;
+      return trace.action;
+    }),
+  );
+  const actions = results.filter((action): action is Action => action !== undefined);
+  if (actions.length === 0) return { outcome: { kind: 'skip', mappingId: mapping.id, reason: 'transform-null' }, notes };
+  return { outcome: { kind: 'actions', mappingId: mapping.id, actions }, notes };
+}
+
+async function runItem(mapping: CompiledMapping, request: PreparedRequest, item: FanOutItem, deps: RunDeps): Promise<ItemTrace> {
+  const trace: ItemTrace = { index: item.index, transform: undefined, override: undefined, rendered: {}, action: undefined };
+  let override: TransformOverride = {};
+  if (mapping.transform !== undefined) {
+    const result = await runTransform(mapping, request, item, deps);
+    trace.transform = result.kind;
+    if (result.kind === 'skip') return trace;
+    if (result.kind === 'override') override = trace.override = checkOverride(result.value, mapping.id);
+  }
+  const kind = override.action ?? mapping.action;
+  const context = buildTemplateContext(item.safePayload, { headers: request.headers, query: request.query, path: request.name, now: request.now });
+  trace.rendered = renderFields(mapping, kind, context, override);
+  trace.action = buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name });
+  return trace;
+}
+
+async function runTransform(mapping: CompiledMapping, request: PreparedRequest, item: FanOutItem, deps: RunDeps) {
+  // Both are set together at compilation; a mapping with a transform implies a port.
+  if (deps.transforms === undefined || mapping.transform === undefined) throw new HookError('TRANSFORM_UNAVAILABLE', 'transform sandbox unavailable');
+  try {
+    return await deps.transforms.run(mapping.transform, { payload: item.payload, headers: request.headers, query: request.query, path: request.name });
+  } catch (error) {
+    if (error instanceof HookError) throw error;
+    deps.logger.error({ event: 'transform.failed', hook: request.name, mappingId: mapping.id, err: error }, 'transform failed');
+    throw new HookError('TRANSFORM_FAILED', 'hook mapping failed', { cause: error });
+  }
+}
