@@ -9,12 +9,22 @@ import { createActionBuilder } from './actions/build.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
 import { listen, type Listening } from './http/listen.js';
-import type { MappingEngine } from './mapping/engine.js';
+import { createLiveEngine } from './mapping/live-engine.js';
+import { loadConfigFile } from './config/load.js';
+import { watchForReload } from './config/watch.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { createStoreHealth } from './metrics/store-health.js';
+import { createProviders } from './providers/index.js';
+import { createChannels } from './channels/index.js';
+import { createRuntime } from './runtime/runtime.js';
+import { readRunView } from './store/runtime-repo.js';
 
 export interface Service {
   readonly url: string;
   readonly db: DatabaseSync;
   readonly store: IngressStore;
+  /** This instance's metrics: the runtime and sandbox report run outcomes, deliveries and transforms here. */
+  readonly metrics: Metrics;
   /** Re-reads the config file and swaps in the new mappings when they compile; keeps the old ones otherwise. */
   reload(): Promise<boolean>;
   /** Stops accepting, finishes in-flight requests, stops the runtime, closes the store. */
@@ -29,42 +39,83 @@ export interface ServiceOptions {
   /** The file the config came from, re-read by reload(). */
   configPath?: string;
   env?: NodeJS.ProcessEnv;
+  /** Watch the config file and transformsDir and reload on change (default true when configPath is given). */
+  watch?: boolean;
 }
 
 /** The composition root: store, engine, runtime and HTTP server, started in that order. */
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const db = openDatabase(config.storage.path, { synchronous: config.storage.synchronous });
-  const store = createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger });
+  const metrics = createMetrics({ db });
+  const storeHealth = createStoreHealth(db, { metrics });
+  const store = storeHealth.watch(createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger }));
   const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
-  let engine: MappingEngine | undefined;
+  const mappings = await createLiveEngine(config.hooks, builder, logger);
   let closing = false;
+  const outbound = { fetch: globalThis.fetch, logger };
+  const runtime = createRuntime({
+    db,
+    defaults: config.agents.defaults,
+    providers: createProviders(config.models.providers, outbound),
+    channels: createChannels(config.channels, outbound),
+    logger,
+  });
+  store.onCommitted((actions) => runtime.notify(actions));
+  runtime.start();
 
   const app = createApp({
     config,
     store,
     builder,
-    mappings: () => engine,
+    mappings: () => mappings.current(),
+    runView: (runId) => readRunView(db, runId),
     throttle: createAuthThrottle(config.hooks.throttle),
     logger,
-    isReady: () => !closing && store.isWritable(),
+    isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),
+    metrics,
   });
-  const listening: Listening = await listen(app, { host: config.gateway.bind, port: options.port ?? config.gateway.port });
+  const { http } = config.gateway;
+  const listening: Listening = await listen(app, {
+    host: config.gateway.bind,
+    port: options.port ?? config.gateway.port,
+    headersTimeoutMs: http.headersTimeoutMs,
+    requestTimeoutMs: http.requestTimeoutMs,
+    keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+    maxHeaderSize: http.maxHeaderBytes,
+    maxConnections: http.maxConnections,
+  });
   logger.info({ event: 'server.listening', url: listening.url, hooks: config.hooks.enabled ? config.hooks.path : null }, 'hookgate listening');
+
+  const reload = async (): Promise<boolean> => {
+    if (options.configPath === undefined) return false;
+    try {
+      const next = await loadConfigFile(options.configPath, options.env ?? process.env);
+      return await mappings.reload(next.hooks);
+    } catch (error) {
+      logger.error({ event: 'config.reload_failed', reason: (error as Error).message }, 'reload failed: the previous mappings stay in force');
+      return false;
+    }
+  };
+  const stopWatching =
+    options.configPath === undefined || options.watch === false
+      ? () => undefined
+      : watchForReload({ configPath: options.configPath, transformsDir: config.hooks.transformsDir, onChange: () => void reload(), logger });
 
   return {
     url: listening.url,
     db,
     store,
-    async reload() {
-      logger.warn({ event: 'config.reload_skipped' }, 'reload: no mappings to reload yet');
-      return false;
-    },
+    metrics,
+    reload,
     async close() {
       if (closing) return;
       closing = true;
+      stopWatching();
       await listening.close(config.gateway.shutdownGraceMs);
       await store.close();
+      await runtime.stop();
+      await mappings.close();
       db.close();
       logger.info({ event: 'server.stopped' }, 'hookgate stopped');
     },

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/log.js';
@@ -20,7 +20,10 @@ export interface TestService {
 }
 
 /** Starts the real service on 127.0.0.1:0 with a real SQLite file in a fresh temp dir. */
-export async function startTestService(config: Record<string, unknown> = {}, options: { dir?: string } = {}): Promise<TestService> {
+export async function startTestService(
+  config: Record<string, unknown> = {},
+  options: { dir?: string; /** write the config to dir/hookgate.json5 and watch it for reload */ configFile?: boolean } = {},
+): Promise<TestService> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'hookgate-test-'));
   const lines: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
@@ -31,7 +34,9 @@ export async function startTestService(config: Record<string, unknown> = {}, opt
     storage: { path: join(dir, 'hookgate.sqlite'), ...(config['storage'] as object | undefined) },
   };
   const resolved = resolveConfig(raw, { configDir: dir });
-  const service = await startService({ config: resolved, logger, port: 0 });
+  const configPath = join(dir, 'hookgate.json5');
+  if (options.configFile === true) writeFileSync(configPath, JSON.stringify(raw, null, 2));
+  const service = await startService({ config: resolved, logger, port: 0, ...(options.configFile === true ? { configPath, env: {} } : {}) });
   let closed = false;
   return {
     url: service.url,

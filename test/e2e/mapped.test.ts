@@ -1,0 +1,79 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { post, startTestService, type TestService } from '../helpers/service.js';
+
+const GMAIL = JSON.parse(readFileSync(new URL('../fixtures/payloads/gmail.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+
+const SENSOR = {
+  id: 'sensor',
+  match: { path: 'sensor' },
+  action: 'wake',
+  wakeMode: 'next-heartbeat',
+  textTemplate: 'Sensor {{sensor}} reads {{value}}',
+};
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('mapped hooks over a real socket', () => {
+  let svc: TestService;
+  afterEach(async () => {
+    await svc.close();
+  });
+
+  it('answers a template wake mapping with 200 and stores the rendered, enveloped text', async () => {
+    svc = await startTestService({ hooks: { mappings: [SENSOR] } });
+    const response = await post(`${svc.hooksUrl}/sensor`, { sensor: 'garage', value: 31 });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ok: true, mode: 'next-heartbeat' });
+    const row = svc.service.db.prepare("SELECT text FROM events WHERE hook = 'sensor'").get() as { text: string };
+    expect(row.text).toContain('Sensor garage reads 31');
+    expect(row.text).toMatch(/<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16,}">>>/);
+  });
+
+  it('answers the gmail preset with 202 and one run per message, committed together', async () => {
+    svc = await startTestService({ hooks: { presets: ['gmail'] } });
+    const response = await post(`${svc.hooksUrl}/gmail`, GMAIL);
+    expect(response.status).toBe(202);
+    const messages = GMAIL['messages'] as unknown[];
+    expect(response.body.runIds).toHaveLength(messages.length);
+    const count = svc.service.db.prepare("SELECT count(*) AS n FROM runs WHERE hook = 'gmail'").get();
+    expect(count).toEqual({ n: messages.length });
+  });
+
+  it('answers 400 hook mapping requires text when the template renders empty', async () => {
+    svc = await startTestService({ hooks: { mappings: [{ ...SENSOR, textTemplate: '{{missing}}' }] } });
+    const response = await post(`${svc.hooksUrl}/sensor`, { sensor: 'x' });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ ok: false, error: 'hook mapping requires text', code: 'MAPPING_INVALID' });
+  });
+
+  it('answers 404 for a name no mapping matches', async () => {
+    svc = await startTestService({ hooks: { mappings: [SENSOR] } });
+    expect((await post(`${svc.hooksUrl}/other`, { a: 1 })).status).toBe(404);
+  });
+
+  it('reloads an edited config file and keeps the last good version when an edit is broken', async () => {
+    svc = await startTestService({ hooks: { mappings: [SENSOR] } }, { configFile: true });
+    const file = join(svc.dir, 'hookgate.json5');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { hooks: { mappings: Array<Record<string, unknown>> } };
+    config.hooks.mappings[0] = { ...SENSOR, textTemplate: 'v2 {{sensor}}' };
+    writeFileSync(file, JSON.stringify(config));
+    await until(() => svc.logs.some((line) => line['event'] === 'config.reloaded'));
+    await post(`${svc.hooksUrl}/sensor`, { sensor: 'a' });
+    const texts = () => svc.service.db.prepare("SELECT text FROM events WHERE hook = 'sensor' ORDER BY id").all() as Array<{ text: string }>;
+    expect(texts()[0]?.text).toContain('v2 a');
+
+    config.hooks.mappings[0] = { ...SENSOR, textTemplate: '{{#if}}broken' };
+    writeFileSync(file, JSON.stringify(config));
+    await until(() => svc.logs.some((line) => line['event'] === 'config.reload_failed'));
+    expect((await post(`${svc.hooksUrl}/sensor`, { sensor: 'b' })).status).toBe(200);
+    expect(texts()[1]?.text).toContain('v2 b');
+  });
+});
