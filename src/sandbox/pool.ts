@@ -1,0 +1,210 @@
+import type { Logger } from '../log.js';
+import type { CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, WorkerReply } from './protocol.js';
+import { WorkerProcess, type Serialization } from './worker-process.js';
+
+export type ModuleCode = Omit<LoadMessage, 't' | 'id'>;
+
+export interface PoolOptions {
+  size: number;
+  init: InitMessage;
+  logger: Logger;
+  serialization?: Serialization;
+  /** RSS above which a worker is retired; default 256 MiB + the isolate memory limit. */
+  rssCeilingMb?: number;
+}
+
+interface Waiter {
+  resolve: (worker: WorkerProcess | undefined) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** Host-side deadline: the worker answers a timed-out call itself within timeoutMs + ~150 ms. */
+const CALL_GRACE_MS = 500;
+const MAX_QUEUE = 1000;
+
+/**
+ * A fixed number of supervised sandbox workers. A call for a module goes to a worker where that
+ * module is idle (fewest requests in flight first), so one module's slow calls never queue another
+ * module's calls, and the host deadline of a call starts when the call really starts. Calls that
+ * find every worker busy with their module wait at most timeoutMs, then answer `busy` (503).
+ */
+export class SandboxPool {
+  private readonly workers: Array<WorkerProcess | undefined>;
+  private readonly retired = new Set<WorkerProcess>();
+  private readonly modules = new Map<string, ModuleCode>();
+  private readonly queues = new Map<string, Waiter[]>();
+  private readonly quickDeaths: number[];
+  private readonly options: PoolOptions;
+  private readonly rssCeiling: number;
+  private closed = false;
+
+  constructor(options: PoolOptions) {
+    this.options = options;
+    this.rssCeiling = (options.rssCeilingMb ?? 256 + options.init.memoryMb) * 1024 * 1024;
+    this.quickDeaths = Array.from({ length: options.size }, () => 0);
+    this.workers = Array.from({ length: options.size }, (_, i) => this.spawn(i));
+  }
+
+  /** Pids of every live worker process, retiring ones included. */
+  pids(): number[] {
+    return [...this.workers, ...this.retired].filter((w): w is WorkerProcess => w?.alive === true).map((w) => w.pid);
+  }
+
+  /** Loads a module into every worker (so a bad module fails now); answers the first failure, else a success. */
+  async load(module: ModuleCode): Promise<LoadReply> {
+    this.modules.set(module.key, module);
+    const live = this.workers.filter((w): w is WorkerProcess => w?.usable === true);
+    const replies = await Promise.all(live.map((w) => this.ensureLoaded(w, module)));
+    const failed = replies.find((r) => !r.ok);
+    if (failed) this.unload(module.key);
+    return (failed ?? replies[0] ?? { t: 'reply', id: 0, ok: false, reason: 'lost', error: 'no sandbox worker', rss: 0 }) as LoadReply;
+  }
+
+  unload(key: string): void {
+    this.modules.delete(key);
+    for (const w of this.workers) {
+      if (w?.loaded.delete(key)) w.send({ t: 'unload', key });
+    }
+  }
+
+  async call(key: string, inputJson: string): Promise<CallReply> {
+    const module = this.modules.get(key);
+    if (!module) return lost('not-loaded', 'module is not loaded');
+    const worker = await this.acquire(key);
+    if (!worker) return lost('busy', 'every sandbox worker is busy with this module');
+    try {
+      const loaded = await this.ensureLoaded(worker, module);
+      if (!loaded.ok) return lost(loaded.reason === 'error' ? 'lost' : loaded.reason, loaded.error);
+      const reply = await worker.request({ t: 'call', key, inputJson }, this.options.init.timeoutMs + CALL_GRACE_MS);
+      this.inspect(worker, reply, true);
+      return reply as CallReply;
+    } finally {
+      worker.busy.delete(key);
+      this.pump(key);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const [key, waiters] of this.queues) {
+      this.queues.delete(key);
+      for (const waiter of waiters) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(undefined);
+      }
+    }
+    const all = [...this.workers, ...this.retired].filter((w): w is WorkerProcess => w !== undefined);
+    for (const w of all) w.kill();
+    await Promise.all(all.map((w) => w.exited));
+  }
+
+  private spawn(index: number): WorkerProcess {
+    const started = Date.now();
+    const worker = new WorkerProcess(this.options.init, this.options.serialization ?? 'json', this.options.logger, (w) => {
+      this.retired.delete(w);
+      if (this.closed || this.workers[index] !== w) return;
+      this.quickDeaths[index] = Date.now() - started < 2000 ? (this.quickDeaths[index] ?? 0) + 1 : 0;
+      this.options.logger.warn({ event: 'sandbox.exit', pid: w.pid }, 'sandbox worker exited; replacing it');
+      this.replace(index);
+    });
+    return worker;
+  }
+
+  /** Puts a fresh worker in a slot; a worker that keeps dying at start-up is respawned with backoff. */
+  private replace(index: number): void {
+    this.workers[index] = undefined;
+    const delay = Math.min(2000, 25 * 2 ** (this.quickDeaths[index] ?? 0)) - 25;
+    const start = (): void => {
+      if (this.closed) return;
+      const worker = this.spawn(index);
+      this.workers[index] = worker;
+      // Warm the replacement so the first call after a crash does not pay for loading.
+      for (const module of this.modules.values()) void this.ensureLoaded(worker, module);
+      for (const key of this.queues.keys()) this.pump(key);
+    };
+    if (delay <= 0) start();
+    else setTimeout(start, delay).unref();
+  }
+
+  /**
+   * Retires a worker that is wedged or, after a call, too big: new calls go to its replacement at
+   * once. RSS is judged after calls only, so a ceiling below a fresh worker's size cannot make
+   * start-up loads churn workers forever.
+   */
+  private inspect(worker: WorkerProcess, reply: WorkerReply, afterCall = false): void {
+    const wedged = !reply.ok && reply.reason === 'wedged';
+    if (!wedged && (!afterCall || reply.rss <= this.rssCeiling)) return;
+    const index = this.workers.indexOf(worker);
+    if (index < 0) return;
+    this.options.logger.warn({ event: 'sandbox.retire', pid: worker.pid, rss: reply.rss, wedged }, 'retiring sandbox worker');
+    this.retired.add(worker);
+    worker.retire();
+    this.replace(index);
+  }
+
+  private ensureLoaded(worker: WorkerProcess, module: ModuleCode): Promise<WorkerReply> {
+    let loading = worker.loaded.get(module.key);
+    if (!loading) {
+      const deadline = this.options.init.timeoutMs * 3 + 2000;
+      loading = worker.request({ t: 'load', ...module }, deadline).then((reply) => {
+        if (!reply.ok) worker.loaded.delete(module.key);
+        this.inspect(worker, reply);
+        return reply;
+      });
+      worker.loaded.set(module.key, loading);
+    }
+    return loading;
+  }
+
+  private pick(key: string): WorkerProcess | undefined {
+    let best: WorkerProcess | undefined;
+    for (const w of this.workers) {
+      if (w?.usable !== true || w.busy.has(key)) continue;
+      if (!best || rank(w, key) < rank(best, key)) best = w;
+    }
+    return best;
+  }
+
+  private acquire(key: string): Promise<WorkerProcess | undefined> {
+    const free = this.pick(key);
+    if (free) {
+      free.busy.add(key);
+      return Promise.resolve(free);
+    }
+    const queue = this.queues.get(key) ?? [];
+    if (this.closed || queue.length >= MAX_QUEUE) return Promise.resolve(undefined);
+    this.queues.set(key, queue);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        resolve,
+        timer: setTimeout(() => {
+          queue.splice(queue.indexOf(waiter), 1);
+          resolve(undefined);
+        }, this.options.init.timeoutMs),
+      };
+      queue.push(waiter);
+    });
+  }
+
+  private pump(key: string): void {
+    const queue = this.queues.get(key);
+    while (queue && queue.length > 0) {
+      const worker = this.pick(key);
+      if (!worker) return;
+      const waiter = queue.shift()!;
+      clearTimeout(waiter.timer);
+      worker.busy.add(key);
+      waiter.resolve(worker);
+    }
+    this.queues.delete(key);
+  }
+}
+
+/** Lower is better: a worker that already holds the module, then the least loaded one. */
+function rank(worker: WorkerProcess, key: string): number {
+  return (worker.loaded.has(key) ? 0 : 1000) + worker.inFlight;
+}
+
+function lost(reason: FailureReason, error: string): CallReply {
+  return { t: 'reply', id: 0, ok: false, reason, error, logs: [], rss: 0 };
+}

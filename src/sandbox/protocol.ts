@@ -1,0 +1,54 @@
+/**
+ * Messages between the ingress and a sandbox worker process. Only plain data crosses: guest input and
+ * output travel as JSON strings that are parsed on the other side, never as live objects.
+ */
+
+export interface InitMessage {
+  t: 'init';
+  prelude: string;
+  memoryMb: number;
+  timeoutMs: number;
+}
+
+export interface LoadMessage {
+  t: 'load';
+  id: number;
+  key: string;
+  code: string;
+  exportName: string;
+  filename: string;
+}
+
+export interface CallMessage {
+  t: 'call';
+  id: number;
+  key: string;
+  inputJson: string;
+}
+
+export interface UnloadMessage {
+  t: 'unload';
+  key: string;
+}
+
+export type ParentMessage = InitMessage | LoadMessage | CallMessage | UnloadMessage;
+
+/**
+ * Why a load or call did not produce a value. `threw`, `invalid`, `too-large` and `error` are the
+ * module's fault (500); `timeout`, `memory` and `wedged` are limits (503). `wedged` also means the
+ * worker must be retired: an isolate thread did not stop when told to.
+ */
+export type FailureReason = 'threw' | 'invalid' | 'too-large' | 'error' | 'timeout' | 'memory' | 'wedged' | 'not-loaded' | 'lost' | 'busy';
+
+export type LoadReply =
+  | { t: 'reply'; id: number; ok: true; exportName: string; examplesJson: string; rss: number }
+  | { t: 'reply'; id: number; ok: false; reason: FailureReason; error: string; rss: number };
+
+export type CallReply =
+  | { t: 'reply'; id: number; ok: true; kind: 'value' | 'null' | 'undefined'; json: string; logs: string[]; rss: number }
+  | { t: 'reply'; id: number; ok: false; reason: FailureReason; error: string; logs: string[]; rss: number };
+
+export type WorkerReply = LoadReply | CallReply;
+
+/** Reasons that say the sandbox, not the module, could not answer: the caller may retry. */
+export const UNAVAILABLE_REASONS: ReadonlySet<FailureReason> = new Set(['timeout', 'memory', 'wedged', 'lost', 'busy', 'not-loaded']);

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { HookError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { BundleCache } from './bundle.js';
+import { ConsoleLimiter } from './console-limiter.js';
+import { guestPrelude } from './guest-prelude.js';
+import { parseOverride } from './override-schema.js';
+import { SandboxPool } from './pool.js';
+import { UNAVAILABLE_REASONS, type FailureReason, type LoadReply } from './protocol.js';
+import { moduleError, resolveModule } from './resolve.js';
+import type { ExampleOutcome, TransformHandle, TransformInput, TransformResult, TransformRunner, TransformRunnerOptions, TransformSpec } from './types.js';
+import type { Serialization } from './worker-process.js';
+
+/** Largest JSON a transform may return, checked inside the isolate before anything leaves it. */
+export const MAX_OUTPUT_CHARS = 1_000_000;
+
+export interface SandboxRunnerOptions extends TransformRunnerOptions {
+  /** IPC encoding between the ingress and its workers (bench/transform-call.ts compares them). */
+  serialization?: Serialization;
+  /** Worker RSS ceiling in MiB; default 256 + limits.memoryMb. */
+  rssCeilingMb?: number;
+}
+
+/** The runner plus what tests and `hookgate status` need to see of it. */
+export interface SandboxTransformRunner extends TransformRunner {
+  workerPids(): number[];
+}
+
+interface Loaded {
+  handle: TransformHandle;
+  label: string;
+  examplesJson: string;
+}
+
+type Outcome = { ok: true; result: TransformResult } | { ok: false; reason: FailureReason; error: string; durationMs: number };
+
+interface Example {
+  name: string;
+  input?: { payload?: unknown; headers?: Record<string, string>; query?: Record<string, string>; path?: string };
+  expectKind: 'value' | 'null' | 'undefined';
+  expect?: unknown;
+}
+
+function describeLoadFailure(reply: Extract<LoadReply, { ok: false }>, timeoutMs: number): string {
+  if (reply.reason === 'timeout' || reply.reason === 'wedged') return `top level did not finish within ${timeoutMs} ms`;
+  if (reply.reason === 'memory') return 'top level exceeded the sandbox memory limit';
+  if (reply.reason === 'lost') return `the sandbox worker was lost while loading (${reply.error})`;
+  return reply.error;
+}
+
+export function createTransformRunner(options: SandboxRunnerOptions): SandboxTransformRunner {
+  return new SandboxRunner(options);
+}
+
+class SandboxRunner implements SandboxTransformRunner {
+  private readonly pool: SandboxPool;
+  private readonly bundles = new BundleCache();
+  private readonly loaded = new Map<string, Loaded>();
+  /** Current key per module export, so a changed file's previous isolates are unloaded. */
+  private readonly current = new Map<string, string>();
+  private readonly console: ConsoleLimiter;
+  private readonly options: SandboxRunnerOptions;
+  private readonly logger: Logger;
+
+  constructor(options: SandboxRunnerOptions) {
+    this.options = options;
+    this.logger = options.logger;
+    this.console = new ConsoleLimiter(options.logger, options.now);
+    const { memoryMb, timeoutMs } = options.limits;
+    this.pool = new SandboxPool({
+      size: Math.max(1, options.limits.workers),
+      init: { t: 'init', prelude: guestPrelude(MAX_OUTPUT_CHARS), memoryMb, timeoutMs },
+      logger: options.logger,
+      ...(options.serialization ? { serialization: options.serialization } : {}),
+      ...(options.rssCeilingMb === undefined ? {} : { rssCeilingMb: options.rssCeilingMb }),
+    });
+  }
+
+  workerPids(): number[] {
+    return this.pool.pids();
+  }
+
+  async load(spec: TransformSpec): Promise<TransformHandle> {
+    const resolved = await resolveModule(this.options.transformsDir, spec.module);
+    const bundle = await this.bundles.get(spec.module, resolved);
+    const identity = `${resolved.file}#${spec.export ?? ''}`;
+    const moduleKey = `${identity}@${createHash('sha256').update(bundle.code).digest('hex').slice(0, 16)}`;
+    const known = this.loaded.get(moduleKey);
+    if (known) return known.handle;
+    const exportName = spec.export ?? '';
+    const reply = await this.pool.load({ key: moduleKey, code: bundle.code, exportName, filename: `file://${resolved.file}` });
+    if (!reply.ok) throw moduleError(spec.module, describeLoadFailure(reply, this.options.limits.timeoutMs));
+    const previous = this.current.get(identity);
+    if (previous !== undefined && previous !== moduleKey) {
+      this.pool.unload(previous);
+      this.loaded.delete(previous);
+    }
+    this.current.set(identity, moduleKey);
+    const handle: TransformHandle = Object.freeze({ spec: Object.freeze({ ...spec }), moduleKey });
+    const label = spec.export === undefined ? spec.module : `${spec.module}#${spec.export}`;
+    this.loaded.set(moduleKey, { handle, label, examplesJson: reply.examplesJson });
+    return handle;
+  }
+
+  async run(handle: TransformHandle, input: TransformInput): Promise<TransformResult> {
+    const outcome = await this.execute(handle, input);
+    if (outcome.ok) return outcome.result;
+    const label = this.loaded.get(handle.moduleKey)?.label ?? handle.spec.module;
+    this.logger.warn(
+      { event: 'transform.failed', module: label, reason: outcome.reason, durationMs: outcome.durationMs, detail: outcome.error.slice(0, 300) },
+      `transform ${label} failed: ${outcome.reason}`,
+    );
+    if (UNAVAILABLE_REASONS.has(outcome.reason)) {
+      throw new HookError('TRANSFORM_UNAVAILABLE', 'transform unavailable, retry later', { retryAfterSeconds: 1 });
+    }
+    throw new HookError('TRANSFORM_FAILED', 'hook mapping failed');
+  }
+
+  async runExamples(handle: TransformHandle): Promise<ExampleOutcome[]> {
+    const loaded = this.loaded.get(handle.moduleKey);
+    if (!loaded) return [{ name: handle.spec.module, ok: false, detail: 'module is not loaded' }];
+    const examples = JSON.parse(loaded.examplesJson) as Example[];
+    const outcomes: ExampleOutcome[] = [];
+    for (const example of examples) {
+      const input: TransformInput = {
+        payload: example.input?.payload,
+        headers: example.input?.headers ?? {},
+        query: example.input?.query ?? {},
+        path: example.input?.path ?? '',
+      };
+      outcomes.push(compareExample(example, await this.execute(handle, input)));
+    }
+    return outcomes;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private async execute(handle: TransformHandle, input: TransformInput): Promise<Outcome> {
+    const started = performance.now();
+    const loaded = this.loaded.get(handle.moduleKey);
+    const reply = await this.pool.call(handle.moduleKey, JSON.stringify(input));
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    this.console.write(loaded?.label ?? handle.spec.module, reply.logs);
+    if (!reply.ok) return { ok: false, reason: reply.reason, error: reply.error, durationMs };
+    if (reply.kind === 'null') return { ok: true, result: { kind: 'skip' } };
+    if (reply.kind === 'undefined') return { ok: true, result: { kind: 'unchanged' } };
+    const parsed = parseOverride(reply.json);
+    if (!parsed.ok) return { ok: false, reason: 'invalid', error: parsed.reason, durationMs };
+    return { ok: true, result: { kind: 'override', value: parsed.value } };
+  }
+}
+
+function compareExample(example: Example, outcome: Outcome): ExampleOutcome {
+  if (!outcome.ok) return { name: example.name, ok: false, detail: `${outcome.reason}: ${outcome.error}` };
+  const result = outcome.result;
+  const expected = example.expectKind === 'null' ? 'skip' : example.expectKind === 'undefined' ? 'unchanged' : 'override';
+  if (result.kind !== expected) return { name: example.name, ok: false, detail: `expected ${expected}, got ${result.kind}` };
+  if (result.kind === 'override' && !isDeepStrictEqual(result.value, example.expect)) {
+    return { name: example.name, ok: false, detail: `expected ${JSON.stringify(example.expect)}, got ${JSON.stringify(result.value)}` };
+  }
+  return { name: example.name, ok: true };
+}

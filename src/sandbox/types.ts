@@ -1,0 +1,66 @@
+import type { Logger } from '../log.js';
+import type { TransformOverride } from './override-schema.js';
+
+export type { TransformOverride } from './override-schema.js';
+
+/** What a mapping names: a module inside `hooks.transformsDir` and optionally the export to call. */
+export interface TransformSpec {
+  module: string;
+  export?: string;
+}
+
+/** The copy of the request a transform receives (only JSON crosses into the sandbox). */
+export interface TransformInput {
+  payload: unknown;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  path: string;
+}
+
+export type TransformResult =
+  /** An object was returned: the engine merges it over the mapping's fields. */
+  | { kind: 'override'; value: TransformOverride }
+  /** `null` was returned: the engine answers 204. */
+  | { kind: 'skip' }
+  /** `undefined` was returned: the mapping applies as configured. */
+  | { kind: 'unchanged' };
+
+/** A module that passed `load()`: bundled, compiled and checked in a worker. */
+export interface TransformHandle {
+  readonly spec: TransformSpec;
+  /** Identifies one version of one module export (realpath, export, mtime, size). */
+  readonly moduleKey: string;
+}
+
+export interface ExampleOutcome {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+export interface TransformRunner {
+  /** Resolve, bundle, compile and check the module in a worker; throws ConfigError naming the module and the problem. */
+  load(spec: TransformSpec): Promise<TransformHandle>;
+  /** Throws HookError('TRANSFORM_FAILED', 'hook mapping failed') or HookError('TRANSFORM_UNAVAILABLE', …, { retryAfterSeconds: 1 }). */
+  run(handle: TransformHandle, input: TransformInput): Promise<TransformResult>;
+  /** Runs the module's exported `examples` (input → expected output); for `hookgate check`. */
+  runExamples(handle: TransformHandle): Promise<ExampleOutcome[]>;
+  close(): Promise<void>;
+}
+
+export interface SandboxLimits {
+  /** Heap limit of one isolate, in MiB. */
+  memoryMb: number;
+  /** Time limit of one call, async work included. */
+  timeoutMs: number;
+  /** Number of sandbox worker processes. */
+  workers: number;
+}
+
+export interface TransformRunnerOptions {
+  transformsDir: string;
+  limits: SandboxLimits;
+  logger: Logger;
+  /** Clock for console rate limiting; tests inject one. */
+  now?: () => number;
+}

@@ -1,0 +1,115 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../log.js';
+import type { CallMessage, FailureReason, InitMessage, LoadMessage, WorkerReply } from './protocol.js';
+
+const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+export type Serialization = 'json' | 'advanced';
+type Request = Omit<LoadMessage, 'id'> | Omit<CallMessage, 'id'>;
+
+interface Pending {
+  resolve: (reply: WorkerReply) => void;
+  timer: NodeJS.Timeout;
+}
+
+function failure(id: number, reason: FailureReason, error: string): WorkerReply {
+  return { t: 'reply', id, ok: false, reason, error, logs: [], rss: 0 };
+}
+
+/**
+ * The ingress side of one sandbox worker process: numbered requests, each with a deadline the
+ * worker must meet or be SIGKILLed. A dead worker answers its in-flight requests with `lost`.
+ */
+export class WorkerProcess {
+  readonly loaded = new Map<string, Promise<WorkerReply>>();
+  /** Module keys with a call in flight here: one per module per worker, so deadlines are exact. */
+  readonly busy = new Set<string>();
+  readonly exited: Promise<void>;
+  private readonly child: ChildProcess;
+  private readonly pending = new Map<number, Pending>();
+  private readonly logger: Logger;
+  private nextId = 1;
+  private retiring = false;
+  private dead = false;
+
+  constructor(init: InitMessage, serialization: Serialization, logger: Logger, onExit: (worker: WorkerProcess) => void) {
+    this.logger = logger;
+    this.child = fork(WORKER_ENTRY, [], {
+      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+      serialization,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.logger.warn({ event: 'sandbox.stderr', pid: this.pid, text: chunk.toString('utf8').slice(0, 500) }, 'sandbox worker wrote to stderr');
+    });
+    this.child.on('message', (reply: WorkerReply) => this.settle(reply.id, reply));
+    // A send racing the worker's death reports here; the exit handler answers the requests.
+    this.child.on('error', (error) => this.logger.warn({ event: 'sandbox.error', pid: this.pid, err: error.message }, 'sandbox worker channel error'));
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.dead = true;
+        for (const id of [...this.pending.keys()]) this.settle(id, failure(id, 'lost', `sandbox worker exited (${signal ?? code})`));
+        onExit(this);
+        resolve();
+      });
+    });
+    this.child.send(init);
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  get usable(): boolean {
+    return !this.dead && !this.retiring;
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Sends a request; a worker that misses `deadlineMs` is killed and the request answers `wedged`. */
+  request(message: Request, deadlineMs: number): Promise<WorkerReply> {
+    const id = this.nextId++;
+    if (this.dead) return Promise.resolve(failure(id, 'lost', 'sandbox worker is gone'));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.logger.warn({ event: 'sandbox.killed', pid: this.pid, deadlineMs }, 'sandbox worker missed a deadline; killing it');
+        this.settle(id, failure(id, 'wedged', 'sandbox worker missed the deadline and was killed'));
+        this.kill();
+      }, deadlineMs);
+      this.pending.set(id, { resolve, timer });
+      this.child.send({ ...message, id }, (error) => {
+        if (error) this.settle(id, failure(id, 'lost', 'sandbox worker channel closed'));
+      });
+    });
+  }
+
+  send(message: { t: 'unload'; key: string }): void {
+    if (!this.dead) this.child.send(message, () => undefined);
+  }
+
+  /** Stops taking work; the process is killed once its in-flight requests are answered. */
+  retire(): void {
+    this.retiring = true;
+    if (this.pending.size === 0) this.kill();
+  }
+
+  kill(): void {
+    if (!this.dead) this.child.kill('SIGKILL');
+  }
+
+  private settle(id: number, reply: WorkerReply): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
+    entry.resolve(reply);
+    if (this.retiring && this.pending.size === 0) this.kill();
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Sandbox worker process entry (forked by worker-process.ts). Holds one isolate per loaded module
+ * and answers load/call messages. Runs under Node's own type stripping so it starts fast: only
+ * erasable syntax, no relative runtime imports (the guest prelude arrives in the init message).
+ */
+import ivm from 'isolated-vm';
+import type { CallMessage, CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, ParentMessage } from './protocol.js';
+
+/** Slack past the isolate's own timeout before the worker decides the isolate did not stop. */
+const BACKSTOP_MS = 100;
+const PROBE_MS = 50;
+const TIMED_OUT = Symbol('timed out');
+
+type Failure = { ok: false; reason: FailureReason; error: string };
+type Setup = { ok: true; exportName: string; examplesJson: string } | Failure;
+
+interface Slot {
+  msg: LoadMessage;
+  isolate?: ivm.Isolate;
+  context?: ivm.Context;
+  call?: ivm.Reference;
+}
+
+function settle<T>(promise: Promise<T>, ms: number): Promise<T | Error | typeof TIMED_OUT> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(TIMED_OUT), ms);
+    promise.then(
+      (value) => { clearTimeout(timer); resolve(value); },
+      (error: unknown) => { clearTimeout(timer); resolve(error instanceof Error ? error : new Error(String(error))); },
+    );
+  });
+}
+
+function limitFailure(error: Error, isolate: ivm.Isolate | undefined): Failure | undefined {
+  if (isolate?.isDisposed === true || /memory limit/i.test(error.message)) return { ok: false, reason: 'memory', error: 'memory limit reached' };
+  if (/timed out/i.test(error.message)) return { ok: false, reason: 'timeout', error: 'time limit reached' };
+  return undefined;
+}
+
+class IsolateHost {
+  private readonly slots = new Map<string, Slot>();
+  private readonly init: InitMessage;
+
+  constructor(init: InitMessage) {
+    this.init = init;
+  }
+
+  async load(msg: LoadMessage): Promise<LoadReply> {
+    this.unload(msg.key);
+    const slot: Slot = { msg };
+    this.slots.set(msg.key, slot);
+    const setup = await this.setup(slot);
+    if (!setup.ok) this.unload(msg.key);
+    return setup.ok
+      ? { t: 'reply', id: msg.id, ok: true, exportName: setup.exportName, examplesJson: setup.examplesJson, rss: process.memoryUsage.rss() }
+      : { t: 'reply', id: msg.id, ok: false, reason: setup.reason, error: setup.error, rss: process.memoryUsage.rss() };
+  }
+
+  unload(key: string): void {
+    const slot = this.slots.get(key);
+    this.slots.delete(key);
+    if (slot?.isolate && !slot.isolate.isDisposed) slot.isolate.dispose();
+  }
+
+  async call(msg: CallMessage): Promise<CallReply> {
+    const slot = this.slots.get(msg.key);
+    if (!slot) return this.callFailure(msg.id, { ok: false, reason: 'not-loaded', error: 'module not loaded in this worker' });
+    if (!slot.call || slot.isolate?.isDisposed !== false) {
+      const setup = await this.setup(slot);
+      if (!setup.ok) return this.callFailure(msg.id, setup);
+    }
+    const isolate = slot.isolate;
+    const pending = slot.call!.apply(undefined, [msg.inputJson], { timeout: this.init.timeoutMs, result: { promise: true, copy: true } });
+    const outcome = await settle(pending as Promise<unknown>, this.init.timeoutMs + BACKSTOP_MS);
+    if (outcome === TIMED_OUT) return this.callFailure(msg.id, await this.afterBackstop(slot));
+    if (outcome instanceof Error) {
+      const failure = limitFailure(outcome, isolate) ?? { ok: false, reason: 'threw', error: outcome.message };
+      if (failure.reason === 'memory') this.reset(slot);
+      return this.callFailure(msg.id, failure);
+    }
+    return this.decode(msg.id, outcome);
+  }
+
+  /** The isolate did not answer in time: idle (a promise that never settles) or wedged in a builtin. */
+  private async afterBackstop(slot: Slot): Promise<Failure> {
+    const probe = slot.context ? settle(slot.context.eval('0', { timeout: PROBE_MS }), PROBE_MS * 2) : Promise.resolve(TIMED_OUT);
+    const answer = await probe;
+    if (answer === TIMED_OUT || answer instanceof Error) {
+      this.reset(slot);
+      return { ok: false, reason: 'wedged', error: 'time limit reached and the isolate did not stop' };
+    }
+    return { ok: false, reason: 'timeout', error: 'time limit reached (async work did not finish)' };
+  }
+
+  private reset(slot: Slot): void {
+    try {
+      if (slot.isolate && !slot.isolate.isDisposed) slot.isolate.dispose();
+    } catch {
+      // already gone
+    }
+    delete slot.isolate;
+    delete slot.context;
+    delete slot.call;
+  }
+
+  private decode(id: number, out: unknown): CallReply {
+    const rss = process.memoryUsage.rss();
+    if (typeof out !== 'string') return { t: 'reply', id, ok: false, reason: 'invalid', error: 'guest wrapper returned no string', logs: [], rss };
+    const envelope = JSON.parse(out) as { s: string; json?: string; error?: string; logs: string[] };
+    const logs = envelope.logs;
+    if (envelope.s === 'value' || envelope.s === 'null' || envelope.s === 'undefined') {
+      return { t: 'reply', id, ok: true, kind: envelope.s, json: envelope.json ?? '', logs, rss };
+    }
+    const reason: FailureReason = envelope.s === 'too-large' || envelope.s === 'invalid' ? envelope.s : 'threw';
+    return { t: 'reply', id, ok: false, reason, error: envelope.error ?? 'failed', logs, rss };
+  }
+
+  private callFailure(id: number, failure: Failure): CallReply {
+    return { t: 'reply', id, ok: false, reason: failure.reason, error: failure.error, logs: [], rss: process.memoryUsage.rss() };
+  }
+
+  private async setup(slot: Slot): Promise<Setup> {
+    this.reset(slot);
+    const isolate = new ivm.Isolate({
+      memoryLimit: this.init.memoryMb,
+      onCatastrophicError: (message) => {
+        process.stderr.write(`hookgate sandbox: isolate lost control (${message}); exiting\n`);
+        process.exit(70);
+      },
+    });
+    slot.isolate = isolate;
+    // Prelude, compile and module top level each get the call's time limit; the backstop covers a wedge.
+    const outcome = await settle(this.prepare(slot, isolate), this.init.timeoutMs * 3 + 1000);
+    if (outcome === TIMED_OUT) {
+      this.reset(slot);
+      return { ok: false, reason: 'wedged', error: 'module top level did not stop at the time limit' };
+    }
+    if (outcome instanceof Error) {
+      const failure = limitFailure(outcome, isolate) ?? { ok: false, reason: 'error', error: outcome.message };
+      this.reset(slot);
+      return failure;
+    }
+    if (!outcome.ok) this.reset(slot);
+    return outcome;
+  }
+
+  private async prepare(slot: Slot, isolate: ivm.Isolate): Promise<Setup> {
+    const timeout = this.init.timeoutMs;
+    const context = await isolate.createContext();
+    slot.context = context;
+    const prelude = await isolate.compileScript(this.init.prelude, { filename: 'hookgate:prelude' });
+    const pair = await prelude.run(context, { timeout: Math.max(timeout, 1000), reference: true });
+    const call = await pair.get(0, { reference: true });
+    const bind = await pair.get(1, { reference: true });
+    let script: ivm.Script;
+    try {
+      script = await isolate.compileScript(slot.msg.code, { filename: slot.msg.filename });
+    } catch (error) {
+      return { ok: false, reason: 'error', error: `does not compile: ${(error as Error).message}` };
+    }
+    await script.run(context, { timeout });
+    const out = (await bind.apply(undefined, [slot.msg.exportName], { timeout, result: { copy: true } })) as string;
+    const result = JSON.parse(out) as { s: string; error?: string; exportName?: string; examples?: string };
+    if (result.s !== 'ok') return { ok: false, reason: 'error', error: result.error ?? 'module check failed' };
+    slot.call = call;
+    return { ok: true, exportName: result.exportName ?? 'default', examplesJson: result.examples ?? '[]' };
+  }
+}
+
+/** An unexpected error in the worker itself: the sandbox, not the module, failed. */
+function crashed(id: number, error: unknown): CallReply {
+  return { t: 'reply', id, ok: false, reason: 'lost', error: `sandbox worker error: ${String(error)}`, logs: [], rss: process.memoryUsage.rss() };
+}
+
+function main(): void {
+  let host: IsolateHost | undefined;
+  const send = (reply: LoadReply | CallReply): void => {
+    process.send?.(reply);
+  };
+  process.on('message', (raw) => {
+    const msg = raw as ParentMessage;
+    if (msg.t === 'init') host = new IsolateHost(msg);
+    else if (!host) return;
+    else if (msg.t === 'load') void host.load(msg).then(send, (error: unknown) => send(crashed(msg.id, error)));
+    else if (msg.t === 'call') void host.call(msg).then(send, (error: unknown) => send(crashed(msg.id, error)));
+    else if (msg.t === 'unload') host.unload(msg.key);
+  });
+  // The ingress owns this process: when it goes away, so does the worker.
+  process.on('disconnect', () => process.exit(0));
+}
+
+main();

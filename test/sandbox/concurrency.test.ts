@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { codeOf, input, isAlive, startRunner } from './helpers.js';
+
+describe('the worker pool under load and failure', () => {
+  it('fifty concurrent calls to a slow transform do not hold up another module', async () => {
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 200 } });
+    try {
+      const slow = await t.runner.load({ module: 'slow.js' });
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const slowCalls = Array.from({ length: 50 }, () => codeOf(t.runner.run(slow, input({}))));
+      const echoDurations: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const started = performance.now();
+        await expect(t.runner.run(echo, input({ n: i }))).resolves.toMatchObject({ kind: 'override' });
+        echoDurations.push(performance.now() - started);
+      }
+      // Each echo call is answered within its own limit although both workers are spinning on slow.js.
+      expect(Math.max(...echoDurations)).toBeLessThan(200 + 500);
+      const codes = await Promise.all(slowCalls);
+      expect(new Set(codes)).toEqual(new Set(['TRANSFORM_UNAVAILABLE']));
+      const reasons = new Set(t.logs.filter((l) => l['event'] === 'transform.failed').map((l) => l['reason']));
+      expect([...reasons].sort()).toEqual(['busy', 'timeout']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a killed worker costs only the call it was running; the other worker answers and a replacement starts', async () => {
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 2000 } });
+    try {
+      const busy = await t.runner.load({ module: 'busy.js' });
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const [victim] = t.runner.workerPids();
+      // One call per module per worker: these two run on different workers.
+      const calls = [t.runner.run(busy, input({ ms: 400 })), t.runner.run(busy, input({ ms: 400 }))].map((p) =>
+        p.then(() => 'ok', (e: { code: string }) => e.code),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      process.kill(victim!, 'SIGKILL');
+      expect((await Promise.all(calls)).sort()).toEqual(['TRANSFORM_UNAVAILABLE', 'ok']);
+      expect(t.logs.filter((l) => l['event'] === 'transform.failed').map((l) => l['reason'])).toEqual(['lost']);
+      await expect(t.runner.run(echo, input({ n: 1 }))).resolves.toMatchObject({ kind: 'override' });
+      await expect.poll(() => t.runner.workerPids().length, { timeout: 3000 }).toBe(2);
+      expect(t.runner.workerPids()).not.toContain(victim);
+      expect(isAlive(victim!)).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a worker that stops answering is SIGKILLed at the host deadline and replaced', async () => {
+    const t = startRunner({ limits: { workers: 1, timeoutMs: 200 } });
+    try {
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const [frozen] = t.runner.workerPids();
+      // A stopped process cannot answer: only the ingress-side deadline (timeoutMs + 500 ms) can end the call.
+      process.kill(frozen!, 'SIGSTOP');
+      expect(await codeOf(t.runner.run(echo, input({ n: 1 })))).toBe('TRANSFORM_UNAVAILABLE');
+      expect(t.logs.find((l) => l['event'] === 'sandbox.killed')).toMatchObject({ pid: frozen, deadlineMs: 700 });
+      expect(t.logs.filter((l) => l['event'] === 'transform.failed').map((l) => l['reason'])).toEqual(['wedged']);
+      await expect.poll(() => isAlive(frozen!), { timeout: 3000 }).toBe(false);
+      await expect(t.runner.run(echo, input({ n: 2 }))).resolves.toMatchObject({ kind: 'override', value: { message: 'echo 2' } });
+      expect(t.runner.workerPids()).not.toContain(frozen);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a worker above the RSS ceiling is retired after its reply and replaced', async () => {
+    const t = startRunner({ limits: { workers: 1 }, rssCeilingMb: 1 });
+    try {
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const [first] = t.runner.workerPids();
+      await expect(t.runner.run(echo, input({ n: 1 }))).resolves.toMatchObject({ kind: 'override' });
+      expect(t.logs.find((l) => l['event'] === 'sandbox.retire')).toMatchObject({ wedged: false });
+      await expect.poll(() => isAlive(first!), { timeout: 3000 }).toBe(false);
+      await expect(t.runner.run(echo, input({ n: 2 }))).resolves.toMatchObject({ kind: 'override', value: { message: 'echo 2' } });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('close() ends every worker process', async () => {
+    const t = startRunner({ limits: { workers: 3 } });
+    await t.runner.load({ module: 'echo.js' });
+    const pids = t.runner.workerPids();
+    expect(pids).toHaveLength(3);
+    await t.runner.close();
+    expect(pids.filter(isAlive)).toEqual([]);
+    expect(t.runner.workerPids()).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { createTransformRunner, type SandboxTransformRunner } from '../../src/sandbox/index.js';
+import type { SandboxLimits, TransformInput } from '../../src/sandbox/index.js';
+
+export const FIXTURES = fileURLToPath(new URL('../fixtures/transforms/root/', import.meta.url));
+export const EXAMPLES_DIR = fileURLToPath(new URL('../../transforms/', import.meta.url));
+
+/** Small limits keep hostile cases fast. */
+export const TEST_LIMITS: SandboxLimits = { memoryMb: 32, timeoutMs: 200, workers: 2 };
+
+export interface TestRunner {
+  runner: SandboxTransformRunner;
+  /** Parsed log lines written so far. */
+  logs: Array<Record<string, unknown>>;
+  /** Closes the runner and proves every worker process it ever showed is gone. */
+  close(): Promise<void>;
+}
+
+export function startRunner(options: { dir?: string; limits?: Partial<SandboxLimits>; now?: () => number; rssCeilingMb?: number } = {}): TestRunner {
+  const logs: Array<Record<string, unknown>> = [];
+  const seen = new Set<number>();
+  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } });
+  const runner = createTransformRunner({
+    transformsDir: options.dir ?? FIXTURES,
+    limits: { ...TEST_LIMITS, ...options.limits },
+    logger,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.rssCeilingMb === undefined ? {} : { rssCeilingMb: options.rssCeilingMb }),
+  });
+  const track = (): void => runner.workerPids().forEach((pid) => seen.add(pid));
+  track();
+  const timer = setInterval(track, 20);
+  return {
+    runner,
+    logs,
+    async close() {
+      clearInterval(timer);
+      track();
+      await runner.close();
+      expect(runner.workerPids()).toEqual([]);
+      for (const pid of seen) expect(isAlive(pid), `worker ${pid} still running`).toBe(false);
+    },
+  };
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function input(payload: unknown, extra: Partial<TransformInput> = {}): TransformInput {
+  return { payload, headers: {}, query: {}, path: '', ...extra };
+}
+
+/** The HookError code a promise rejects with. */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+  return 'resolved';
+}

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransformHandle } from '../../src/sandbox/index.js';
+import { codeOf, input, isAlive, startRunner, type TestRunner } from './helpers.js';
+
+let t: TestRunner;
+let echo: TransformHandle;
+
+beforeAll(async () => {
+  t = startRunner();
+  echo = await t.runner.load({ module: 'echo.js' });
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+async function expectEchoWorks(): Promise<void> {
+  await expect(t.runner.run(echo, input({ n: 7 }))).resolves.toEqual({ kind: 'override', value: { message: 'echo 7', name: 'Echo' } });
+}
+
+function lastFailure(): Record<string, unknown> | undefined {
+  return t.logs.filter((line) => line['event'] === 'transform.failed').at(-1);
+}
+
+async function runHostile(module: string, payload: unknown = {}, exportName?: string): Promise<string> {
+  const handle = await t.runner.load(exportName === undefined ? { module } : { module, export: exportName });
+  return codeOf(t.runner.run(handle, input(payload)));
+}
+
+describe('hostile transforms cost only their own request', () => {
+  it('an endless loop answers TRANSFORM_UNAVAILABLE at the time limit and keeps the worker', async () => {
+    const before = t.runner.workerPids();
+    expect(await runHostile('spin.js')).toBe('TRANSFORM_UNAVAILABLE');
+    expect(lastFailure()).toMatchObject({ module: 'spin.js', reason: 'timeout' });
+    await expectEchoWorks();
+    expect(t.runner.workerPids()).toEqual(before);
+  });
+
+  it('a promise that never resolves answers TRANSFORM_UNAVAILABLE', async () => {
+    expect(await runHostile('never.js')).toBe('TRANSFORM_UNAVAILABLE');
+    expect(lastFailure()).toMatchObject({ module: 'never.js', reason: 'timeout' });
+    await expectEchoWorks();
+  });
+
+  it('a memory bomb hits the isolate memory limit and the module is usable again afterwards', async () => {
+    expect(await runHostile('memory-bomb.js')).toBe('TRANSFORM_UNAVAILABLE');
+    expect(lastFailure()).toMatchObject({ module: 'memory-bomb.js', reason: 'memory' });
+    await expectEchoWorks();
+    // The isolate was disposed; the next call rebuilds it from the cached bundle and fails the same way.
+    expect(await runHostile('memory-bomb.js')).toBe('TRANSFORM_UNAVAILABLE');
+  });
+
+  it.each([
+    ['array-fill.js', 'new Array(1e8).fill(1.5)'],
+    ['bigint.js', 'BigInt("1".repeat(1e7))'],
+  ])('%s (%s) outlives the isolate timeout, so its worker is killed and replaced', async (module) => {
+    const before = t.runner.workerPids();
+    expect(await runHostile(module)).toBe('TRANSFORM_UNAVAILABLE');
+    expect(lastFailure()).toMatchObject({ module, reason: 'wedged' });
+    await expectEchoWorks();
+    await expect.poll(() => before.filter(isAlive).length, { timeout: 3000 }).toBe(before.length - 1);
+    expect(t.runner.workerPids()).toHaveLength(2);
+  });
+
+  it('a thrown object whose message getter loops answers TRANSFORM_FAILED without running the getter', async () => {
+    expect(await runHostile('getter-loop.js')).toBe('TRANSFORM_FAILED');
+    expect(lastFailure()).toMatchObject({ reason: 'threw', detail: 'threw a non-Error value' });
+    await expectEchoWorks();
+  });
+
+  it('deep recursion answers TRANSFORM_FAILED', async () => {
+    expect(await runHostile('recursion.js')).toBe('TRANSFORM_FAILED');
+    expect(lastFailure()).toMatchObject({ reason: 'threw', detail: 'RangeError: Maximum call stack size exceeded' });
+    await expectEchoWorks();
+  });
+
+  it('a 50 MB string result is refused inside the isolate as too large', async () => {
+    expect(await runHostile('hostile-results.js', {}, 'hugeString')).toBe('TRANSFORM_FAILED');
+    expect(lastFailure()).toMatchObject({ reason: 'too-large' });
+    await expectEchoWorks();
+  });
+
+  it.each([
+    ['fn', 'returned a function'],
+    ['symbol', 'returned a symbol'],
+    ['cycle', 'field "self" is a object'],
+    ['throwingProxy', 'result could not be read: Error: trap'],
+    ['nested', 'field "extra" is a object'],
+  ])('a returned %s is refused as TRANSFORM_FAILED (%s)', async (exportName, detail) => {
+    expect(await runHostile('hostile-results.js', {}, exportName)).toBe('TRANSFORM_FAILED');
+    expect(String(lastFailure()?.['detail'])).toContain(detail);
+    await expectEchoWorks();
+  });
+
+  it('a proxy result is read inside the isolate and only its copied data leaves', async () => {
+    const handle = await t.runner.load({ module: 'hostile-results.js', export: 'dataProxy' });
+    await expect(t.runner.run(handle, input({}))).resolves.toEqual({ kind: 'override', value: { message: 'from proxy' } });
+  });
+
+  it('reaching for process through the Function constructor fails: there is no process', async () => {
+    expect(await runHostile('escape.js')).toBe('TRANSFORM_FAILED');
+    expect(lastFailure()).toMatchObject({ detail: 'ReferenceError: process is not defined' });
+    await expectEchoWorks();
+  });
+
+  it('a computed import() is refused at run time', async () => {
+    expect(await runHostile('dynamic-import-runtime.js')).toBe('TRANSFORM_FAILED');
+    await expectEchoWorks();
+  });
+
+  it('Atomics.wait is not available to block the isolate', async () => {
+    expect(await runHostile('atomics.js')).toBe('TRANSFORM_FAILED');
+    expect(lastFailure()).toMatchObject({ detail: 'ReferenceError: Atomics is not defined' });
+    await expectEchoWorks();
+  });
+
+  it('a catastrophic-backtracking regex on payload text is stopped at the time limit', async () => {
+    expect(await runHostile('redos.js', { text: `${'a'.repeat(40)}!` })).toBe('TRANSFORM_UNAVAILABLE');
+    expect(lastFailure()).toMatchObject({ module: 'redos.js', reason: 'timeout' });
+    await expectEchoWorks();
+  });
+
+  it('failure logs carry module, reason and duration but never the payload', async () => {
+    const handle = await t.runner.load({ module: 'outcomes.js', export: 'throws' });
+    expect(await codeOf(t.runner.run(handle, input({ secret: 'hunter2' }, { headers: { 'x-secret': 'hunter3' } })))).toBe('TRANSFORM_FAILED');
+    const line = lastFailure();
+    expect(line).toMatchObject({ event: 'transform.failed', module: 'outcomes.js#throws', reason: 'threw', msg: 'transform outcomes.js#throws failed: threw' });
+    expect(typeof line?.['durationMs']).toBe('number');
+    expect(line?.['detail']).toBe('Error: cannot handle this event');
+    expect(JSON.stringify(t.logs)).not.toContain('hunter2');
+    expect(JSON.stringify(t.logs)).not.toContain('hunter3');
+  });
+});
