@@ -1,37 +1,104 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
+import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { createActionBuilder } from '../actions/build.js';
+import { createModelPolicy } from '../actions/models.js';
+import { createLiveEngine } from '../mapping/live-engine.js';
+import { createProviders } from '../providers/index.js';
+import { createChannels } from '../channels/index.js';
+import { createTransformRunner } from '../sandbox/index.js';
 import type { CommandIo } from './io.js';
 
-/** `hookgate check [--config FILE]`: every problem with its path (exit 1), or a one-screen summary (exit 0). */
+/**
+ * `hookgate check [--config FILE]`: validates the file, compiles every mapping, loads every
+ * transform and runs its `examples`, builds providers and channels. Every problem with its path
+ * (exit 1), or a one-screen summary (exit 0).
+ */
 export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true });
   const path = configPathFrom(values.config, io.env, io.cwd);
+  let config: ResolvedConfig;
   try {
-    const config = await loadConfigFile(path, io.env);
-    io.stdout(summarise(config));
-    return 0;
+    config = await loadConfigFile(path, io.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    return reportConfigError(error, io);
+  }
+  const problems: string[] = [];
+  const notes: string[] = [];
+  await collect(problems, () => checkMappings(config, notes));
+  await collect(problems, async () => void createProviders(config.models.providers, { fetch: globalThis.fetch, logger: silentLogger() }));
+  await collect(problems, async () => void createChannels(config.channels, { fetch: globalThis.fetch, logger: silentLogger() }));
+  const exampleLines = await runTransformExamples(config, problems);
+  if (problems.length > 0) {
+    io.stderr(`configuration ${path} has problems:\n${problems.join('\n')}\n`);
+    return 1;
+  }
+  io.stdout(summarise(config, notes, exampleLines));
+  return 0;
+}
+
+async function checkMappings(config: ResolvedConfig, notes: string[]): Promise<void> {
+  const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
+  const live = await createLiveEngine(config.hooks, builder, silentLogger());
+  try {
+    const engine = live.current();
+    if (engine !== undefined) notes.push(...engine.warnings.map((warning) => `warning: ${warning}`));
+  } finally {
+    await live.close();
   }
 }
 
-function summarise(config: ResolvedConfig): string {
+async function runTransformExamples(config: ResolvedConfig, problems: string[]): Promise<string[]> {
+  const specs = config.hooks.mappings.flatMap((mapping) => (mapping.transform === undefined ? [] : [mapping.transform]));
+  if (specs.length === 0 || config.hooks.transformsDir === undefined || problems.length > 0) return [];
+  const runner = createTransformRunner({ transformsDir: config.hooks.transformsDir, limits: config.hooks.transformLimits, logger: silentLogger() });
+  const lines: string[] = [];
+  try {
+    for (const spec of specs) {
+      const handle = await runner.load(spec.export === undefined ? { module: spec.module } : { module: spec.module, export: spec.export });
+      for (const example of await runner.runExamples(handle)) {
+        const line = `${spec.module}: example ${example.name} ${example.ok ? 'ok' : `FAILED${example.detail === undefined ? '' : `: ${example.detail}`}`}`;
+        if (example.ok) lines.push(line);
+        else problems.push(`  ${line}`);
+      }
+    }
+  } catch (error) {
+    problems.push(`  transforms: ${(error as Error).message}`);
+  } finally {
+    await runner.close();
+  }
+  return lines;
+}
+
+async function collect(problems: string[], step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.issues.map((issue) => `  ${issue.path || '/'}: ${issue.message}`));
+  }
+}
+
+function reportConfigError(error: unknown, io: CommandIo): number {
+  if (!(error instanceof ConfigError)) throw error;
+  io.stderr(`${error.message}\n`);
+  return 1;
+}
+
+function summarise(config: ResolvedConfig, notes: string[], examples: string[]): string {
   const { hooks, gateway, agents, storage } = config;
   const lines = [
     `config ${config.configPath ?? '(inline)'}: OK`,
     `listen        http://${gateway.bind}:${gateway.port}`,
     `hooks         ${hooks.enabled ? `enabled at ${hooks.path} (token set, body ≤ ${hooks.maxBodyBytes} bytes)` : 'disabled'}`,
     `mappings      ${hooks.mappings.length} custom; presets: ${hooks.presets.length === 0 ? 'none' : hooks.presets.join(', ')}`,
-    `transforms    ${hooks.transformsDir ?? 'none'}`,
+    `transforms    ${hooks.transformsDir ?? 'none'}${examples.length === 0 ? '' : ` (${examples.length} examples passed)`}`,
     `model         ${agents.defaults.model}${agents.defaults.models === undefined ? '' : ` (allow-list of ${agents.defaults.models.length})`}`,
-    `providers     echo${Object.keys(config.models.providers).map((id) => `, ${id}`).join('')}`,
-    `channels      log${Object.keys(config.channels).map((name) => `, ${name}`).join('')}`,
+    `providers     echo${Object.keys(config.models.providers).filter((id) => id !== 'echo').map((id) => `, ${id}`).join('')}`,
+    `channels      log${Object.keys(config.channels).filter((name) => name !== 'log').map((name) => `, ${name}`).join('')}`,
     `store         ${storage.path} (synchronous=${storage.synchronous})`,
+    ...notes,
   ];
   return `${lines.join('\n')}\n`;
 }

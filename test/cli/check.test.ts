@@ -40,3 +40,35 @@ describe('hookgate check', () => {
     expect(err).toContain('file not found');
   });
 });
+
+describe('hookgate check on the example config', () => {
+  it('compiles the mappings, runs the transform examples and exits 0', async () => {
+    let out = '';
+    let err = '';
+    const code = await runCli(['check', '--config', new URL('../../examples/hookgate.json5', import.meta.url).pathname], {
+      stdout: (text) => void (out += text),
+      stderr: (text) => void (err += text),
+      env: {},
+      cwd: process.cwd(),
+    });
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toMatch(/examples passed/);
+  });
+
+  it('reports a mapping whose template does not compile, with its path', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-check-'));
+    try {
+      writeFileSync(join(dir, 'c.json5'), '{ hooks: { enabled: true, token: "t", mappings: [{ match: { path: "x" }, messageTemplate: "{{#if}}" }] } }');
+      let err = '';
+      const code = await runCli(['check', '--config', join(dir, 'c.json5')], { stdout: () => undefined, stderr: (text) => void (err += text), env: {}, cwd: dir });
+      expect(code).toBe(1);
+      expect(err).toContain('/hooks/mappings/0/messageTemplate');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
