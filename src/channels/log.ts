@@ -1,14 +1,15 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
 
-const DEFAULT_LOGGED_CHARS = 2000;
+// Replies often quote the payload they answer (the echo provider always does), and raw payloads
+// stay out of logs: by default only the length is logged; the text is kept in the store.
+const DEFAULT_LOGGED_CHARS = 0;
 /** One log line per part; beyond this a reply becomes several lines rather than one huge one. */
 const MAX_CHARS = 65_536;
 
 /**
- * The embedded default: a delivery becomes one `delivery.log` line. The reply is the agent's own
- * output (not a raw webhook payload), so its beginning is logged at info to make the default
- * setup observable; `maxLoggedChars: 0` logs only its length.
+ * The embedded default: a delivery becomes one `delivery.log` line with the reply's length; with
+ * `maxLoggedChars` > 0 its beginning too. The runtime keeps the full text in the store.
  */
 export const logChannel = defineChannel({
   name: 'log',
@@ -19,7 +20,7 @@ export const logChannel = defineChannel({
         Type.Integer({
           minimum: 0,
           maximum: MAX_CHARS,
-          description: `How much of the reply is written to the log line (default ${DEFAULT_LOGGED_CHARS}; 0 logs only its length).`,
+          description: `How much of the reply is written to the log line (default ${DEFAULT_LOGGED_CHARS}: only its length, since replies may quote payloads).`,
         }),
       ),
     },

@@ -10,21 +10,24 @@ function capture() {
 }
 
 describe('log channel', () => {
-  it('writes one delivery.log line with channel, recipient, length and the text', async () => {
+  it('writes one delivery.log line with channel, recipient and length, and by default not the text', async () => {
     const { lines, logger } = capture();
     const channel = logChannel.create({}, { fetch: globalThis.fetch, logger });
     expect(await deliverText(channel, 'main', 'the reply')).toEqual({ status: 'delivered', channel: 'log', to: 'main', parts: 1, attempts: 1 });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 30, event: 'delivery.log', channel: 'log', to: 'main', length: 9, text: 'the reply', truncated: false });
+    expect(lines[0]).toMatchObject({ level: 30, event: 'delivery.log', channel: 'log', to: 'main', length: 9 });
+    expect(JSON.stringify(lines)).not.toContain('the reply');
   });
 
-  it('truncates the logged text to maxLoggedChars, 2000 by default', async () => {
+  it('includes the text up to maxLoggedChars when that is set', async () => {
     const { lines, logger } = capture();
-    await deliverText(logChannel.create({}, { fetch: globalThis.fetch, logger }), 'main', 'x'.repeat(2500));
+    await deliverText(logChannel.create({ maxLoggedChars: 2000 }, { fetch: globalThis.fetch, logger }), 'main', 'x'.repeat(2500));
     await deliverText(logChannel.create({ maxLoggedChars: 10 }, { fetch: globalThis.fetch, logger }), 'main', 'y'.repeat(50));
+    await deliverText(logChannel.create({ maxLoggedChars: 10 }, { fetch: globalThis.fetch, logger }), 'main', 'short');
     expect(lines.map((line) => [String(line['text']).length, line['length'], line['truncated']])).toEqual([
       [2000, 2500, true],
       [10, 50, true],
+      [5, 5, false],
     ]);
   });
 
