@@ -1,0 +1,41 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
+
+async function runOf(svc: TestService, runId: string, headers: Record<string, string> = { authorization: `Bearer ${TEST_TOKEN}` }) {
+  const response = await fetch(`${svc.hooksUrl}/runs/${runId}`, { headers });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('GET {path}/runs/<runId>', () => {
+  let svc: TestService;
+  beforeEach(async () => {
+    svc = await startTestService({ agents: { defaults: { delivery: { channel: 'log' } } } });
+  });
+  afterEach(async () => {
+    await svc.close();
+  });
+
+  it('reports a run through to its outcome with the echo provider and the log channel', async () => {
+    const { body } = await post(`${svc.hooksUrl}/agent`, { message: 'ping', name: 'Probe' });
+    let view = await runOf(svc, body.runId);
+    for (let attempt = 0; attempt < 100 && view.body.run.status !== 'ok'; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      view = await runOf(svc, body.runId);
+    }
+    expect(view.status).toBe(200);
+    expect(view.body.run).toMatchObject({ runId: body.runId, status: 'ok', hook: 'agent', name: 'Probe' });
+    expect(view.body.run.summary).toMatch(/^Hook Probe: Echo: /);
+    expect(view.body.run.delivery).toMatchObject({ status: 'delivered', channel: 'log' });
+  });
+
+  it('needs the hook token', async () => {
+    const { body } = await post(`${svc.hooksUrl}/agent`, { message: 'ping' });
+    expect((await runOf(svc, body.runId, {})).status).toBe(401);
+  });
+
+  it('answers 404 for an unknown run', async () => {
+    const view = await runOf(svc, '00000000-0000-0000-0000-000000000000');
+    expect(view.status).toBe(404);
+    expect(view.body.code).toBe('NOT_FOUND');
+  });
+});
