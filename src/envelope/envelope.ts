@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { sanitizeUntrusted } from './sanitize.js';
+import { foldText } from './fold.js';
+import { applyFindings, findInFolded, sanitizeUntrusted } from './sanitize.js';
+import { detectInFolded } from './suspicious.js';
 
 export type UntrustedSource = 'Email' | 'Webhook';
 
@@ -69,15 +71,33 @@ function headerLines(meta: EnvelopeMeta): string[] {
   return lines;
 }
 
+/** The envelope around already sanitised content. */
+function assemble(sanitized: string, meta: EnvelopeMeta): string {
+  const id = randomBytes(ENVELOPE_ID_BYTES).toString('hex');
+  return [SECURITY_NOTICE, startMarker(id), ...headerLines(meta), '---', sanitized, endMarker(id)].join('\n');
+}
+
 /** Wraps untrusted text so that the model reads it as external content it must not obey. */
 export function wrapUntrusted(content: string, meta: EnvelopeMeta): string {
-  const id = randomBytes(ENVELOPE_ID_BYTES).toString('hex');
-  return [
-    SECURITY_NOTICE,
-    startMarker(id),
-    ...headerLines(meta),
-    '---',
-    sanitizeUntrusted(content),
-    endMarker(id),
-  ].join('\n');
+  return assemble(sanitizeUntrusted(content), meta);
+}
+
+/** The wrapped content and the suspicious pattern families found in it (see detectSuspiciousPatterns). */
+export interface UntrustedInspection {
+  wrapped: string;
+  suspicious: string[];
+}
+
+/**
+ * {@link wrapUntrusted} and `detectSuspiciousPatterns(content)` together, folding the content once:
+ * the request path's call. Each result equals what the separate call returns.
+ */
+export function inspectUntrusted(content: string, meta: EnvelopeMeta): UntrustedInspection {
+  const folded = foldText(content);
+  const findings = findInFolded(folded);
+  const suspicious = detectInFolded(content, folded.text, {
+    marker: findings.markers.length > 0,
+    controlToken: findings.controlTokens.length > 0,
+  });
+  return { wrapped: assemble(applyFindings(content, findings), meta), suspicious };
 }

@@ -1,4 +1,6 @@
-import { LOOKALIKES } from './lookalikes.js';
+import { foldAscii, foldCodePoint } from './fold-code-point.js';
+import { foldTextReference } from './fold-reference.js';
+import { identityMap, SegmentMap, type SourceMap } from './source-map.js';
 
 /**
  * The folded view of a text: what a model would most plausibly read, reduced to a canonical form in
@@ -7,125 +9,106 @@ import { LOOKALIKES } from './lookalikes.js';
  */
 export interface FoldedText {
   readonly text: string;
-  /** For each UTF-16 unit of `text`: where the original code point it came from starts. */
-  readonly sourceStart: Uint32Array;
-  /** For each UTF-16 unit of `text`: where that original code point ends (exclusive). */
-  readonly sourceEnd: Uint32Array;
+  /** The span of the original text that folded units `[start, end)` came from (`end > start`). */
+  readonly toSource: SourceMap;
 }
 
-/** Invisible characters (zero-width, soft hyphen, joiners, bidi and tag characters, variation selectors) and combining marks. */
-const DROPPED = /^[\p{Default_Ignorable_Code_Point}\p{M}]$/u;
-const CONTROL = /^\p{Cc}$/u;
-
-/**
- * Only `\n` stays a line break: it is what the envelope joins its pieces with, and no pattern crosses
- * it. Every other control character (`\r`, `\v`, NUL, …) becomes a space, so it separates at most.
+/*
+ * The fast folding below produces exactly what foldTextReference produces (a property test holds it
+ * to that), but lets native string code do the work: every character that folds to itself apart from
+ * ASCII case is left in place, the few others are replaced by one regular-expression pass, and a
+ * final toLowerCase() does the ASCII case. Source positions stay implicit (identity) except around
+ * code points whose folding changes the length.
  */
-function foldAscii(code: number): number {
-  if (code >= 0x41 && code <= 0x5a) return code + 0x20;
-  if (code === 0x0a || code === 0x09) return code;
-  if (code < 0x20 || code === 0x7f) return 0x20;
-  return code;
-}
 
-function foldPart(part: string): string {
-  if (DROPPED.test(part)) return '';
-  if (CONTROL.test(part)) return part === '\n' || part === '\t' ? part : ' ';
-  return LOOKALIKES.get(part) ?? part;
-}
+/** CJK ideographs (Extension A and the unified block) fold to themselves; a test checks every one. */
+const CJK_IDEOGRAPHS = '\\u3400-\\u4dbf\\u4e00-\\u9fff';
+/** Blocks common in ordinary mail (Latin-1, Latin Extended, Greek, Cyrillic, CJK punctuation, kana). */
+const SCANNED_BLOCKS: ReadonlyArray<readonly [number, number]> = [
+  [0x00a0, 0x052f],
+  [0x3000, 0x30ff],
+];
 
+const hex = (code: number): string => `\\u${code.toString(16).padStart(4, '0')}`;
 /**
- * One code point folded: NFKD (full-width, mathematical, circled, small forms → ASCII), look-alikes
- * mapped, lower-cased, NFKD again (lower-casing can produce a decomposable letter), then invisible
- * characters and combining marks dropped. Dropping marks is stronger than NFKC: `é` folds to `e`.
+ * Shortest run worth a range: every range makes each character's class test slower, and many short
+ * runs (kana alternate plain and voiced forms) cost more in scanning than they save in replacements.
  */
-function foldCodePoint(ch: string): string {
-  // Before NFKD too: some look-alikes decompose into a letter that no longer looks Latin (ϲ → ς).
-  const direct = LOOKALIKES.get(ch);
-  if (direct !== undefined) return direct;
-  let out = '';
-  for (const part of ch.normalize('NFKD')) {
-    const mapped = LOOKALIKES.get(part);
-    if (mapped !== undefined) {
-      out += mapped;
-      continue;
+const MIN_RUN = 16;
+
+/** Long runs of the scanned blocks whose characters fold to themselves and are already lower case. */
+function selfFoldingRanges(): string {
+  let ranges = '';
+  for (const [first, last] of SCANNED_BLOCKS) {
+    let runStart = -1;
+    for (let code = first; code <= last + 1; code++) {
+      const ch = String.fromCharCode(code);
+      const kept = code <= last && foldCodePoint(ch) === ch && ch.toLowerCase() === ch;
+      if (kept && runStart === -1) runStart = code;
+      if (!kept && runStart !== -1) {
+        if (code - runStart >= MIN_RUN) ranges += `${hex(runStart)}-${hex(code - 1)}`;
+        runStart = -1;
+      }
     }
-    for (const lower of part.toLowerCase().normalize('NFKD')) out += foldPart(lower);
   }
-  return out;
-}
-
-/** Growable buffers for the folded units and their source ranges; typed arrays keep 256 KiB cheap. */
-class FoldBuffer {
-  units = new Uint16Array(0);
-  starts = new Uint32Array(0);
-  ends = new Uint32Array(0);
-  length = 0;
-
-  constructor(capacity: number) {
-    this.grow(Math.max(16, capacity));
-  }
-
-  push(unit: number, start: number, end: number): void {
-    if (this.length === this.units.length) this.grow(this.length * 2);
-    this.units[this.length] = unit;
-    this.starts[this.length] = start;
-    this.ends[this.length] = end;
-    this.length++;
-  }
-
-  private grow(capacity: number): void {
-    const units = new Uint16Array(capacity);
-    const starts = new Uint32Array(capacity);
-    const ends = new Uint32Array(capacity);
-    units.set(this.units);
-    starts.set(this.starts);
-    ends.set(this.ends);
-    this.units = units;
-    this.starts = starts;
-    this.ends = ends;
-  }
-
-  text(): string {
-    const chunks: string[] = [];
-    // Chunked: String.fromCharCode takes its arguments on the stack. Lone surrogates pass unchanged.
-    for (let at = 0; at < this.length; at += 8192) {
-      chunks.push(String.fromCharCode(...this.units.subarray(at, Math.min(at + 8192, this.length))));
-    }
-    return chunks.join('');
-  }
+  return ranges;
 }
 
 /**
- * Folds code point by code point, so that the folding of a concatenation is the concatenation of the
- * foldings: a pattern found in the folded view of a whole output is always found in one of the pieces
- * it was assembled from, or crosses a boundary the patterns are built never to cross.
+ * One UTF-16 unit that needs folding work: anything but printable ASCII, tab, `\n` and the
+ * self-folding characters. Deliberately without the `u` flag (several times faster to scan); surrogate
+ * pairs are put back together in {@link foldSpecials}. Built once at start-up, never changed.
+ */
+const SPECIAL_SOURCE = `[^\\t\\n -~${selfFoldingRanges()}${CJK_IDEOGRAPHS}]`;
+
+const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+interface FastFold {
+  /** Null when a folded piece is not stable under toLowerCase(), so the final pass could change it. */
+  text: string | null;
+  segments: SegmentMap;
+}
+
+/** Replaces every special unit (or surrogate pair) by its folding, noting length changes. */
+function foldSpecials(text: string): FastFold {
+  const segments = new SegmentMap();
+  // Per call, not per module: a cache of folded code points (a text repeats its alphabet).
+  const cache = new Map<number, string>();
+  let stable = true;
+  let delta = 0;
+  const replaced = text.replace(new RegExp(SPECIAL_SOURCE, 'g'), (unit: string, offset: number) => {
+    const code = unit.charCodeAt(0);
+    if (code < 0x80) return String.fromCharCode(foldAscii(code));
+    if (isLow(code) && offset > 0 && isHigh(text.charCodeAt(offset - 1))) return ''; // Folded with its high half.
+    const width = isHigh(code) && isLow(text.charCodeAt(offset + 1)) ? 2 : 1;
+    const point = width === 2 ? (text.codePointAt(offset) ?? code) : code;
+    let folded = cache.get(point);
+    if (folded === undefined) {
+      folded = foldCodePoint(text.slice(offset, offset + width));
+      if (folded.toLowerCase() !== folded) stable = false;
+      cache.set(point, folded);
+    }
+    if (width !== 1 || folded.length !== 1) {
+      segments.add(offset + delta, offset + delta + folded.length, offset, offset + width);
+      delta += folded.length - width;
+    }
+    return folded;
+  });
+  return { text: stable ? replaced : null, segments };
+}
+
+/**
+ * Folds a text. Equal, unit for unit and source span for source span, to the reference folding
+ * (code point by code point, so the folding of a concatenation is the concatenation of the foldings).
  */
 export function foldText(text: string): FoldedText {
-  const buffer = new FoldBuffer(text.length);
-  // Per call, not per module: a cache of folded non-ASCII code points (a text repeats its alphabet).
-  const cache = new Map<number, string>();
-  let index = 0;
-  while (index < text.length) {
-    const code = text.codePointAt(index) ?? 0;
-    const width = code > 0xffff ? 2 : 1;
-    if (code < 0x80) {
-      buffer.push(foldAscii(code), index, index + width);
-    } else {
-      let folded = cache.get(code);
-      if (folded === undefined) {
-        folded = foldCodePoint(text.slice(index, index + width));
-        cache.set(code, folded);
-      }
-      for (let unit = 0; unit < folded.length; unit++) buffer.push(folded.charCodeAt(unit), index, index + width);
-    }
-    index += width;
-  }
-  return {
-    text: buffer.text(),
-    sourceStart: buffer.starts.subarray(0, buffer.length),
-    sourceEnd: buffer.ends.subarray(0, buffer.length),
-  };
+  const { text: replaced, segments } = foldSpecials(text);
+  if (replaced === null) return foldTextReference(text);
+  const lowered = replaced.toLowerCase();
+  // toLowerCase() keeps the length of ASCII and of lower-case-stable text; anything else is a surprise.
+  if (lowered.length !== replaced.length) return foldTextReference(text);
+  return { text: lowered, toSource: segments.size === 0 ? identityMap : segments.map };
 }
 
 /** The folded view only, for callers that match but never map back (detectors, tests). */

@@ -1,15 +1,12 @@
 import { foldText, type FoldedText } from './fold.js';
+import type { Span } from './source-map.js';
+
+export type { Span } from './source-map.js';
 
 /** Replaces anything that imitates an envelope marker. */
 export const MARKER_PLACEHOLDER = '[[MARKER_SANITIZED]]';
 /** Replaces a model control token. */
 export const CONTROL_TOKEN_PLACEHOLDER = '[[CONTROL_TOKEN]]';
-
-/** A range of UTF-16 indices of the original text, end exclusive. */
-export interface Span {
-  start: number;
-  end: number;
-}
 
 /*
  * Every pattern below runs on the folded view and obeys three rules, which together make one pass
@@ -31,7 +28,15 @@ export interface Span {
  * the content. Each gap is followed by a literal letter and the letter sequence has a fixed length,
  * so a gap is re-read by at most 24 attempts: linear.
  */
-const MARKER_WORDS = new RegExp(Array.from('externaluntrustedcontent').join('[^\\p{L}\\p{N}\\n]*'), 'gu');
+const MARKER_LETTERS = 'externaluntrustedcontent';
+const MARKER_GAP = '[^\\p{L}\\p{N}\\n]*';
+const MARKER_WORDS = new RegExp(Array.from(MARKER_LETTERS).join(MARKER_GAP), 'gu');
+/**
+ * The marker form from its `x` on. Every marker form holds one, starting at an `x`; ordinary text has
+ * few `x`s and finding them is a native character search, so this proves most texts marker-free
+ * without running {@link MARKER_WORDS} over them.
+ */
+const MARKER_TAIL_SOURCE = Array.from(MARKER_LETTERS.slice(1)).join(MARKER_GAP);
 
 /** Horizontal white space only, a few characters at most. */
 const H = '[^\\S\\n]{0,8}';
@@ -52,19 +57,33 @@ const ANGLE_NAMES = [
   'tool_call', 'tool_response', 'function_call',
 ];
 
-const CONTROL_TOKENS: readonly RegExp[] = [
+/** Each pattern with the character every match starts with: absent, the pattern needs no run. */
+const CONTROL_TOKENS: ReadonlyArray<readonly [string, RegExp]> = [
   // `<|im_start|>`, `<|eot_id|>`, `<|start_header_id|>`, DeepSeek's `<｜begin▁of▁sentence｜>`, any other name.
-  new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'gu'),
-  new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'gu'),
-  new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'gu'),
+  ['<', new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'gu')],
+  ['[', new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'gu')],
+  ['<', new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'gu')],
 ];
 
 interface Replacement extends Span {
   placeholder: string;
 }
 
-function toSource(folded: FoldedText, start: number, end: number): Span {
-  return { start: folded.sourceStart[start] ?? 0, end: folded.sourceEnd[end - 1] ?? 0 };
+/** What the sanitiser found in one text, as spans of the original text. */
+export interface Findings {
+  markers: Span[];
+  controlTokens: Span[];
+}
+
+/** Whether a folded text can hold a marker form: some `x` starts the rest of the marker letters. */
+function mayHoldMarker(foldedText: string): boolean {
+  // Per call: a sticky expression carries its position (`lastIndex`) between uses.
+  const tail = new RegExp(MARKER_TAIL_SOURCE, 'uy');
+  for (let at = foldedText.indexOf('x'); at !== -1; at = foldedText.indexOf('x', at + 1)) {
+    tail.lastIndex = at;
+    if (tail.test(foldedText)) return true;
+  }
+  return false;
 }
 
 /** Takes in a directly preceding `END`/`START`/`BEGIN` word and `<` run, so a whole fake marker goes. */
@@ -96,23 +115,30 @@ function extendRight(text: string, end: number): number {
 }
 
 function markerSpans(folded: FoldedText): Span[] {
+  if (!mayHoldMarker(folded.text)) return [];
   const spans: Span[] = [];
   for (const match of folded.text.matchAll(MARKER_WORDS)) {
     const start = extendLeft(folded.text, match.index);
     const end = extendRight(folded.text, match.index + match[0].length);
-    spans.push(toSource(folded, start, end));
+    spans.push(folded.toSource(start, end));
   }
   return spans;
 }
 
 function controlTokenSpans(folded: FoldedText): Span[] {
   const spans: Span[] = [];
-  for (const pattern of CONTROL_TOKENS) {
+  for (const [first, pattern] of CONTROL_TOKENS) {
+    if (!folded.text.includes(first)) continue;
     for (const match of folded.text.matchAll(pattern)) {
-      spans.push(toSource(folded, match.index, match.index + match[0].length));
+      spans.push(folded.toSource(match.index, match.index + match[0].length));
     }
   }
   return spans;
+}
+
+/** Marker imitations (a real marker included) and control tokens in an already folded text. */
+export function findInFolded(folded: FoldedText): Findings {
+  return { markers: markerSpans(folded), controlTokens: controlTokenSpans(folded) };
 }
 
 /** Spans of the original text that imitate an envelope marker (a real marker included). */
@@ -127,12 +153,12 @@ export function findControlTokenSpans(text: string): Span[] {
 
 /** Whether an already folded text holds a marker form (`search` leaves the shared regex's state alone). */
 export function hasMarkerForm(foldedText: string): boolean {
-  return foldedText.search(MARKER_WORDS) !== -1;
+  return mayHoldMarker(foldedText) && foldedText.search(MARKER_WORDS) !== -1;
 }
 
 /** Whether an already folded text holds a control token. */
 export function hasControlToken(foldedText: string): boolean {
-  return CONTROL_TOKENS.some((pattern) => foldedText.search(pattern) !== -1);
+  return CONTROL_TOKENS.some(([first, pattern]) => foldedText.includes(first) && foldedText.search(pattern) !== -1);
 }
 
 /** Overlapping replacements become one; a marker wins over a control token. */
@@ -151,15 +177,11 @@ function merge(replacements: Replacement[]): Replacement[] {
   return merged;
 }
 
-/**
- * Replaces every marker imitation with {@link MARKER_PLACEHOLDER} and every control token with
- * {@link CONTROL_TOKEN_PLACEHOLDER}; all other text is kept exactly as it was.
- */
-export function sanitizeUntrusted(text: string): string {
-  const folded = foldText(text);
+/** `text` with the findings replaced by their placeholders; all other text kept exactly as it was. */
+export function applyFindings(text: string, findings: Findings): string {
   const replacements: Replacement[] = [
-    ...markerSpans(folded).map((span) => ({ ...span, placeholder: MARKER_PLACEHOLDER })),
-    ...controlTokenSpans(folded).map((span) => ({ ...span, placeholder: CONTROL_TOKEN_PLACEHOLDER })),
+    ...findings.markers.map((span) => ({ ...span, placeholder: MARKER_PLACEHOLDER })),
+    ...findings.controlTokens.map((span) => ({ ...span, placeholder: CONTROL_TOKEN_PLACEHOLDER })),
   ];
   if (replacements.length === 0) return text;
   const parts: string[] = [];
@@ -170,4 +192,12 @@ export function sanitizeUntrusted(text: string): string {
   }
   parts.push(text.slice(position));
   return parts.join('');
+}
+
+/**
+ * Replaces every marker imitation with {@link MARKER_PLACEHOLDER} and every control token with
+ * {@link CONTROL_TOKEN_PLACEHOLDER}; all other text is kept exactly as it was.
+ */
+export function sanitizeUntrusted(text: string): string {
+  return applyFindings(text, findInFolded(foldText(text)));
 }

@@ -86,17 +86,31 @@ const FAMILIES: ReadonlyArray<readonly [string, RegExp]> = [
 /** Tag characters (ASCII smuggling) and bidi overrides: invisible text a model still reads. */
 const INVISIBLE_TEXT = /[\u{e0000}-\u{e007f}\u202a-\u202e\u2066-\u2069]/u;
 
+/** Whether the sanitiser's patterns occur in the text, when a caller already knows. */
+export interface EnvelopeFindings {
+  marker: boolean;
+  controlToken: boolean;
+}
+
+/**
+ * {@link detectSuspiciousPatterns} for a text whose folded view (and, optionally, whether it holds a
+ * marker form or a control token) the caller already has, so that one fold serves the envelope and
+ * the detector.
+ */
+export function detectInFolded(text: string, foldedText: string, known?: EnvelopeFindings): string[] {
+  const found = FAMILIES.filter(([, pattern]) => pattern.test(foldedText)).map(([name]) => name);
+  if (known?.marker ?? hasMarkerForm(foldedText)) found.push('marker-imitation');
+  if (known?.controlToken ?? hasControlToken(foldedText)) found.push('control-token');
+  if (INVISIBLE_TEXT.test(text)) found.push('invisible-text');
+  return found;
+}
+
 /**
  * Names of the suspicious pattern families found in `text`, in a fixed order, each at most once.
  * Callers log the count and the names with the hook name, never the text.
  */
 export function detectSuspiciousPatterns(text: string): string[] {
-  const folded = foldForMatching(text);
-  const found = FAMILIES.filter(([, pattern]) => pattern.test(folded)).map(([name]) => name);
-  if (hasMarkerForm(folded)) found.push('marker-imitation');
-  if (hasControlToken(folded)) found.push('control-token');
-  if (INVISIBLE_TEXT.test(text)) found.push('invisible-text');
-  return found;
+  return detectInFolded(text, foldForMatching(text));
 }
 
 /** Every family name {@link detectSuspiciousPatterns} can return. */
