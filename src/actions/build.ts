@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { HookError, type ErrorCode } from '../errors.js';
 import { normalizeChannelName } from '../channels/index.js';
-import { wrapUntrusted, type EnvelopeMeta } from '../envelope/envelope.js';
+import { inspectUntrusted, type EnvelopeMeta } from '../envelope/envelope.js';
+import type { Logger } from '../log.js';
 import type { ActionOrigin, AgentAction, WakeAction, WakeMode } from './types.js';
 import type { ModelPolicy } from './models.js';
 
@@ -40,6 +41,8 @@ export interface ActionBuilder {
 export interface ActionBuilderDeps {
   models: ModelPolicy;
   newRunId?: () => string;
+  /** Where suspicious content (injection attempts) is reported: counts and pattern names, never the content. */
+  logger?: Logger;
 }
 
 /**
@@ -48,6 +51,17 @@ export interface ActionBuilderDeps {
  */
 export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
   const newRunId = deps.newRunId ?? randomUUID;
+  const wrap = (text: string, context: BuildContext): string => {
+    if (context.content === 'trusted') return text;
+    const { wrapped, suspicious } = inspectUntrusted(text, context.content);
+    if (suspicious.length > 0) {
+      deps.logger?.warn(
+        { event: 'hook.suspicious_content', hook: context.origin.hook, mappingId: context.origin.mappingId, count: suspicious.length, patterns: suspicious },
+        'untrusted content looks like a prompt-injection attempt (wrapped as usual)',
+      );
+    }
+    return wrapped;
+  };
   return {
     agent(fields, context) {
       const message = requireText(fields.message, context, 'message');
@@ -101,8 +115,4 @@ function resolveChannel(input: string | undefined): string {
 
 function defaultName(origin: ActionOrigin): string {
   return origin.hook === 'agent' ? 'Hook' : origin.hook;
-}
-
-function wrap(text: string, context: BuildContext): string {
-  return context.content === 'trusted' ? text : wrapUntrusted(text, context.content);
 }
