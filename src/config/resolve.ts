@@ -3,6 +3,8 @@ import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { ConfigSchema, type Config } from './schema.js';
+import { createProviders } from '../providers/index.js';
+import { silentLogger } from '../log.js';
 
 export type ResolvedConfig = Config & {
   /** Directory relative paths in the file are resolved against. */
@@ -38,9 +40,14 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
 function schemaIssues(value: unknown): ConfigIssue[] {
   if (checker.Check(value)) return [];
   const issues: ConfigIssue[] = [];
+  let providersFailed = false;
   const seen = new Set<string>();
   for (const error of checker.Errors(value)) {
     let issue: ConfigIssue;
+    if (error.instancePath.startsWith('/models/providers/')) {
+      providersFailed = true; // a union over `api`: its per-branch errors are noise, see providerIssues
+      continue;
+    }
     if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
       issue = { path: error.instancePath, message: 'unknown key' };
     } else if (error.keyword === 'additionalProperties') {
@@ -54,7 +61,20 @@ function schemaIssues(value: unknown): ConfigIssue[] {
       issues.push(issue);
     }
   }
+  if (providersFailed) issues.push(...providerIssues(value));
   return issues;
+}
+
+/** The provider registry knows which `api` an entry means and reports its problems precisely. */
+function providerIssues(value: unknown): ConfigIssue[] {
+  const providers = (value as { models?: { providers?: unknown } }).models?.providers;
+  try {
+    createProviders(providers as Config['models']['providers'], { fetch: globalThis.fetch, logger: silentLogger() });
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.issues];
+    throw error;
+  }
+  return [{ path: '/models/providers', message: 'invalid provider configuration' }];
 }
 
 /** Written defensively: it also runs on a config that failed the schema. */

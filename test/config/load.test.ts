@@ -75,3 +75,12 @@ describe('configuration loading', () => {
     expect(Object.isFrozen(config.hooks)).toBe(true);
   });
 });
+
+describe('provider configuration errors', () => {
+  it('are reported once per problem, naming the provider, not once per api branch', () => {
+    const issues = issuesOf('{ models: { providers: { local: { api: "openai-completions", baseUrl: 42 } } } }');
+    expect(issues.length).toBeGreaterThan(0);
+    expect(issues.length).toBeLessThan(3);
+    expect(issues.every((issue) => issue.path.startsWith('/models/providers/local'))).toBe(true);
+  });
+});
