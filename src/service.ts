@@ -50,7 +50,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const metrics = createMetrics({ db });
   const storeHealth = createStoreHealth(db, { metrics });
   const store = storeHealth.watch(createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger }));
-  const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
+  const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults), logger });
   const mappings = await createLiveEngine(config.hooks, builder, logger);
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };

@@ -8,6 +8,17 @@ import { ChannelsConfigSchema } from '../channels/config-schema.js';
  * configuration reference in docs/configuration.md is checked against it) and every object
  * refuses unknown keys, so a typo is an error instead of a silently ignored setting.
  */
+const HttpLimitsSchema = Type.Object(
+  {
+    headersTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'Request line and headers must arrive within this, else the connection is closed (slowloris).' }),
+    requestTimeoutMs: Type.Integer({ minimum: 100, maximum: 3600000, default: 60000, description: 'The whole request (headers and body) must arrive within this, else 408 and close.' }),
+    keepAliveTimeoutMs: Type.Integer({ minimum: 0, maximum: 600000, default: 5000, description: 'An idle keep-alive connection is closed after this.' }),
+    maxHeaderBytes: Type.Integer({ minimum: 1024, maximum: 1048576, default: 16384, description: 'Largest request line plus headers; larger gets 431 (answered by node:http itself).' }),
+    maxConnections: Type.Integer({ minimum: 1, maximum: 1000000, default: 1024, description: 'Open connections at most; further ones are closed at once.' }),
+  },
+  { additionalProperties: false, default: {}, description: 'Limits of the HTTP server against slow and abusive clients.' },
+);
+
 const GatewaySchema = Type.Object(
   {
     bind: Type.String({ default: '127.0.0.1', description: 'Address to listen on. Keep loopback unless a trusted reverse proxy or tailnet is in front.' }),
@@ -23,6 +34,7 @@ const GatewaySchema = Type.Object(
       description: 'Peer addresses (IPs) of reverse proxies whose X-Forwarded-For is believed for the client address.',
     }),
     shutdownGraceMs: Type.Integer({ minimum: 0, default: 10000, description: 'How long SIGTERM waits for in-flight requests before closing connections.' }),
+    http: HttpLimitsSchema,
   },
   { additionalProperties: false, default: {}, description: 'The HTTP listener.' },
 );

@@ -12,6 +12,8 @@ import { declaredLengthGuard, jsonBodyReader } from './body.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
 
 export interface AppDeps {
   config: ResolvedConfig;
@@ -24,12 +26,16 @@ export interface AppDeps {
   throttle: AuthThrottle;
   logger: Logger;
   isReady: () => boolean;
+  /** Request counters and GET /metrics (behind gateway.auth.token); none → no /metrics route. */
+  metrics?: Metrics;
 }
 
 /** Builds the Koa app; it never listens (the server and tests decide that). */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // errors are logged by errorResponder, once
+  const hooksPath = deps.config.hooks.enabled ? deps.config.hooks.path : undefined;
+  if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics, hooksPath)); // outside: sees the final status
   app.use(errorResponder(deps.logger));
   app.use(securityHeaders);
   const router = new Router({ sensitive: true, strict: false });
@@ -41,6 +47,11 @@ export function createApp(deps: AppDeps): Koa {
     if (!ready) throw new HookError('STORE_UNAVAILABLE', 'not ready', { retryAfterSeconds: 1 });
     ctx.body = { ok: true };
   });
+  if (deps.metrics !== undefined) {
+    const { auth, trustedProxies } = deps.config.gateway;
+    const clientAddress = createClientAddressResolver(trustedProxies);
+    router.get('/metrics', metricsEndpoint({ metrics: deps.metrics, token: auth?.token, throttle: deps.throttle, clientAddress }));
+  }
   if (deps.config.hooks.enabled && deps.config.hooks.token !== undefined) mountHooks(router, deps, deps.config.hooks.token);
   app.use(router.routes());
   return app;

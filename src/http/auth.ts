@@ -31,11 +31,9 @@ export function hookAuth(deps: HookAuthDeps): Middleware {
     }
     const wait = deps.throttle.blockedFor(client);
     if (wait !== undefined) {
-      deps.logger.warn({ event: 'auth.throttled', client, retryAfter: wait }, 'too many failed auth attempts');
       throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
     }
     deps.throttle.recordFailure(client);
-    deps.logger.warn({ event: 'hook.rejected', reason: presented === undefined ? 'no-token' : 'bad-token', client, path: ctx.path }, 'unauthorized');
     throw new HookError('UNAUTHORIZED', presented === undefined ? 'missing hook token' : 'invalid hook token', {
       headers: { 'WWW-Authenticate': 'Bearer' },
     });

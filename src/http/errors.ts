@@ -13,7 +13,9 @@ export function errorResponder(logger: Logger): Middleware {
       await next();
       if (ctx.status === 404 && ctx.body == null) throw new HookError('NOT_FOUND', 'not found');
     } catch (error) {
-      respondWithError(ctx, toHookError(error, ctx, logger));
+      const hookError = toHookError(error, ctx, logger);
+      respondWithError(ctx, hookError);
+      logRejection(ctx, hookError, logger);
     }
   };
 }
@@ -25,6 +27,20 @@ function toHookError(error: unknown, ctx: Context, logger: Logger): HookError {
     'unhandled error while serving a request',
   );
   return new HookError('INTERNAL', 'internal error');
+}
+
+/** One line per refused request: what and why, never the token, the query string or the body. */
+function logRejection(ctx: Context, error: HookError, logger: Logger): void {
+  const line = {
+    event: 'hook.rejected',
+    status: error.status,
+    code: error.code,
+    method: ctx.method,
+    path: ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}…` : ctx.path,
+    client: ctx.state['client'] ?? ctx.req.socket.remoteAddress,
+  };
+  if (error.status >= 500 || error.status === 401 || error.status === 429) logger.warn(line, 'request refused');
+  else logger.info(line, 'request refused');
 }
 
 function respondWithError(ctx: Context, error: HookError): void {

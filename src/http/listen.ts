@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 
 export interface ListenOptions {
@@ -22,11 +23,23 @@ export interface Listening {
 
 /** Starts a node:http server for the app with deliberate limits against slow and abusive clients. */
 export async function listen(app: Koa, options: ListenOptions): Promise<Listening> {
-  const server = createServer({ maxHeaderSize: options.maxHeaderSize ?? 16 * 1024 }, app.callback());
-  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
-  server.requestTimeout = options.requestTimeoutMs ?? 60_000;
+  const requestTimeout = options.requestTimeoutMs ?? 60_000;
+  // node refuses headersTimeout > requestTimeout; the whole request bounds its headers anyway.
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
+  const server = createServer(
+    {
+      maxHeaderSize: options.maxHeaderSize ?? 16 * 1024,
+      headersTimeout,
+      requestTimeout,
+      // node checks both timeouts only this often (default 30 s): a check every quarter of the
+      // shorter limit cuts a slowloris off close to the limit instead of up to 30 s after it.
+      connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(headersTimeout / 4))),
+    },
+    app.callback(),
+  );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   server.maxConnections = options.maxConnections ?? 1024;
+  server.on('connect', refuseConnect);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -42,6 +55,19 @@ export async function listen(app: Koa, options: ListenOptions): Promise<Listenin
     url: `http://${host}:${port}`,
     close: (graceMs) => closeGracefully(server, graceMs),
   };
+}
+
+/** CONNECT is never a webhook: answer 405 like any other method instead of node's silent close. */
+function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
+  const body = JSON.stringify({ ok: false, error: 'CONNECT not allowed: use POST', code: 'METHOD_NOT_ALLOWED' });
+  socket.on('error', () => undefined);
+  // The socket is no longer node:http's to track or close: destroy it once the answer is flushed.
+  socket.resume();
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nAllow: POST\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
 }
 
 function closeGracefully(server: Server, graceMs: number): Promise<void> {

@@ -1,0 +1,66 @@
+import type { Middleware } from 'koa';
+import { HookError } from '../errors.js';
+import type { AuthThrottle } from '../auth/throttle.js';
+import { createTokenMatcher } from '../auth/token.js';
+import type { Metrics, RouteLabel } from './metrics.js';
+
+/**
+ * Counts every answered request by route and final status. It sits outside the error responder,
+ * so it sees the status an error became. Responses node:http writes itself (400 for unparseable
+ * HTTP, 431 for oversized headers) never reach Koa and are not counted.
+ */
+export function requestMetrics(metrics: Metrics, hooksPath: string | undefined): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.observeRequest(routeOf(ctx.method, ctx.path, hooksPath), ctx.status, seconds);
+    }
+  };
+}
+
+export function routeOf(method: string, path: string, hooksPath: string | undefined): RouteLabel {
+  if (path === '/healthz' || path === '/readyz') return 'health';
+  if (path === '/metrics') return 'metrics';
+  if (hooksPath === undefined || !(path === hooksPath || path.startsWith(`${hooksPath}/`))) return 'other';
+  const name = path.slice(hooksPath.length).replace(/^\/+|\/+$/g, '');
+  if (name === '') return 'other';
+  if (name === 'wake' || name === 'agent') return name;
+  if (name.startsWith('runs/') && (method === 'GET' || method === 'HEAD')) return 'runs';
+  return 'mapped';
+}
+
+export interface MetricsEndpointDeps {
+  metrics: Metrics;
+  /** gateway.auth.token; without one the endpoint does not exist (404). */
+  token: string | undefined;
+  throttle: AuthThrottle;
+  clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
+}
+
+/**
+ * GET /metrics behind the service's own token (Bearer only: a scraper can always send a header,
+ * and a query token would end up in proxy logs). Failed attempts count towards the same per-client
+ * throttle as the hooks. The output holds counts only: no tokens, payloads or raw paths.
+ */
+export function metricsEndpoint(deps: MetricsEndpointDeps): Middleware {
+  const matches = deps.token === undefined ? undefined : createTokenMatcher(deps.token);
+  return async (ctx) => {
+    if (matches === undefined) throw new HookError('NOT_FOUND', 'not found');
+    const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
+    const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(ctx.get('Authorization'))?.[1];
+    if (bearer !== undefined && matches(bearer)) {
+      deps.throttle.recordSuccess(client);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = deps.metrics.contentType;
+      ctx.body = await deps.metrics.render();
+      return;
+    }
+    const wait = deps.throttle.blockedFor(client);
+    if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
+    deps.throttle.recordFailure(client);
+    throw new HookError('UNAUTHORIZED', bearer === undefined ? 'missing token' : 'invalid token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  };
+}

@@ -1,0 +1,132 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
+export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
+
+/** How one transform call ended, as the sandbox reports it. */
+export type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
+
+/**
+ * The service's metrics. One instance (and one prom-client Registry) per service, never the
+ * global default registry, so several services can run in one process (tests do).
+ */
+export interface Metrics {
+  /** Content-Type of render()'s output. */
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric; queue depths are read from the store now. */
+  render(): Promise<string>;
+  observeRequest(route: RouteLabel, status: number, seconds: number): void;
+  /** For the mapping engine / sandbox: one transform call of `module` took `ms` and ended with `outcome`. */
+  observeTransform(module: string, ms: number, outcome: TransformOutcome): void;
+  /** For the runtime: an agent run ended with this status (ok, error, timeout, interrupted). */
+  runFinished(status: string): void;
+  /** For the runtime: a delivery to this channel failed. */
+  deliveryFailed(channel: string): void;
+  /** A store commit was refused (disk full, read-only, I/O error). */
+  storeCommitFailed(): void;
+}
+
+export interface MetricsOptions {
+  /** The store's database, read at scrape time for queue depths; omitted → no queue gauges. */
+  db?: DatabaseSync;
+  /** Node process metrics (memory, CPU, event-loop lag, GC). Default true. */
+  processMetrics?: boolean;
+}
+
+const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
+const TRANSFORM_FAILURES = new Set<TransformOutcome>(['failed', 'timeout', 'unavailable']);
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'hookgate_' });
+
+  const requests = new Counter({ name: 'hookgate_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['route', 'status'], registers });
+  const durations = new Histogram({
+    name: 'hookgate_http_request_duration_seconds',
+    help: 'Time from request to response, by route.',
+    labelNames: ['route'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers,
+  });
+  const authFailures = new Counter({ name: 'hookgate_auth_failures_total', help: 'Refused authentications: unauthorized (401) or throttled (429).', labelNames: ['outcome'], registers });
+  const tooLarge = new Counter({ name: 'hookgate_body_limit_rejections_total', help: 'Requests refused with 413 (body over the limit).', registers });
+  const transformSeconds = new Histogram({
+    name: 'hookgate_transform_duration_seconds',
+    help: 'Duration of transform calls, by module and outcome.',
+    labelNames: ['module', 'outcome'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const transformFailures = new Counter({ name: 'hookgate_transform_failures_total', help: 'Transform calls that failed, timed out or found no sandbox, by module.', labelNames: ['module', 'outcome'], registers });
+  const runsFinished = new Counter({ name: 'hookgate_runs_finished_total', help: 'Agent runs that ended, by status.', labelNames: ['status'], registers });
+  const deliveryFailures = new Counter({ name: 'hookgate_delivery_failures_total', help: 'Failed deliveries, by channel.', labelNames: ['channel'], registers });
+  const storeFailures = new Counter({ name: 'hookgate_store_commit_failures_total', help: 'Store commits refused (disk full, read-only, I/O error).', registers });
+  if (options.db !== undefined) registerQueueGauges(options.db, registers);
+
+  return {
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    observeRequest(route, status, seconds) {
+      requests.inc({ route, status: String(status) });
+      durations.observe({ route }, seconds);
+      if (status === 401) authFailures.inc({ outcome: 'unauthorized' });
+      if (status === 429) authFailures.inc({ outcome: 'throttled' });
+      if (status === 413) tooLarge.inc();
+    },
+    observeTransform(module, ms, outcome) {
+      const labels = { module: boundedLabel(module), outcome };
+      transformSeconds.observe(labels, ms / 1000);
+      if (TRANSFORM_FAILURES.has(outcome)) transformFailures.inc(labels);
+    },
+    runFinished(status) {
+      runsFinished.inc({ status: RUN_STATUSES.has(status) ? status : 'other' });
+    },
+    deliveryFailed(channel) {
+      deliveryFailures.inc({ channel: boundedLabel(channel) });
+    },
+    storeCommitFailed() {
+      storeFailures.inc();
+    },
+  };
+}
+
+/** Queue depths are computed when scraped, so they are never stale and cost nothing between scrapes. */
+function registerQueueGauges(db: DatabaseSync, registers: Registry[]): void {
+  new Gauge({
+    name: 'hookgate_pending_events',
+    help: 'Main-session events waiting for a heartbeat.',
+    registers,
+    collect() {
+      const row = safeGet(db, "SELECT count(*) AS n FROM events WHERE status = 'pending'");
+      if (row !== undefined) this.set(Number(row['n']));
+    },
+  });
+  new Gauge({
+    name: 'hookgate_runs',
+    help: 'Agent runs waiting or executing, by status (queued, running).',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      for (const status of ['queued', 'running']) {
+        const row = safeGet(db, `SELECT count(*) AS n FROM runs WHERE status = '${status}'`);
+        if (row !== undefined) this.set({ status }, Number(row['n']));
+      }
+    },
+  });
+}
+
+/** A scrape must not fail because the store is closing or busy: the gauge keeps its last value. */
+function safeGet(db: DatabaseSync, sql: string): Record<string, unknown> | undefined {
+  try {
+    return db.prepare(sql).get() as Record<string, unknown> | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Module and channel names come from config, but a label is cut short anyway so a mistake cannot explode a series. */
+function boundedLabel(value: string): string {
+  return value.length <= 100 ? value : value.slice(0, 100);
+}
