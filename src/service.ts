@@ -51,7 +51,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const storeHealth = createStoreHealth(db, { metrics });
   const store = storeHealth.watch(createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger }));
   const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults), logger });
-  const mappings = await createLiveEngine(config.hooks, builder, logger);
+  const mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };
   const runtime = createRuntime({
@@ -60,6 +60,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     providers: createProviders(config.models.providers, outbound),
     channels: createChannels(config.channels, outbound),
     logger,
+    observer: metrics,
   });
   store.onCommitted((actions) => runtime.notify(actions));
   runtime.start();

@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import type { ActionBuilder } from '../actions/build.js';
 import { createTransformRunner } from '../sandbox/index.js';
+import type { TransformObserver } from '../sandbox/types.js';
 import { createMappingEngine, type MappingEngine } from './engine.js';
 
 type Hooks = ResolvedConfig['hooks'];
@@ -22,14 +23,15 @@ interface Built {
 }
 
 /** Throws ConfigError when the mappings or transforms do not load (the service must not start then). */
-export async function createLiveEngine(hooks: Hooks, builder: ActionBuilder, logger: Logger): Promise<LiveEngine> {
-  let live = await build(hooks, builder, logger);
+export async function createLiveEngine(hooks: Hooks, builder: ActionBuilder, logger: Logger, observer?: TransformObserver): Promise<LiveEngine> {
+  const build = (next: Hooks) => buildEngine(next, builder, logger, observer);
+  let live = await build(hooks);
   return {
     current: () => live.engine,
     async reload(next) {
       let built: Built;
       try {
-        built = await build(next, builder, logger);
+        built = await build(next);
       } catch (error) {
         const reason = error instanceof ConfigError ? error.message : (error as Error).message;
         logger.error({ event: 'config.reload_failed', reason }, 'reload failed: the previous mappings stay in force');
@@ -47,9 +49,9 @@ export async function createLiveEngine(hooks: Hooks, builder: ActionBuilder, log
   };
 }
 
-async function build(hooks: Hooks, builder: ActionBuilder, logger: Logger): Promise<Built> {
+async function buildEngine(hooks: Hooks, builder: ActionBuilder, logger: Logger, observer: TransformObserver | undefined): Promise<Built> {
   if (!hooks.enabled || (hooks.mappings.length === 0 && hooks.presets.length === 0)) return { engine: undefined, runner: undefined };
-  const runner = usesTransforms(hooks) ? startRunner(hooks, logger) : undefined;
+  const runner = usesTransforms(hooks) ? startRunner(hooks, logger, observer) : undefined;
   try {
     const engine = await createMappingEngine({ hooks, builder, transforms: runner, logger });
     return { engine, runner };
@@ -63,9 +65,9 @@ function usesTransforms(hooks: Hooks): boolean {
   return hooks.mappings.some((mapping) => mapping.transform !== undefined);
 }
 
-function startRunner(hooks: Hooks, logger: Logger): Runner {
+function startRunner(hooks: Hooks, logger: Logger, observer: TransformObserver | undefined): Runner {
   if (hooks.transformsDir === undefined) {
     throw new ConfigError([{ path: '/hooks/transformsDir', message: 'required when a mapping has a transform' }]);
   }
-  return createTransformRunner({ transformsDir: hooks.transformsDir, limits: hooks.transformLimits, logger });
+  return createTransformRunner({ transformsDir: hooks.transformsDir, limits: hooks.transformLimits, logger, ...(observer === undefined ? {} : { observer }) });
 }

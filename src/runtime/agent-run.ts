@@ -8,7 +8,7 @@ import { appendExchange, readTranscript } from '../store/session-repo.js';
 import { inTransaction } from '../store/sqlite.js';
 import { isHeartbeatAck } from './ack.js';
 import type { Clock } from './clock.js';
-import type { ProviderPort } from './ports.js';
+import type { ProviderPort, RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
 import { deliverReply, recordSkipped, type RoutingDeps } from './routing.js';
 import { runSummary } from './summary.js';
@@ -25,6 +25,7 @@ export interface AgentRunDeps {
   /** Called when a summary with wakeMode `now` was posted. */
   requestHeartbeat: () => void;
   logger: Logger;
+  observer?: RuntimeObserver;
 }
 
 /** The stored AgentAction of a row; undefined when the row cannot be read (never expected). */
@@ -68,6 +69,7 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
     { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: detail }) },
     'run finished',
   );
+  deps.observer?.runFinished(status);
   if (action?.wakeMode !== 'next-heartbeat') deps.requestHeartbeat();
   if (outcome.kind === 'ok' && action !== undefined) await deliverRunReply(deps, row.run_id, action, outcome.text);
 }

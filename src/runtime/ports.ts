@@ -28,3 +28,9 @@ export type RecordedDelivery = DeliveryOutcome | SkippedDelivery;
 
 /** Splits, retries and reports; never throws (src/channels/deliver.ts deliverText fits). */
 export type DeliverFn = (channel: ChannelPort, to: string, text: string, options: { signal: AbortSignal }) => Promise<DeliveryOutcome>;
+
+/** Counters the runtime reports to (the service's metrics); optional so the runtime runs without them. */
+export interface RuntimeObserver {
+  runFinished(status: string): void;
+  deliveryFailed(channel: string): void;
+}

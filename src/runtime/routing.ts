@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { getState, insertDelivery, setState } from '../store/session-repo.js';
-import type { ChannelPort, DeliverFn, DeliveryOutcome, RecordedDelivery } from './ports.js';
+import type { ChannelPort, DeliverFn, DeliveryOutcome, RecordedDelivery, RuntimeObserver } from './ports.js';
 
 /** Where `last` goes before any delivery happened and no default route is configured (the spec's fallback). */
 export const FALLBACK_CHANNEL = 'whatsapp';
@@ -24,6 +24,7 @@ export interface RoutingDeps {
   now: () => number;
   /** Aborted by Runtime.stop(): pending retries give up. */
   signal: AbortSignal;
+  observer?: RuntimeObserver;
 }
 
 /** What to deliver and on whose behalf (a run or a heartbeat), recorded in `deliveries`. */
@@ -110,6 +111,7 @@ function record(deps: RoutingDeps, request: DeliveryRequest, outcome: DeliveryOu
   }
   if (outcome.status === 'failed') {
     deps.logger.warn({ event: 'delivery.failed', channel: outcome.channel, reason: outcome.reason, ...ids(request) }, 'delivery failed');
+    deps.observer?.deliveryFailed(outcome.channel);
   }
 }
 

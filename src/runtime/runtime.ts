@@ -11,7 +11,7 @@ import { realClock, type Clock, type TimerHandle } from './clock.js';
 import { parseDuration } from './duration.js';
 import { createHeartbeatScheduler } from './heartbeat.js';
 import { runHeartbeat } from './main-session.js';
-import type { ChannelPort, DeliverFn, ProviderPort } from './ports.js';
+import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver } from './ports.js';
 import { recoverUnfinished } from './recovery.js';
 import type { RoutingDeps } from './routing.js';
 import { createRunQueue } from './runner.js';
@@ -43,6 +43,7 @@ export interface RuntimeOptions {
   clock?: Clock;
   historyBudgetChars?: number;
   stopGraceMs?: number;
+  observer?: RuntimeObserver;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -59,8 +60,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger,
     now: () => clock.now(),
     signal: shutdown.signal,
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
   };
-  const common = { db, clock, providers: options.providers, defaults, historyBudgetChars, routing, logger };
+  const common = { db, clock, providers: options.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
   const heartbeat = createHeartbeatScheduler({
     clock,
     everyMs: heartbeatPeriod(defaults),

@@ -9,7 +9,7 @@ import { parseOverride } from './override-schema.js';
 import { SandboxPool } from './pool.js';
 import { UNAVAILABLE_REASONS, type FailureReason, type LoadReply } from './protocol.js';
 import { moduleError, resolveModule } from './resolve.js';
-import type { ExampleOutcome, TransformHandle, TransformInput, TransformResult, TransformRunner, TransformRunnerOptions, TransformSpec } from './types.js';
+import type { ExampleOutcome, TransformHandle, TransformInput, TransformResult, TransformRunner, TransformRunnerOptions, TransformSpec, TransformCallOutcome } from './types.js';
 import type { Serialization } from './worker-process.js';
 
 /** Largest JSON a transform may return, checked inside the isolate before anything leaves it. */
@@ -104,9 +104,11 @@ class SandboxRunner implements SandboxTransformRunner {
   }
 
   async run(handle: TransformHandle, input: TransformInput): Promise<TransformResult> {
+    const started = performance.now();
     const outcome = await this.execute(handle, input);
-    if (outcome.ok) return outcome.result;
     const label = this.loaded.get(handle.moduleKey)?.label ?? handle.spec.module;
+    this.options.observer?.observeTransform(label, performance.now() - started, observedOutcome(outcome));
+    if (outcome.ok) return outcome.result;
     this.logger.warn(
       { event: 'transform.failed', module: label, reason: outcome.reason, durationMs: outcome.durationMs, detail: outcome.error.slice(0, 300) },
       `transform ${label} failed: ${outcome.reason}`,
@@ -162,4 +164,10 @@ function compareExample(example: Example, outcome: Outcome): ExampleOutcome {
     return { name: example.name, ok: false, detail: `expected ${JSON.stringify(example.expect)}, got ${JSON.stringify(result.value)}` };
   }
   return { name: example.name, ok: true };
+}
+
+function observedOutcome(outcome: Outcome): TransformCallOutcome {
+  if (outcome.ok) return outcome.result.kind === 'skip' ? 'skipped' : 'ok';
+  if (outcome.reason === 'timeout') return 'timeout';
+  return UNAVAILABLE_REASONS.has(outcome.reason) ? 'unavailable' : 'failed';
 }

@@ -63,4 +63,12 @@ export interface TransformRunnerOptions {
   logger: Logger;
   /** Clock for console rate limiting; tests inject one. */
   now?: () => number;
+  /** Told the duration and outcome of every call (the service's metrics). */
+  observer?: TransformObserver;
+}
+
+export type TransformCallOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
+
+export interface TransformObserver {
+  observeTransform(module: string, ms: number, outcome: TransformCallOutcome): void;
 }

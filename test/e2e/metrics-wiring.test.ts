@@ -1,0 +1,45 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { post, startTestService, type TestService } from '../helpers/service.js';
+
+const ADMIN = 'admin-token-for-metrics-42';
+const TRANSFORMS = fileURLToPath(new URL('../../transforms', import.meta.url));
+
+async function scrape(svc: TestService): Promise<string> {
+  const response = await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('metrics reported by the sandbox and the runtime', () => {
+  let svc: TestService;
+  afterEach(async () => {
+    await svc.close();
+  });
+
+  it('counts transform calls by module, finished runs by status and failed deliveries by channel', async () => {
+    svc = await startTestService({
+      gateway: { auth: { token: ADMIN } },
+      hooks: { transformsDir: TRANSFORMS, mappings: [{ id: 'gh', match: { path: 'github' }, transform: { module: 'github-issue.js' }, channel: 'telegram', to: '42' }] },
+    });
+    const payload = {
+      action: 'opened',
+      issue: { title: 'Crash', html_url: 'https://github.com/o/r/issues/1', user: { login: 'ann' } },
+      repository: { full_name: 'o/r' },
+      sender: { login: 'ann', type: 'User' },
+    };
+    expect((await post(`${svc.hooksUrl}/github`, payload, { 'x-github-event': 'issues' })).status).toBe(202);
+    await until(async () => (await scrape(svc)).includes('hookgate_delivery_failures_total{channel="telegram"} 1'));
+    const text = await scrape(svc);
+    expect(text).toMatch(/hookgate_transform_duration_seconds_count\{module="github-issue\.js",outcome="ok"\} 1/);
+    expect(text).toMatch(/hookgate_runs_finished_total\{status="ok"\} 1/);
+  });
+});
