@@ -77,3 +77,33 @@ describe('mapped hooks over a real socket', () => {
     expect(texts()[1]?.text).toContain('v2 b');
   });
 });
+
+describe('the envelope opt-out', () => {
+  let svc: TestService;
+  afterEach(async () => {
+    await svc.close();
+  });
+
+  it('cannot be set by a request body, only by a mapping in config', async () => {
+    svc = await startTestService({
+      hooks: {
+        mappings: [
+          { id: 'internal', match: { path: 'internal' }, messageTemplate: 'trusted {{note}}', allowUnsafeExternalContent: true },
+          { id: 'public', match: { path: 'public' }, messageTemplate: 'untrusted {{note}}' },
+        ],
+      },
+    });
+    const direct = await post(`${svc.hooksUrl}/agent`, { message: 'hello', allowUnsafeExternalContent: true });
+    const opened = await post(`${svc.hooksUrl}/public`, { note: 'x', allowUnsafeExternalContent: true });
+    const internal = await post(`${svc.hooksUrl}/internal`, { note: 'y' });
+    const messageOf = (runId: string) => {
+      const row = svc.service.db.prepare('SELECT action FROM runs WHERE run_id = ?').get(runId) as { action: string };
+      return (JSON.parse(row.action) as { message: string }).message;
+    };
+    expect(messageOf(direct.body.runId)).toContain('<<<EXTERNAL_UNTRUSTED_CONTENT');
+    expect(messageOf(opened.body.runId)).toContain('<<<EXTERNAL_UNTRUSTED_CONTENT');
+    expect(messageOf(internal.body.runId)).toBe('trusted y');
+    const warnings = svc.logs.filter((line) => line['event'] === 'mapping.warning').map((line) => JSON.stringify(line));
+    expect(warnings.some((line) => line.includes('internal') && line.includes('allowUnsafeExternalContent'))).toBe(true);
+  });
+});
