@@ -54,8 +54,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };
+  // The runtime's bookkeeping (claims, outcomes, deliveries) uses its own connection without an
+  // fsync per commit: those commits would otherwise block the event loop several times per run and
+  // starve admission. Every ingress commit (synchronous per config) fsyncs the shared WAL, which
+  // makes the runtime's earlier frames durable too; see docs/runtime.md.
+  const runtimeDb = openDatabase(config.storage.path, { synchronous: 'normal' });
   const runtime = createRuntime({
-    db,
+    db: runtimeDb,
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
     channels: createChannels(config.channels, outbound),
@@ -116,6 +121,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await listening.close(config.gateway.shutdownGraceMs);
       await store.close();
       await runtime.stop();
+      runtimeDb.close();
       await mappings.close();
       db.close();
       logger.info({ event: 'server.stopped' }, 'hookgate stopped');
