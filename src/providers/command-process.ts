@@ -41,13 +41,17 @@ class ProgramRun {
   private stderr = Buffer.alloc(0);
   private settled = false;
   private readonly onAbort = (): void => this.fail(abortedError(this.id));
+  private readonly id: string;
+  private readonly options: RunProgramOptions;
+  private readonly resolve: (outcome: ProgramOutcome) => void;
+  private readonly reject: (error: ProviderError) => void;
 
-  constructor(
-    private readonly id: string,
-    private readonly options: RunProgramOptions,
-    private readonly resolve: (outcome: ProgramOutcome) => void,
-    private readonly reject: (error: ProviderError) => void,
-  ) {}
+  constructor(id: string, options: RunProgramOptions, resolve: (outcome: ProgramOutcome) => void, reject: (error: ProviderError) => void) {
+    this.id = id;
+    this.options = options;
+    this.resolve = resolve;
+    this.reject = reject;
+  }
 
   start(): void {
     const [file, ...args] = this.options.argv;

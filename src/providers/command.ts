@@ -59,11 +59,13 @@ export const commandProvider = defineProvider({
 
 class CommandProvider implements Provider {
   readonly api = 'command';
+  readonly id: string;
+  private readonly config: CommandConfig;
 
-  constructor(
-    readonly id: string,
-    private readonly config: CommandConfig,
-  ) {}
+  constructor(id: string, config: CommandConfig) {
+    this.id = id;
+    this.config = config;
+  }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const argv = this.config.command;

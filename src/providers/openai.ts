@@ -55,12 +55,14 @@ class OpenAiCompletionsProvider implements Provider {
   readonly api = 'openai-completions';
   private readonly url: string;
   private readonly secrets: readonly string[];
+  readonly id: string;
+  private readonly config: OpenAiCompletionsConfig;
+  private readonly deps: ProviderDeps;
 
-  constructor(
-    readonly id: string,
-    private readonly config: OpenAiCompletionsConfig,
-    private readonly deps: ProviderDeps,
-  ) {
+  constructor(id: string, config: OpenAiCompletionsConfig, deps: ProviderDeps) {
+    this.id = id;
+    this.config = config;
+    this.deps = deps;
     this.url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     // Header values may be keys too (api-key, x-api-key): keep all of them out of error messages.
     this.secrets = [config.apiKey ?? '', ...Object.values(config.headers ?? {})].filter((value) => value.length >= 8);

@@ -2,8 +2,10 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { HookError } from '../errors.js';
 import type { Action, AcceptedResponse } from '../actions/types.js';
 import type { Logger } from '../log.js';
-import { checkpoint, inTransaction } from './sqlite.js';
+import { inTransaction } from './sqlite.js';
 import type { Acceptance, AcceptOutcome, IngressStore } from './store.js';
+
+const PURGE_SLICE = 2000;
 
 interface Pending {
   acceptance: Acceptance;
@@ -15,7 +17,7 @@ export interface IngressStoreOptions {
   idempotencyTtlMs: number;
   now?: () => number;
   logger: Logger;
-  /** How often expired idempotency keys are purged and the WAL checkpointed. */
+  /** How often expired idempotency keys are purged. */
   maintenanceIntervalMs?: number;
 }
 
@@ -32,16 +34,21 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
   let scheduled = false;
   let closed = false;
 
-  const maintenance = setInterval(() => runMaintenance(), options.maintenanceIntervalMs ?? 60_000);
+  const intervalMs = options.maintenanceIntervalMs ?? 60_000;
+  let maintenance = setTimeout(runMaintenance, intervalMs);
   maintenance.unref();
 
+  /** Purges expired keys in bounded slices, so a large backlog never stalls the event loop at once. */
   function runMaintenance(): void {
+    let more = false;
     try {
-      statements.purgeKeys.run(now() - options.idempotencyTtlMs);
-      checkpoint(db);
+      more = Number(statements.purgeKeys.run(now() - options.idempotencyTtlMs, PURGE_SLICE).changes) === PURGE_SLICE;
     } catch (error) {
       options.logger.warn({ event: 'store.maintenance_failed', err: (error as Error).message }, 'store maintenance failed');
     }
+    if (closed) return;
+    maintenance = setTimeout(runMaintenance, more ? 50 : intervalMs);
+    maintenance.unref();
   }
 
   function flush(): void {
@@ -135,7 +142,7 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(maintenance);
+      clearTimeout(maintenance);
       flush();
     },
   };
@@ -149,7 +156,7 @@ function prepare(db: DatabaseSync): Record<'insertEvent' | 'insertRun' | 'insert
     ),
     insertKey: db.prepare('INSERT INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, ?, ?)'),
     findKey: db.prepare('SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?'),
-    purgeKeys: db.prepare('DELETE FROM idempotency WHERE created_at <= ?'),
+    purgeKeys: db.prepare('DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency WHERE created_at <= ? LIMIT ?)'),
   };
 }
 

@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { createIngressStore } from '../../src/store/ingress-sqlite.js';
+import { openDatabase } from '../../src/store/sqlite.js';
+
+describe('idempotency key maintenance', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('purges every expired key in bounded slices and keeps the fresh ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-maint-'));
+    dirs.push(dir);
+    const db = openDatabase(join(dir, 's.sqlite'), { synchronous: 'normal' });
+    const insert = db.prepare("INSERT INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, 'f', '{}')");
+    db.exec('BEGIN');
+    for (let index = 0; index < 4500; index += 1) insert.run(`old-${index}`, 1_000);
+    for (let index = 0; index < 10; index += 1) insert.run(`new-${index}`, 9_000_000);
+    db.exec('COMMIT');
+    const clock = 10_000_000;
+    const store = createIngressStore(db, { idempotencyTtlMs: 5_000_000, now: () => clock, logger: silentLogger(), maintenanceIntervalMs: 5 });
+    const deadline = Date.now() + 5000;
+    while ((db.prepare('SELECT count(*) AS n FROM idempotency').get() as { n: number }).n > 10 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const keys = (db.prepare('SELECT key FROM idempotency ORDER BY key').all() as Array<{ key: string }>).map((row) => row.key);
+    expect(keys).toEqual(Array.from({ length: 10 }, (_, index) => `new-${index}`).sort());
+    await store.close();
+    db.close();
+  });
+});
