@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import type { ActionBuilder } from '../actions/build.js';
-import { createTransformRunner } from '../sandbox/index.js';
+import type { createTransformRunner } from '../sandbox/index.js';
 import type { TransformObserver } from '../sandbox/types.js';
 import { createMappingEngine, type MappingEngine } from './engine.js';
 
@@ -51,9 +51,10 @@ export async function createLiveEngine(hooks: Hooks, builder: ActionBuilder, log
 
 async function buildEngine(hooks: Hooks, builder: ActionBuilder, logger: Logger, observer: TransformObserver | undefined): Promise<Built> {
   if (!hooks.enabled || (hooks.mappings.length === 0 && hooks.presets.length === 0)) return { engine: undefined, runner: undefined };
-  const runner = usesTransforms(hooks) ? startRunner(hooks, logger, observer) : undefined;
+  const runner = usesTransforms(hooks) ? await startRunner(hooks, logger, observer) : undefined;
   try {
     const engine = await createMappingEngine({ hooks, builder, transforms: runner, logger });
+    if (runner !== undefined) await (await import('../sandbox/index.js')).releaseBundler();
     return { engine, runner };
   } catch (error) {
     await runner?.close();
@@ -65,9 +66,11 @@ function usesTransforms(hooks: Hooks): boolean {
   return hooks.mappings.some((mapping) => mapping.transform !== undefined);
 }
 
-function startRunner(hooks: Hooks, logger: Logger, observer: TransformObserver | undefined): Runner {
+/** The sandbox (and esbuild with it) is loaded only by a service that has transforms. */
+async function startRunner(hooks: Hooks, logger: Logger, observer: TransformObserver | undefined): Promise<Runner> {
   if (hooks.transformsDir === undefined) {
     throw new ConfigError([{ path: '/hooks/transformsDir', message: 'required when a mapping has a transform' }]);
   }
+  const { createTransformRunner } = await import('../sandbox/index.js');
   return createTransformRunner({ transformsDir: hooks.transformsDir, limits: hooks.transformLimits, logger, ...(observer === undefined ? {} : { observer }) });
 }

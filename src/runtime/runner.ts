@@ -57,7 +57,8 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       })
       .finally(() => {
         running.delete(row.run_id);
-        pump();
+        // Next turn of the event loop: a backlog of instant runs must not crowd out network I/O.
+        setImmediate(pump);
       });
     running.set(row.run_id, done);
   }

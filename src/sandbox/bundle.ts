@@ -1,9 +1,14 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { build, type Message, type Plugin } from 'esbuild';
+import { build, stop, type Message, type Plugin } from 'esbuild';
 import { isInside, moduleError, type ResolvedModule } from './resolve.js';
 
 /** The name the guest prelude exposes for the bundle to hand over its module factory. */
+/** Ends esbuild's helper process once modules are loaded (it restarts by itself for the next load). */
+export async function releaseBundler(): Promise<void> {
+  await stop();
+}
+
 export const REGISTER_GLOBAL = '__hookgate_register';
 const EXPORTS_NAME = '__hookgate_exports';
 

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { prepareCached } from './sqlite.js';
 import type { RecordedDelivery } from '../runtime/ports.js';
 
 /** Queries on the main session's `events` and `heartbeats` tables. */
@@ -27,22 +28,22 @@ export function listPendingEvents(db: DatabaseSync, limit: number): PendingEvent
 }
 
 export function countPendingEvents(db: DatabaseSync): number {
-  const row = db.prepare("SELECT COUNT(*) AS n FROM events WHERE status = 'pending'").get() as { n: number };
+  const row = prepareCached(db, "SELECT COUNT(*) AS n FROM events WHERE status = 'pending'").get() as { n: number };
   return row.n;
 }
 
 export function newestPendingEventId(db: DatabaseSync): number {
-  const row = db.prepare("SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE status = 'pending'").get() as { id: number };
+  const row = prepareCached(db, "SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE status = 'pending'").get() as { id: number };
   return row.id;
 }
 
 /** Whether events are still pending that are due now: mode `now`, or already pending when a heartbeat began (id ≤ dueUpTo). */
 export function hasDueEvents(db: DatabaseSync, dueUpTo: number): boolean {
-  return db.prepare("SELECT 1 FROM events WHERE status = 'pending' AND (mode = 'now' OR id <= ?) LIMIT 1").get(dueUpTo) !== undefined;
+  return prepareCached(db, "SELECT 1 FROM events WHERE status = 'pending' AND (mode = 'now' OR id <= ?) LIMIT 1").get(dueUpTo) !== undefined;
 }
 
 export function insertEvent(db: DatabaseSync, event: NewEvent): void {
-  db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id, run_id) VALUES (?, ?, ?, ?, ?, ?)').run(
+  prepareCached(db, 'INSERT INTO events (created_at, text, mode, hook, mapping_id, run_id) VALUES (?, ?, ?, ?, ?, ?)').run(
     event.at,
     event.text,
     event.mode,
@@ -54,12 +55,12 @@ export function insertEvent(db: DatabaseSync, event: NewEvent): void {
 
 /** pending → consumed, only rows still pending (a consumed event is never consumed twice). */
 export function consumeEvents(db: DatabaseSync, ids: readonly number[], heartbeatId: number, at: number): void {
-  const statement = db.prepare("UPDATE events SET status = 'consumed', heartbeat_id = ?, consumed_at = ? WHERE id = ? AND status = 'pending'");
+  const statement = prepareCached(db, "UPDATE events SET status = 'consumed', heartbeat_id = ?, consumed_at = ? WHERE id = ? AND status = 'pending'");
   for (const id of ids) statement.run(heartbeatId, at, id);
 }
 
 export function startHeartbeat(db: DatabaseSync, at: number, eventCount: number): number {
-  const result = db.prepare("INSERT INTO heartbeats (started_at, status, event_count) VALUES (?, 'running', ?)").run(at, eventCount);
+  const result = prepareCached(db, "INSERT INTO heartbeats (started_at, status, event_count) VALUES (?, 'running', ?)").run(at, eventCount);
   return Number(result.lastInsertRowid);
 }
 
@@ -71,7 +72,7 @@ export interface HeartbeatEnd {
 }
 
 export function finishHeartbeat(db: DatabaseSync, id: number, end: HeartbeatEnd): void {
-  db.prepare('UPDATE heartbeats SET status = ?, finished_at = ?, reply = ?, error = ? WHERE id = ?').run(
+  prepareCached(db, 'UPDATE heartbeats SET status = ?, finished_at = ?, reply = ?, error = ? WHERE id = ?').run(
     end.status,
     end.at,
     end.reply ?? null,
@@ -81,7 +82,7 @@ export function finishHeartbeat(db: DatabaseSync, id: number, end: HeartbeatEnd)
 }
 
 export function setHeartbeatDelivery(db: DatabaseSync, id: number, delivery: RecordedDelivery): void {
-  db.prepare('UPDATE heartbeats SET delivery = ? WHERE id = ?').run(JSON.stringify(delivery), id);
+  prepareCached(db, 'UPDATE heartbeats SET delivery = ? WHERE id = ?').run(JSON.stringify(delivery), id);
 }
 
 /** Heartbeats a previous process left running: their events are still pending, the turn is recorded as failed. */

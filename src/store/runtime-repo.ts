@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { prepareCached } from './sqlite.js';
 import type { RecordedDelivery } from '../runtime/ports.js';
 
 /** Queries on the `runs` table for the runtime, the run endpoint and `hookgate status`. */
@@ -61,7 +62,7 @@ export interface RunEnd {
 }
 
 export function finishRun(db: DatabaseSync, runId: string, end: RunEnd): void {
-  db.prepare('UPDATE runs SET status = ?, finished_at = ?, reply = ?, summary = ?, error = ? WHERE run_id = ?').run(
+  prepareCached(db, 'UPDATE runs SET status = ?, finished_at = ?, reply = ?, summary = ?, error = ? WHERE run_id = ?').run(
     end.status,
     end.at,
     end.reply ?? null,
@@ -73,11 +74,11 @@ export function finishRun(db: DatabaseSync, runId: string, end: RunEnd): void {
 
 /** A run cut by a shutdown: `interrupted` without finished_at, so the next start resumes it. */
 export function suspendRun(db: DatabaseSync, runId: string, reason: string): void {
-  db.prepare("UPDATE runs SET status = 'interrupted', error = ? WHERE run_id = ?").run(reason, runId);
+  prepareCached(db, "UPDATE runs SET status = 'interrupted', error = ? WHERE run_id = ?").run(reason, runId);
 }
 
 export function requeueRun(db: DatabaseSync, runId: string, reason: string): void {
-  db.prepare("UPDATE runs SET status = 'queued', error = ?, started_at = NULL WHERE run_id = ?").run(reason, runId);
+  prepareCached(db, "UPDATE runs SET status = 'queued', error = ?, started_at = NULL WHERE run_id = ?").run(reason, runId);
 }
 
 /** Runs a previous process left mid-way: `running` (crash) or `interrupted` without an end (shutdown). */
@@ -88,25 +89,25 @@ export function listUnfinishedRuns(db: DatabaseSync): RunRow[] {
 }
 
 export function setRunDelivery(db: DatabaseSync, runId: string, delivery: RecordedDelivery): void {
-  db.prepare('UPDATE runs SET delivery = ? WHERE run_id = ?').run(JSON.stringify(delivery), runId);
+  prepareCached(db, 'UPDATE runs SET delivery = ? WHERE run_id = ?').run(JSON.stringify(delivery), runId);
 }
 
 export function countRunsByStatus(db: DatabaseSync): Record<RunStatus, number> {
   const counts: Record<RunStatus, number> = { queued: 0, running: 0, ok: 0, error: 0, timeout: 0, interrupted: 0 };
-  const rows = db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status').all() as Array<{ status: RunStatus; n: number }>;
+  const rows = prepareCached(db, 'SELECT status, COUNT(*) AS n FROM runs GROUP BY status').all() as Array<{ status: RunStatus; n: number }>;
   for (const row of rows) counts[row.status] = row.n;
   return counts;
 }
 
 /** The newest runs first, as views. */
 export function recentRunViews(db: DatabaseSync, limit: number): RunView[] {
-  const rows = db.prepare('SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?').all(limit) as unknown as RunRow[];
+  const rows = prepareCached(db, 'SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?').all(limit) as unknown as RunRow[];
   return rows.map(toRunView);
 }
 
 /** What GET {hooks.path}/runs/<runId> shows: never the message or the raw reply. */
 export function readRunView(db: DatabaseSync, runId: string): RunView | undefined {
-  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+  const row = prepareCached(db, 'SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
   return row === undefined ? undefined : toRunView(row);
 }
 

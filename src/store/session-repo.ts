@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { prepareCached } from './sqlite.js';
 
 /** Queries on `transcripts`, `state` and `deliveries`: what sessions remember and where replies went. */
 
@@ -29,19 +30,19 @@ export function readTranscript(db: DatabaseSync, sessionKey: string, maxChars: n
 
 /** Appends one exchange (question and reply) to a session's transcript. */
 export function appendExchange(db: DatabaseSync, sessionKey: string, user: string, assistant: string, at: number): void {
-  const row = db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM transcripts WHERE session_key = ?').get(sessionKey) as { seq: number };
-  const insert = db.prepare('INSERT INTO transcripts (session_key, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?)');
+  const row = prepareCached(db, 'SELECT COALESCE(MAX(seq), 0) AS seq FROM transcripts WHERE session_key = ?').get(sessionKey) as { seq: number };
+  const insert = prepareCached(db, 'INSERT INTO transcripts (session_key, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?)');
   insert.run(sessionKey, row.seq + 1, 'user', user, at);
   insert.run(sessionKey, row.seq + 2, 'assistant', assistant, at);
 }
 
 export function getState(db: DatabaseSync, key: string): string | undefined {
-  const row = db.prepare('SELECT value FROM state WHERE key = ?').get(key) as { value: string } | undefined;
+  const row = prepareCached(db, 'SELECT value FROM state WHERE key = ?').get(key) as { value: string } | undefined;
   return row?.value;
 }
 
 export function setState(db: DatabaseSync, key: string, value: string): void {
-  db.prepare('INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  prepareCached(db, 'INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
 }
 
 export interface DeliveryRecord {
@@ -57,7 +58,7 @@ export interface DeliveryRecord {
 }
 
 export function insertDelivery(db: DatabaseSync, record: DeliveryRecord): void {
-  db.prepare(
+  prepareCached(db, 
     'INSERT INTO deliveries (created_at, run_id, heartbeat_id, channel, recipient, status, text, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   ).run(
     record.at,

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { MIGRATIONS } from './migrations.js';
 
 export interface OpenOptions {
@@ -48,4 +48,22 @@ export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
+}
+
+// A cache, not state: prepared statements per connection, dropped with the connection.
+const statementCache = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+
+/** db.prepare(sql), compiled once per connection: the runtime's queries run many times a second. */
+export function prepareCached(db: DatabaseSync, sql: string): StatementSync {
+  let statements = statementCache.get(db);
+  if (statements === undefined) {
+    statements = new Map();
+    statementCache.set(db, statements);
+  }
+  let statement = statements.get(sql);
+  if (statement === undefined) {
+    statement = db.prepare(sql);
+    statements.set(sql, statement);
+  }
+  return statement;
 }
