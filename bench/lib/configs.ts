@@ -1,0 +1,87 @@
+/**
+ * Hookgate configurations for the benchmark, written as JSON5 files into a temp directory: each
+ * has its own SQLite file, logs at `warn` (per-request info lines would otherwise dominate), the
+ * chosen storage.synchronous, a 1 h heartbeat, maxConcurrent 1 and a 1 MiB body limit so the
+ * 256 KB row fits.
+ *
+ * Agent runs: except in `core-echo`, the model is a `command` provider running `sleep 3600`, so the
+ * first admitted run occupies the only run slot for the whole measurement and the runtime does no
+ * further work: the rows measure admission alone. `core-echo` runs the in-process echo provider,
+ * i.e. admission while the runtime drains the backlog it creates.
+ */
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
+const TRANSFORM_SOURCE = fileURLToPath(new URL('../../transforms/github-issue.js', import.meta.url));
+
+export type ConfigKind =
+  /** wake, agent and one template mapping (no transform: the idle-RSS target applies here). */
+  | 'core'
+  /** core, but agent runs execute on the in-process echo provider while admission goes on. */
+  | 'core-echo'
+  /** 1,000 template mappings with distinct match.path; the benchmark hits the last. */
+  | 'mappings-1000'
+  /** one transform mapping (transforms/github-issue.js). */
+  | 'transform-1'
+  /** 50 copies of that module, one mapping each; the benchmark hits the last. */
+  | 'transform-50';
+
+export type Synchronous = 'full' | 'normal';
+
+// The free-text field goes into the wake text, so a bigger body also means more text to envelope.
+export const TEMPLATE = 'Sensor {{sensor}} reports {{value}}{{unit}} at {{default time now}}: {{note}}';
+
+/** The hook path each kind's mapping rows POST to. */
+export function mappedPath(kind: ConfigKind): string {
+  if (kind === 'mappings-1000') return '/hooks/sensor-999';
+  if (kind === 'transform-50') return '/hooks/github-49';
+  if (kind === 'transform-1') return '/hooks/github-0';
+  return '/hooks/sensor-0';
+}
+
+export function writeConfig(root: string, kind: ConfigKind, synchronous: Synchronous, label: string): string {
+  const dir = join(root, `${kind}-${synchronous}-${label}`);
+  mkdirSync(dir, { recursive: true });
+  const hooks: Record<string, unknown> = { enabled: true, token: HOOK_TOKEN, path: '/hooks', maxBodyBytes: 1024 * 1024 };
+  if (kind === 'core' || kind === 'core-echo' || kind === 'mappings-1000') {
+    hooks['mappings'] = Array.from({ length: kind === 'mappings-1000' ? 1000 : 1 }, (_, i) => templateMapping(i));
+  } else {
+    const count = kind === 'transform-1' ? 1 : 50;
+    mkdirSync(join(dir, 'transforms'));
+    for (let i = 0; i < count; i++) copyFileSync(TRANSFORM_SOURCE, join(dir, 'transforms', `github-${i}.js`));
+    hooks['transformsDir'] = 'transforms';
+    hooks['mappings'] = Array.from({ length: count }, (_, i) => ({
+      id: `github-${i}`,
+      match: { path: `github-${i}` },
+      action: 'agent',
+      wakeMode: 'next-heartbeat',
+      deliver: false,
+      transform: { module: `github-${i}.js` },
+    }));
+  }
+  const config = {
+    gateway: { bind: '127.0.0.1', port: 0, shutdownGraceMs: 1000 },
+    hooks,
+    agents: {
+      defaults: { model: kind === 'core-echo' ? 'echo/echo' : 'parked/sleep', maxConcurrent: 1, heartbeat: { every: '1h' }, delivery: { channel: 'log' } },
+    },
+    models: { providers: { parked: { api: 'command', command: ['sleep', '3600'] } } },
+    storage: { path: 'data/hookgate.sqlite', synchronous },
+    logging: { level: 'warn' },
+  };
+  const path = join(dir, 'hookgate.json5');
+  writeFileSync(path, JSON.stringify(config, null, 2));
+  return path;
+}
+
+function templateMapping(index: number): Record<string, unknown> {
+  return {
+    id: `sensor-${index}`,
+    match: { path: `sensor-${index}` },
+    action: 'wake',
+    wakeMode: 'next-heartbeat',
+    textTemplate: TEMPLATE,
+  };
+}

@@ -1,0 +1,69 @@
+/** Markdown for one suite: the rows table, the process footprint table and the target verdicts. */
+import type { SuiteResult } from './suite.js';
+import { ratio } from './suite.js';
+import { median } from './stats.js';
+import { verdicts } from './targets.js';
+
+const MB = 1024 * 1024;
+
+export function suiteMarkdown(result: SuiteResult): string {
+  return [
+    `### storage.synchronous = ${result.synchronous}`,
+    '',
+    rowsTable(result),
+    '',
+    processTable(result),
+    '',
+    targetTable(result),
+  ].join('\n');
+}
+
+function rowsTable(result: SuiteResult): string {
+  const lines = [
+    '| row | Hookgate req/s | p50 ms | p99 ms | ref-http req/s (p99) | ref-durable req/s (p99) | ÷ HTTP | ÷ durable |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of result.rows) {
+    const s = result.samples.get(row.id);
+    if (s === undefined || s.hookgate.length === 0) continue;
+    const failed = [...s.hookgate, ...s['ref-http'], ...s['ref-durable']].some((x) => x.failures > 0);
+    const rate = (xs: typeof s.hookgate) => median(xs.map((x) => x.rps)).toFixed(0);
+    const p = (xs: typeof s.hookgate, key: 'p50' | 'p99') => fmt(median(xs.map((x) => x[key])));
+    const ratios = row.halfRateOf === undefined ? [ratio(s, 'ref-http').toFixed(2), ratio(s, 'ref-durable').toFixed(2)] : ['—', '—'];
+    lines.push(
+      `| ${row.label}${failed ? ' ⚠ non-2xx/errors' : ''} | ${rate(s.hookgate)} | ${p(s.hookgate, 'p50')} | ${p(s.hookgate, 'p99')} | ` +
+        `${rate(s['ref-http'])} (${p(s['ref-http'], 'p99')}) | ${rate(s['ref-durable'])} (${p(s['ref-durable'], 'p99')}) | ${ratios[0]} | ${ratios[1]} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function processTable(result: SuiteResult): string {
+  const lines = ['| Hookgate configuration | start → /readyz 200 | RSS idle | RSS peak under load |', '|---|---:|---:|---:|'];
+  for (const [kind, p] of result.processes) {
+    lines.push(`| ${kind} | ${median(p.readyMs).toFixed(0)} ms | ${(median(p.idleRss) / MB).toFixed(0)} MB | ${(median(p.loadRss) / MB).toFixed(0)} MB |`);
+  }
+  return lines.join('\n');
+}
+
+function targetTable(result: SuiteResult): string {
+  const lines = ['| target | measured | |', '|---|---:|---|'];
+  for (const v of verdicts(result)) lines.push(`| ${v.target} | ${v.measured} | ${v.met ? 'met' : '**missed**'} |`);
+  return lines.join('\n');
+}
+
+function fmt(ms: number): string {
+  return ms < 10 ? ms.toFixed(1) : ms.toFixed(0);
+}
+
+/** Median Hookgate req/s per `<sync>/<row>`: kept in RESULTS.md so the next run can say what changed. */
+export function summaryData(results: SuiteResult[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of results) {
+    for (const row of r.rows) {
+      const s = r.samples.get(row.id);
+      if (s !== undefined && row.halfRateOf === undefined) out[`${r.synchronous}/${row.id}`] = Math.round(median(s.hookgate.map((x) => x.rps)));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+/** How each server under test is started: the two references and Hookgate itself (`node bin/hookgate.js serve`). */
+import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, type ChildRegistry, type Server } from './processes.js';
+import { HOOK_TOKEN, writeConfig, type ConfigKind, type Synchronous } from './configs.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export type Target = 'ref-http' | 'ref-durable' | 'hookgate';
+
+export async function startReference(children: ChildRegistry, which: 'ref-http' | 'ref-durable', dir: string, synchronous: Synchronous): Promise<Server> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const script = join(ROOT, 'bench', which === 'ref-http' ? 'reference-http.ts' : 'reference-durable.ts');
+  return children.start({
+    name: which,
+    port,
+    args: ['--import', 'tsx', script],
+    env: { REF_PORT: String(port), REF_TOKEN: HOOK_TOKEN, REF_DB: join(dir, `${which}.sqlite`), REF_SYNC: synchronous },
+  });
+}
+
+export interface HookgateStart {
+  kind: ConfigKind;
+  synchronous: Synchronous;
+  /** Distinguishes the fresh config directory (and SQLite file) of each start. */
+  label: string;
+  /** Directory for `node --cpu-prof` output; absent: no profiling. */
+  cpuProfDir?: string;
+}
+
+export async function startHookgate(children: ChildRegistry, tmp: string, start: HookgateStart): Promise<Server> {
+  const port = await freePort();
+  const config = writeConfig(tmp, start.kind, start.synchronous, start.label);
+  const profile = start.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${start.cpuProfDir}`];
+  return children.start({
+    name: `hookgate ${start.kind}`,
+    port,
+    args: [...profile, join(ROOT, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', String(port)],
+  });
+}

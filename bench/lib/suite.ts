@@ -1,0 +1,124 @@
+/**
+ * One durability setting, N rounds. For every row of every round, all three servers start fresh
+ * (fresh SQLite files) and are driven in turn — ref-http, ref-durable, Hookgate — with the same
+ * load, so machine drift lands on all three alike. Fresh servers per row also keep every server
+ * far from its first periodic WAL checkpoint (60 s after start, see docs/performance.md): no row
+ * inherits another row's database, WAL or agent backlog.
+ */
+import type { ChildRegistry, Server } from './processes.js';
+import { measure, type Sample } from './load.js';
+import type { Row } from './plan.js';
+import type { ConfigKind, Synchronous } from './configs.js';
+import { startHookgate, startReference, type Target } from './servers.js';
+import { median, sleep } from './stats.js';
+
+export interface SuiteOptions {
+  synchronous: Synchronous;
+  rows: Row[];
+  rounds: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  tmp: string;
+  log: (line: string) => void;
+}
+
+export type RowSamples = Record<Target, Sample[]>;
+
+export interface ProcessSamples {
+  readyMs: number[];
+  idleRss: number[];
+  loadRss: number[];
+}
+
+export interface SuiteResult {
+  synchronous: Synchronous;
+  rows: Row[];
+  samples: Map<string, RowSamples>;
+  processes: Map<ConfigKind, ProcessSamples>;
+}
+
+export async function runSuite(children: ChildRegistry, options: SuiteOptions): Promise<SuiteResult> {
+  const result: SuiteResult = { synchronous: options.synchronous, rows: options.rows, samples: new Map(), processes: new Map() };
+  for (const row of options.rows) result.samples.set(row.id, { 'ref-http': [], 'ref-durable': [], hookgate: [] });
+  for (let round = 1; round <= options.rounds; round++) {
+    options.log(`[${options.synchronous}] round ${round}/${options.rounds}`);
+    for (const row of options.rows) await runRow(children, row, round, result, options);
+  }
+  return result;
+}
+
+async function runRow(children: ChildRegistry, row: Row, round: number, result: SuiteResult, options: SuiteOptions): Promise<void> {
+  const dir = `${options.tmp}/${options.synchronous}-r${round}-${row.id}`;
+  const started: Server[] = [];
+  try {
+    const refs = await Promise.all([startReference(children, 'ref-http', dir, options.synchronous), startReference(children, 'ref-durable', dir, options.synchronous)]);
+    started.push(...refs);
+    // Alone, so its start-up time is not shared with the references' start-up.
+    const hookgate = await startHookgate(children, options.tmp, { kind: row.config, synchronous: options.synchronous, label: `r${round}-${row.id}` });
+    started.push(hookgate);
+    const processes = result.processes.get(row.config) ?? { readyMs: [], idleRss: [], loadRss: [] };
+    result.processes.set(row.config, processes);
+    processes.readyMs.push(hookgate.readyMs);
+    await sleep(500); // let start-up garbage settle before calling the footprint idle
+    processes.idleRss.push(hookgate.rss());
+    const rate = row.halfRateOf === undefined ? undefined : halfRate(result, row.halfRateOf, round);
+    const targets: Array<[Target, Server]> = [['ref-http', refs[0]], ['ref-durable', refs[1]], ['hookgate', hookgate]];
+    for (const [target, server] of targets) {
+      await measure(server.url, load(row, options, options.warmupSeconds, rate));
+      const sampler = target === 'hookgate' ? sampleRss(hookgate) : undefined;
+      const sample = await measure(server.url, load(row, options, options.durationSeconds, rate));
+      if (sampler !== undefined) processes.loadRss.push(sampler.stop());
+      (result.samples.get(row.id) as RowSamples)[target].push(sample);
+      options.log(`  ${row.id.padEnd(14)} ${target.padEnd(11)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50} ms  p99 ${sample.p99} ms${sample.failures > 0 ? `  FAILURES ${sample.statuses}` : ''}`);
+      if (sample.rps === 0) options.log(`  ${server.name} answered nothing: ${server.health()}`);
+    }
+  } finally {
+    await Promise.all(started.map((server) => stopTimed(server, options.log)));
+  }
+}
+
+/** A slow shutdown makes the run long; say so, it is also worth knowing about the service. */
+async function stopTimed(server: Server, log: (line: string) => void): Promise<void> {
+  const t0 = performance.now();
+  await server.stop();
+  const ms = performance.now() - t0;
+  if (ms > 1500) log(`  ${server.name} took ${(ms / 1000).toFixed(1)} s to stop after SIGTERM`);
+}
+
+function load(row: Row, options: SuiteOptions, durationSeconds: number, overallRate?: number) {
+  return {
+    path: row.path,
+    body: row.body,
+    headers: row.headers,
+    durationSeconds,
+    connections: options.connections,
+    ...(overallRate === undefined ? {} : { overallRate }),
+  };
+}
+
+/** Half of what Hookgate reached on the reference row in this round (every server then gets that rate). */
+function halfRate(result: SuiteResult, rowId: string, round: number): number {
+  const base = result.samples.get(rowId)?.hookgate[round - 1]?.rps;
+  if (base === undefined) throw new Error(`row ${rowId} must run before the half-rate row`);
+  return Math.max(1, Math.round(base / 2));
+}
+
+/** Samples the process tree's RSS every 200 ms while the load runs; stop() returns the peak. */
+function sampleRss(server: Server): { stop(): number } {
+  let peak = server.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, server.rss());
+  }, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, server.rss());
+    },
+  };
+}
+
+/** Median over rounds of Hookgate's rate divided by a reference's rate in the same round. */
+export function ratio(samples: RowSamples, reference: 'ref-http' | 'ref-durable'): number {
+  return median(samples.hookgate.map((s, i) => s.rps / (samples[reference][i]?.rps ?? NaN)));
+}

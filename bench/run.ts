@@ -1,0 +1,133 @@
+/**
+ * `npm run bench [-- options]`: Hookgate against the HTTP and durable limits of this stack
+ * (bench/reference-http.ts, bench/reference-durable.ts), all as child processes on 127.0.0.1,
+ * driven by autocannon in alternation; writes bench/RESULTS.md. See docs/performance.md.
+ *
+ *   --quick            one round, short loads, one row per target; prints, writes nothing unless --write
+ *   --profile          instead: Hookgate alone under node --cpu-prof per row → bench/PROFILE.md
+ *   --rows a,b         only these row ids (see bench/lib/plan.ts)
+ *   --sync full|normal|both   durability setting(s); default: full, plus a normal subset in the full run
+ *   --rounds N --duration S --connections C    override the defaults
+ *   --note "text"      added to "What changed since the last run"
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createChildRegistry } from './lib/processes.js';
+import { NORMAL_ROWS, planRows, type Row } from './lib/plan.js';
+import { runSuite, type SuiteResult } from './lib/suite.js';
+import { suiteMarkdown, summaryData } from './lib/report.js';
+import { writeResults } from './lib/results-file.js';
+import { profileRows } from './lib/profile-run.js';
+import { commitMillis } from './lib/disk.js';
+import type { Synchronous } from './lib/configs.js';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+    rows: { type: 'string' },
+    sync: { type: 'string' },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+    note: { type: 'string' },
+  },
+  strict: true,
+});
+
+if (Number(process.versions.node.split('.')[0]) < 24) throw new Error(`Node >= 24 needed (this is ${process.version})`);
+
+const quick = values.quick;
+const wanted = values.rows?.split(',');
+const rows = planRows(quick && wanted === undefined).filter((r) => wanted === undefined || wanted.includes(r.id));
+const rounds = Number(values.rounds ?? (quick ? 1 : 3));
+const durationSeconds = Number(values.duration ?? (quick ? 1.5 : 2));
+const connections = Number(values.connections ?? 32);
+const warmupSeconds = quick ? 0.25 : 0.5;
+const tmp = mkdtempSync(join(tmpdir(), 'hookgate-bench-'));
+const children = createChildRegistry();
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+function cleanUp(): void {
+  children.killAll();
+  rmSync(tmp, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping every child process`);
+    cleanUp();
+    process.exit(130);
+  });
+}
+
+function quoted(arg: string): string {
+  return /^[\w.,=\/-]+$/.test(arg) ? arg : `"${arg.replace(/"/g, '\\"')}"`;
+}
+
+/** Which rows each durability setting measures. */
+function settings(): Array<[Synchronous, Row[]]> {
+  if (values.sync === 'full' || values.sync === 'normal') return [[values.sync, rows]];
+  if (values.sync === 'both') return [['full', rows], ['normal', rows]];
+  if (values.sync !== undefined) throw new Error('--sync is full, normal or both');
+  const normal = rows.filter((r) => NORMAL_ROWS.has(r.id));
+  return quick || normal.length === 0 ? [['full', rows]] : [['full', rows], ['normal', normal]];
+}
+
+async function benchmark(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  const commitMs = { full: commitMillis(tmp, 'full'), normal: commitMillis(tmp, 'normal') };
+  log(`one commit: ${commitMs.full.toFixed(2)} ms (full), ${commitMs.normal.toFixed(3)} ms (normal)`);
+  const results: SuiteResult[] = [];
+  for (const [synchronous, selected] of settings()) {
+    results.push(await runSuite(children, { synchronous, rows: selected, rounds, durationSeconds, warmupSeconds, connections, tmp, log }));
+  }
+  const body = results.map(suiteMarkdown).join('\n\n');
+  process.stdout.write(`${body}\n`);
+  if (quick && !values.write) return log('(--quick: bench/RESULTS.md left as it is; add --write to replace it)');
+  writeResults(join(HERE, 'RESULTS.md'), {
+    command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2).map(quoted)] : [])].join(' '),
+    startedAt,
+    finishedAt: new Date(),
+    loadBefore,
+    commitMs,
+    settings:
+      `autocannon: ${connections} connections, no pipelining, ${durationSeconds} s per measurement after a ${warmupSeconds} s warm-up per server; ` +
+      `median of ${rounds} round(s); for every row of every round all three servers start fresh (fresh SQLite files) and are driven in turn ref-http → ref-durable → Hookgate. ` +
+      'Hookgate logs at `warn` (per-request `info` lines off), heartbeat every 1 h, wake/agent requests with mode/wakeMode next-heartbeat and deliver false. ' +
+      'Agent rows measure admission: maxConcurrent 1 and a `command` provider running `sleep 3600`, so the first admitted run holds the only slot and the runtime stays idle; ' +
+      'the "echo runs executing meanwhile" row uses the in-process echo provider instead, i.e. admission while the runtime drains the backlog.',
+    ...(values.note === undefined ? {} : { note: values.note }),
+    body,
+    data: summaryData(results),
+  });
+  log('wrote bench/RESULTS.md');
+}
+
+async function profile(): Promise<void> {
+  const synchronous: Synchronous = values.sync === 'normal' ? 'normal' : 'full';
+  const body = await profileRows(children, { rows, synchronous, durationSeconds: Number(values.duration ?? 5), connections, tmp, log });
+  const text = [
+    '# Hookgate CPU profiles',
+    '',
+    `Written by \`npm run bench -- --profile\` on ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, storage.synchronous = ${synchronous}.`,
+    'Self time of the server process (sandbox workers not included) during the load only, start-up excluded. `(idle)` is time the event loop waited;',
+    '`(garbage collector)` is GC; `(program)` is V8/native work not attributed to a JS function (libuv, sqlite, the HTTP parser).',
+    '',
+    body,
+  ].join('\n');
+  writeFileSync(join(HERE, 'PROFILE.md'), `${text}\n`);
+  log('wrote bench/PROFILE.md');
+}
+
+try {
+  await (values.profile ? profile() : benchmark());
+} finally {
+  cleanUp();
+}
