@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createRandomIdSource } from './random-id.js';
 import { foldText } from './fold.js';
 import { applyFindings, findInFolded, sanitizeUntrusted } from './sanitize.js';
 import { detectInFolded } from './suspicious.js';
@@ -14,6 +14,7 @@ export interface EnvelopeMeta {
 
 /** 128 random bits per wrap: a sender cannot guess the id of the end marker it would need to forge. */
 export const ENVELOPE_ID_BYTES = 16;
+const nextEnvelopeId = createRandomIdSource(ENVELOPE_ID_BYTES);
 /** Longest metadata value, in code points, after it is made one line. */
 export const METADATA_MAX_CHARS = 200;
 
@@ -73,7 +74,7 @@ function headerLines(meta: EnvelopeMeta): string[] {
 
 /** The envelope around already sanitised content. */
 function assemble(sanitized: string, meta: EnvelopeMeta): string {
-  const id = randomBytes(ENVELOPE_ID_BYTES).toString('hex');
+  const id = nextEnvelopeId();
   return [SECURITY_NOTICE, startMarker(id), ...headerLines(meta), '---', sanitized, endMarker(id)].join('\n');
 }
 
