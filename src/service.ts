@@ -48,8 +48,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const db = openDatabase(config.storage.path, { synchronous: config.storage.synchronous });
   const metrics = createMetrics({ db });
-  const storeHealth = createStoreHealth(db, { metrics });
-  const store = storeHealth.watch(createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger }));
+  const storeHealth = createStoreHealth({ metrics });
+  // The ingress store commits on its own writer thread and connection (synchronous as configured).
+  const store = storeHealth.watch(
+    createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger, synchronous: config.storage.synchronous }),
+  );
   const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults), logger });
   const mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
   let closing = false;

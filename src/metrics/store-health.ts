@@ -1,4 +1,3 @@
-import type { DatabaseSync } from 'node:sqlite';
 import { HookError } from '../errors.js';
 import type { IngressStore } from '../store/store.js';
 import type { Metrics } from './metrics.js';
@@ -15,39 +14,24 @@ export interface StoreHealthOptions {
   now?: () => number;
   /** After a refused commit, not ready for this long unless a commit succeeds first (default 5 s, the Retry-After). */
   holdMs?: number;
-  /** Bytes the write probe inserts (and rolls back); must need fresh pages to notice a full disk. */
-  probeBytes?: number;
 }
 
 /**
- * Readiness that notices what `BEGIN IMMEDIATE` alone does not: a full disk or a read-only
- * database lets a transaction open but refuses the first write. Two signals: a write probe
- * (insert a row large enough to need new pages, then roll back: nothing reaches the file) and
- * the memory of a recent refused commit (a real ENOSPC shows only when the WAL grows at commit).
+ * Readiness that notices what opening a transaction alone does not: a full disk or a read-only
+ * database lets a transaction open but refuses the first write. Two signals: the store's own
+ * write probe, taken on the connection that commits (the writer thread's: per-connection limits
+ * and faults show only there), and the memory of a recent refused commit (a real ENOSPC shows
+ * only when the WAL grows at commit).
  */
-export function createStoreHealth(db: DatabaseSync, options: StoreHealthOptions = {}): StoreHealth {
+export function createStoreHealth(options: StoreHealthOptions = {}): StoreHealth {
   const now = options.now ?? Date.now;
   const holdMs = options.holdMs ?? 5_000;
-  const probeValue = 'x'.repeat(options.probeBytes ?? 16_384);
   let refusedAt: number | undefined;
-
-  function probe(): boolean {
-    if (db.isTransaction) return true; // a commit is in progress on this connection: it will report for itself
-    try {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        db.prepare('INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)').run('hookgate.readiness-probe', probeValue);
-      } finally {
-        db.exec('ROLLBACK');
-      }
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  let watched: IngressStore | undefined;
 
   return {
     watch(store) {
+      watched = store;
       return {
         ...store,
         accept: (acceptance) =>
@@ -68,7 +52,7 @@ export function createStoreHealth(db: DatabaseSync, options: StoreHealthOptions 
     },
     isWritable() {
       if (refusedAt !== undefined && now() - refusedAt < holdMs) return false;
-      return probe();
+      return watched?.isWritable() ?? true;
     },
   };
 }

@@ -1,11 +1,15 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { HookError } from '../errors.js';
 import type { Action, AcceptedResponse } from '../actions/types.js';
 import type { Logger } from '../log.js';
-import { inTransaction } from './sqlite.js';
-import type { Acceptance, AcceptOutcome, IngressStore } from './store.js';
+import type { Acceptance, AcceptOutcome, IngressStore, StorePragma } from './store.js';
+import { createWriterClient } from './writer-client.js';
+import type { ItemOutcome } from './writer-protocol.js';
 
 const PURGE_SLICE = 2000;
+/** isWritable() answers from the last probe and asks for a fresh one when it is older than this. */
+const PROBE_MAX_AGE_MS = 1000;
+const STORE_PRAGMAS: ReadonlySet<string> = new Set<StorePragma>(['max_page_count', 'query_only']);
 
 interface Pending {
   acceptance: Acceptance;
@@ -19,96 +23,143 @@ export interface IngressStoreOptions {
   logger: Logger;
   /** How often expired idempotency keys are purged. */
   maintenanceIntervalMs?: number;
+  /** Durability of the writer's connection; defaults to the setting `db` was opened with. */
+  synchronous?: 'full' | 'normal';
+  /** Bytes the write probe inserts (and rolls back); must need fresh pages to notice a full disk. */
+  probeBytes?: number;
+}
+
+/** The store plus observers and fault hooks for tests. */
+export interface SqliteIngressStore extends IngressStore {
+  /** Commit transactions the writer acknowledged so far: fewer than acceptances when batching works. */
+  commitCount(): number;
+  /** Test hook: the writer thread dies in its next commit, after writing its rows and before COMMIT. */
+  crashWriterDuringNextCommit(): Promise<void>;
+  /** Test hook: ends the writer thread now. */
+  terminateWriter(): Promise<void>;
 }
 
 /**
- * Group commit: acceptances queued during one event-loop turn are written in one transaction,
- * and each caller is answered only after that transaction committed. A failed commit rolls
+ * Group commit on a writer thread. Acceptances queue on the main thread; one batch at a time is
+ * committed by the writer in one transaction, and each caller is answered only after that
+ * transaction committed. While the writer commits (and fsyncs), the next batch accumulates, so
+ * batches grow with the load and the event loop never waits on the disk. A failed commit rolls
  * everything in it back and fails each caller with STORE_UNAVAILABLE: nothing half-written.
+ * Reads (replay) stay on the main connection: WAL shows it every commit the writer acknowledged.
  */
-export function createIngressStore(db: DatabaseSync, options: IngressStoreOptions): IngressStore {
+export function createIngressStore(db: DatabaseSync, options: IngressStoreOptions): SqliteIngressStore {
   const now = options.now ?? Date.now;
-  const statements = prepare(db);
+  const findKeyStatement = db.prepare('SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?');
   const listeners = new Set<(actions: readonly Action[]) => void>();
+  const health = { writable: true, probedAt: performance.now(), probing: false };
+  const writer = createWriterClient(
+    {
+      path: databasePath(db),
+      synchronous: options.synchronous ?? synchronousOf(db),
+      idempotencyTtlMs: options.idempotencyTtlMs,
+      probeBytes: options.probeBytes ?? 16_384,
+      busyTimeoutMs: 5000,
+    },
+    { logger: options.logger, onDied: () => recordProbe(false) },
+  );
   let queue: Pending[] = [];
   let scheduled = false;
+  let inFlight: Promise<void> | undefined;
+  let commits = 0;
   let closed = false;
+  let closing: Promise<void> | undefined;
 
   const intervalMs = options.maintenanceIntervalMs ?? 60_000;
   let maintenance = setTimeout(runMaintenance, intervalMs);
   maintenance.unref();
+  void refreshProbe(); // starts the writer now, so the first request does not wait for it
 
-  /** Purges expired keys in bounded slices, so a large backlog never stalls the event loop at once. */
+  /** Purges expired keys in bounded slices on the writer, so a large backlog never holds it long. */
   function runMaintenance(): void {
-    let more = false;
-    try {
-      more = Number(statements.purgeKeys.run(now() - options.idempotencyTtlMs, PURGE_SLICE).changes) === PURGE_SLICE;
-    } catch (error) {
-      options.logger.warn({ event: 'store.maintenance_failed', err: (error as Error).message }, 'store maintenance failed');
-    }
+    const cutoff = now() - options.idempotencyTtlMs;
+    void writer.request({ type: 'purge', cutoff, limit: PURGE_SLICE }).then(
+      (reply) => {
+        if (reply.type !== 'purged') throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`);
+        scheduleMaintenance(reply.changes === PURGE_SLICE ? 50 : intervalMs);
+      },
+      (error: unknown) => {
+        if (!closed) options.logger.warn({ event: 'store.maintenance_failed', err: (error as Error).message }, 'store maintenance failed');
+        scheduleMaintenance(intervalMs);
+      },
+    );
+  }
+
+  function scheduleMaintenance(delayMs: number): void {
     if (closed) return;
-    maintenance = setTimeout(runMaintenance, more ? 50 : intervalMs);
+    maintenance = setTimeout(runMaintenance, delayMs);
     maintenance.unref();
   }
 
-  function flush(): void {
+  function recordProbe(writable: boolean): void {
+    health.writable = writable;
+    health.probedAt = performance.now();
+  }
+
+  async function refreshProbe(): Promise<void> {
+    health.probing = true;
+    try {
+      const reply = await writer.request({ type: 'probe' });
+      recordProbe(reply.type === 'probed' && reply.writable);
+    } catch {
+      recordProbe(false);
+    } finally {
+      health.probing = false;
+    }
+  }
+
+  /** Pipeline depth 1: the next batch leaves as soon as the previous commit is acknowledged. */
+  function sendNext(): void {
     scheduled = false;
+    if (inFlight !== undefined || queue.length === 0) return;
     const batch = queue;
     queue = [];
-    if (batch.length === 0) return;
-    let outcomes: Array<AcceptOutcome | HookError>;
+    inFlight = commitBatch(batch).finally(() => {
+      inFlight = undefined;
+      sendNext();
+    });
+  }
+
+  async function commitBatch(batch: readonly Pending[]): Promise<void> {
     try {
-      outcomes = inTransaction(db, () => batch.map((item) => writeOrRefuse(item.acceptance)));
+      const reply = await writer.request({ type: 'commit', at: now(), items: batch.map((item) => item.acceptance) });
+      if (reply.type === 'committed') {
+        commits += 1;
+        return settle(batch, reply.outcomes);
+      }
+      if (reply.type === 'failed') recordProbe(reply.writable);
+      throw new Error(reply.type === 'failed' || reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`);
     } catch (error) {
-      const refusal = toStoreError(error);
       options.logger.error({ event: 'store.commit_failed', err: (error as Error).message, batch: batch.length }, 'store commit failed');
+      const refusal = toStoreError(error);
       for (const item of batch) item.reject(refusal);
-      return;
     }
+  }
+
+  function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome[]): void {
     const committed: Action[] = [];
     batch.forEach((item, index) => {
-      const outcome = outcomes[index] as AcceptOutcome | HookError;
-      if (outcome instanceof HookError) return item.reject(outcome);
-      if (outcome.kind === 'committed') committed.push(...item.acceptance.actions);
-      item.resolve(outcome);
+      const outcome = outcomes[index];
+      if (outcome === undefined) return item.reject(toStoreError(new Error('the writer answered for fewer acceptances than it was sent')));
+      if (outcome.kind === 'conflict') return item.reject(conflict());
+      if (outcome.kind === 'replayed') return item.resolve({ kind: 'replayed', response: JSON.parse(outcome.responseJson) as AcceptedResponse });
+      committed.push(...item.acceptance.actions);
+      item.resolve({ kind: 'committed', response: item.acceptance.response });
     });
     if (committed.length > 0) for (const listener of listeners) safeCall(listener, committed, options.logger);
   }
 
-  /** A refusal of one acceptance (a reused key) happens before it writes anything, so the batch goes on. */
-  function writeOrRefuse(acceptance: Acceptance): AcceptOutcome | HookError {
-    try {
-      return write(acceptance);
-    } catch (error) {
-      if (error instanceof HookError) return error;
-      throw error;
+  async function drainAndClose(): Promise<void> {
+    clearTimeout(maintenance);
+    while (inFlight !== undefined || queue.length > 0) {
+      if (inFlight === undefined) sendNext();
+      await inFlight;
     }
-  }
-
-  function write(acceptance: Acceptance): AcceptOutcome {
-    const at = now();
-    if (acceptance.idempotency !== undefined) {
-      const previous = findKey(acceptance.idempotency.key, acceptance.idempotency.fingerprint, at);
-      if (previous !== undefined) return { kind: 'replayed', response: previous };
-      statements.insertKey.run(acceptance.idempotency.key, at, acceptance.idempotency.fingerprint, JSON.stringify(acceptance.response));
-    }
-    for (const action of acceptance.actions) {
-      if (action.kind === 'wake') {
-        statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null);
-      } else {
-        statements.insertRun.run(action.runId, at, action.origin.hook, action.name, action.sessionKey, JSON.stringify(action));
-      }
-    }
-    return { kind: 'committed', response: acceptance.response };
-  }
-
-  function findKey(key: string, fingerprint: string, at: number): AcceptedResponse | undefined {
-    const row = statements.findKey.get(key, at - options.idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
-    if (row === undefined) return undefined;
-    if (row.fingerprint !== fingerprint) {
-      throw new HookError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used for a different request');
-    }
-    return JSON.parse(row.response) as AcceptedResponse;
+    await writer.close();
   }
 
   return {
@@ -116,48 +167,60 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
       if (closed) return Promise.reject(new HookError('SHUTTING_DOWN', 'shutting down, retry later', { retryAfterSeconds: 5 }));
       return new Promise<AcceptOutcome>((resolve, reject) => {
         queue.push({ acceptance, resolve, reject });
-        if (!scheduled) {
+        if (!scheduled && inFlight === undefined) {
           scheduled = true;
-          setImmediate(flush);
+          setImmediate(sendNext);
         }
       });
     },
     replay(key, fingerprint) {
-      return findKey(key, fingerprint, now());
+      const row = findKeyStatement.get(key, now() - options.idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
+      if (row === undefined) return undefined;
+      if (row.fingerprint !== fingerprint) throw conflict();
+      return JSON.parse(row.response) as AcceptedResponse;
     },
     isWritable() {
       if (closed) return false;
-      try {
-        db.exec('BEGIN IMMEDIATE');
-        db.exec('ROLLBACK');
-        return true;
-      } catch {
-        return false;
-      }
+      if (!health.probing && performance.now() - health.probedAt > PROBE_MAX_AGE_MS) void refreshProbe();
+      return health.writable;
+    },
+    async pragma(name, value) {
+      if (!STORE_PRAGMAS.has(name)) throw new TypeError(`pragma ${String(name)} cannot be set through the store`);
+      const reply = await writer.request({ type: 'pragma', name, value });
+      if (reply.type !== 'probed') throw new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`);
+      recordProbe(reply.writable);
     },
     onCommitted(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    async close() {
-      if (closed) return;
+    close() {
       closed = true;
-      clearTimeout(maintenance);
-      flush();
+      closing ??= drainAndClose();
+      return closing;
     },
+    commitCount: () => commits,
+    async crashWriterDuringNextCommit() {
+      await writer.request({ type: 'crash-next-commit' });
+    },
+    terminateWriter: () => writer.terminate(),
   };
 }
 
-function prepare(db: DatabaseSync): Record<'insertEvent' | 'insertRun' | 'insertKey' | 'findKey' | 'purgeKeys', StatementSync> {
-  return {
-    insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id) VALUES (?, ?, ?, ?, ?)'),
-    insertRun: db.prepare(
-      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action) VALUES (?, ?, 'queued', ?, ?, ?, ?)",
-    ),
-    insertKey: db.prepare('INSERT INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, ?, ?)'),
-    findKey: db.prepare('SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?'),
-    purgeKeys: db.prepare('DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency WHERE created_at <= ? LIMIT ?)'),
-  };
+function databasePath(db: DatabaseSync): string {
+  const path = db.location();
+  if (path === null) throw new Error('the ingress store needs a database file: its writer thread opens its own connection');
+  return path;
+}
+
+/** PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
+function synchronousOf(db: DatabaseSync): 'full' | 'normal' {
+  const row = db.prepare('PRAGMA synchronous').get() as { synchronous: number };
+  return row.synchronous >= 2 ? 'full' : 'normal';
+}
+
+function conflict(): HookError {
+  return new HookError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used for a different request');
 }
 
 function toStoreError(error: unknown): HookError {

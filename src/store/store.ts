@@ -1,4 +1,7 @@
 import type { Action, AcceptedResponse } from '../actions/types.js';
+import type { StorePragma } from './writer-protocol.js';
+
+export type { StorePragma } from './writer-protocol.js';
 
 /** One accepted request: its actions and the response its caller gets, committed together. */
 export interface Acceptance {
@@ -18,8 +21,14 @@ export interface IngressStore {
   accept(acceptance: Acceptance): Promise<AcceptOutcome>;
   /** A stored first response for a key, if it is still kept (throws IDEMPOTENCY_CONFLICT on a fingerprint mismatch). */
   replay(key: string, fingerprint: string): AcceptedResponse | undefined;
-  /** True when a write transaction can be opened now. */
+  /** False while the last write probe of the writing connection failed, or the store is closed. */
   isWritable(): boolean;
+  /**
+   * Operator/test hook: sets `max_page_count` (a page number) or `query_only` (a boolean) on the
+   * connection that commits acceptances, e.g. to simulate a full disk or a read-only store, and
+   * probes writability again before resolving. No other pragma is accepted.
+   */
+  pragma(name: StorePragma, value: number | boolean): Promise<void>;
   /** Called after each commit with the actions it made durable (the runtime wakes up on it). */
   onCommitted(listener: (actions: readonly Action[]) => void): () => void;
   /** Commits what is queued, refuses new work, closes the file. */

@@ -68,8 +68,8 @@ describe('durable acceptance', () => {
     svc = await startTestService();
     const db = svc.service.db;
     const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
-    // A full disk, as SQLite sees it: no page may be added.
-    db.exec(`PRAGMA max_page_count = ${pages}`);
+    // A full disk, as SQLite sees it: no page may be added (set on the store's writing connection).
+    await svc.service.store.pragma('max_page_count', pages);
     const big = 'x'.repeat(100_000);
     const refused = await post(`${svc.hooksUrl}/agent`, { message: big });
     expect(refused.status).toBe(503);
@@ -77,7 +77,7 @@ describe('durable acceptance', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
-    db.exec('PRAGMA max_page_count = 1073741823');
+    await svc.service.store.pragma('max_page_count', 1073741823);
     expect((await post(`${svc.hooksUrl}/agent`, { message: big })).status).toBe(202);
   });
 });

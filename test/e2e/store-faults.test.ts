@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { IngressStore } from '../../src/store/store.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post, startTestService, type TestService } from '../helpers/service.js';
 
@@ -11,10 +12,17 @@ import { post, startTestService, type TestService } from '../helpers/service.js'
 
 const MAX_PAGES = 1_073_741_823;
 
-/** A full disk as SQLite sees it: no page beyond `extra` more may be added. */
-function fillDisk(db: DatabaseSync, extra = 0): void {
-  const { page_count: pages } = db.prepare('PRAGMA page_count').get() as { page_count: number };
-  db.exec(`PRAGMA max_page_count = ${pages + extra}`);
+/**
+ * A full disk as SQLite sees it: no page beyond `extra` more may be added. The limit is set on the
+ * connection that commits acceptances (the store's writer), through the store's pragma hook.
+ */
+async function fillDisk(svc: TestService, extra = 0): Promise<void> {
+  const { page_count: pages } = svc.service.db.prepare('PRAGMA page_count').get() as { page_count: number };
+  await svc.service.store.pragma('max_page_count', pages + extra);
+}
+
+function clearDisk(store: IngressStore): Promise<void> {
+  return store.pragma('max_page_count', MAX_PAGES);
 }
 
 function count(db: DatabaseSync, sql: string, ...params: string[]): number {
@@ -42,7 +50,7 @@ describe('store faults', () => {
     svc = await startTestService();
     const db = svc.service.db;
     expect(await ready()).toBe(200);
-    db.exec('PRAGMA query_only = ON');
+    await svc.service.store.pragma('query_only', true);
     const refused = await post(`${svc.hooksUrl}/wake`, { text: 'during the fault' }, { 'idempotency-key': 'ro-1' });
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ ok: false, code: 'STORE_UNAVAILABLE' });
@@ -52,7 +60,7 @@ describe('store faults', () => {
     expect(Number(readiness.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
 
-    db.exec('PRAGMA query_only = OFF');
+    await svc.service.store.pragma('query_only', false);
     const accepted = await post(`${svc.hooksUrl}/wake`, { text: 'during the fault' }, { 'idempotency-key': 'ro-1' });
     expect(accepted.status).toBe(200);
     expect(accepted.headers.get('idempotent-replayed')).toBeNull();
@@ -62,9 +70,9 @@ describe('store faults', () => {
 
   it('reports not ready while the disk is full even before a request fails', async () => {
     svc = await startTestService();
-    fillDisk(svc.service.db);
+    await fillDisk(svc);
     expect(await ready()).toBe(503);
-    svc.service.db.exec(`PRAGMA max_page_count = ${MAX_PAGES}`);
+    await clearDisk(svc.service.store);
     expect(await ready()).toBe(200);
   });
 
@@ -73,7 +81,7 @@ describe('store faults', () => {
     const db = svc.service.db;
     const items = [1, 2, 3].map((n) => ({ n, text: `${'x'.repeat(30_000)}${n}` }));
     // Room for about one item's pages: the first insert fits, a later one cannot.
-    fillDisk(db, 10);
+    await fillDisk(svc, 10);
     const refused = await post(`${svc.hooksUrl}/batch`, { items }, { 'idempotency-key': 'batch-1' });
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe('STORE_UNAVAILABLE');
@@ -81,7 +89,7 @@ describe('store faults', () => {
     expect(count(db, "SELECT count(*) AS n FROM idempotency WHERE key = 'batch-1'")).toBe(0);
     expect(await ready()).toBe(503);
 
-    db.exec(`PRAGMA max_page_count = ${MAX_PAGES}`);
+    await clearDisk(svc.service.store);
     const accepted = await post(`${svc.hooksUrl}/batch`, { items }, { 'idempotency-key': 'batch-1' });
     expect(accepted.status).toBe(202);
     expect(accepted.body.runIds).toHaveLength(3);
@@ -92,7 +100,7 @@ describe('store faults', () => {
   it('keeps each request of a concurrent burst all-or-nothing when the disk fills mid-burst', async () => {
     svc = await startTestService();
     const db = svc.service.db;
-    fillDisk(db, 40);
+    await fillDisk(svc, 40);
     const keys = Array.from({ length: 30 }, (_, index) => `burst-${index}`);
     const message = (key: string) => `${key} ${'y'.repeat(12_000)}`;
     const replies = await Promise.all(
@@ -109,7 +117,7 @@ describe('store faults', () => {
     const refused = replies.filter((reply) => reply.status === 503);
     expect(refused.every((reply) => Number(reply.headers.get('retry-after')) > 0)).toBe(true);
 
-    db.exec(`PRAGMA max_page_count = ${MAX_PAGES}`);
+    await clearDisk(svc.service.store);
     const retried = await Promise.all(
       keys.map((key) => post(`${svc!.hooksUrl}/agent`, { message: message(key), deliver: false }, { 'idempotency-key': key })),
     );

@@ -1,0 +1,109 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../log.js';
+import type { ReplyEnvelope, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
+
+const WRITER_ENTRY = new URL('./writer-thread.ts', import.meta.url);
+
+/** The main thread's side of the writer thread: requests answered in order, one thread at a time. */
+export interface WriterClient {
+  /** Rejects when the thread dies before answering (a new thread starts for the next request). */
+  request(message: WriterRequest): Promise<WriterReply>;
+  /** Test hook: ends the thread now, as a crash would. */
+  terminate(): Promise<void>;
+  /** Closes the writer's connection and ends the thread; later requests are refused. */
+  close(): Promise<void>;
+}
+
+export interface WriterClientOptions {
+  logger: Logger;
+  /** Called when a thread ended without being asked to (after its pending requests were rejected). */
+  onDied?: () => void;
+}
+
+interface Waiter {
+  resolve: (reply: WriterReply) => void;
+  reject: (error: Error) => void;
+}
+
+export class WriterDiedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WriterDiedError';
+  }
+}
+
+/**
+ * Starts the writer thread lazily and again after it died. The thread is unref'ed while nothing
+ * is pending, so an idle store never keeps the process alive; a pending commit does.
+ */
+export function createWriterClient(init: WriterInit, options: WriterClientOptions): WriterClient {
+  let worker: Worker | undefined;
+  let nextId = 1;
+  let closed = false;
+  /** Set once close() began: the thread's exit from then on is expected. */
+  let ending = false;
+  const pending = new Map<number, Waiter>();
+
+  function start(): Worker {
+    const thread = new Worker(WRITER_ENTRY, { workerData: init, name: 'hookgate-store-writer' });
+    let failure: Error | undefined;
+    thread.unref();
+    thread.on('message', ({ id, body }: ReplyEnvelope) => {
+      const waiter = pending.get(id);
+      pending.delete(id);
+      if (pending.size === 0) thread.unref();
+      waiter?.resolve(body);
+    });
+    thread.on('error', (error) => (failure = error));
+    thread.on('exit', (code) => {
+      if (worker !== thread) return;
+      worker = undefined;
+      const lost = [...pending.values()];
+      pending.clear();
+      if (!ending) {
+        options.logger.error(
+          { event: 'store.writer_died', code, err: failure?.message, pending: lost.length },
+          'store writer thread died; its pending commits were refused and a new thread starts for the next one',
+        );
+      }
+      const error = new WriterDiedError(`store writer thread exited with code ${code}${failure === undefined ? '' : `: ${failure.message}`}`);
+      for (const waiter of lost) waiter.reject(error);
+      if (!ending) options.onDied?.();
+    });
+    return thread;
+  }
+
+  function request(message: WriterRequest): Promise<WriterReply> {
+    if (closed) return Promise.reject(new WriterDiedError('store writer is closed'));
+    worker ??= start();
+    const thread = worker;
+    const id = nextId++;
+    return new Promise<WriterReply>((resolve, reject) => {
+      if (pending.size === 0) thread.ref();
+      pending.set(id, { resolve, reject });
+      thread.postMessage({ id, body: message });
+    });
+  }
+
+  return {
+    request,
+    async terminate() {
+      await worker?.terminate();
+    },
+    async close() {
+      if (ending) return;
+      ending = true;
+      const thread = worker;
+      if (thread !== undefined) {
+        const exited = new Promise((resolve) => thread.once('exit', resolve));
+        try {
+          await request({ type: 'close' });
+        } catch {
+          // it died meanwhile: nothing left to close
+        }
+        await exited;
+      }
+      closed = true;
+    },
+  };
+}

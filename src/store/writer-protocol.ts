@@ -1,0 +1,58 @@
+import type { Action } from '../actions/types.js';
+
+/**
+ * The messages between the main thread and the store's writer thread (writer-thread.ts). Only
+ * plain data crosses (structured clone): the actions go as objects and the writer serialises them
+ * for their rows, which keeps JSON.stringify of large payloads off the main thread.
+ */
+
+/** What the writer thread is started with (its workerData). */
+export interface WriterInit {
+  /** The SQLite file; the main thread already created it and ran the migrations. */
+  path: string;
+  synchronous: 'full' | 'normal';
+  idempotencyTtlMs: number;
+  /** Bytes the write probe inserts and rolls back: enough to need fresh pages on a full disk. */
+  probeBytes: number;
+  busyTimeoutMs: number;
+}
+
+/** The only pragmas an operator or a test may set on the writer's connection (fault injection, recovery). */
+export type StorePragma = 'max_page_count' | 'query_only';
+
+export interface WriteItem {
+  actions: readonly Action[];
+  /** The response the caller gets; stored with the key for replays. */
+  response: unknown;
+  idempotency?: { key: string; fingerprint: string };
+}
+
+export type WriterRequest =
+  | { type: 'commit'; at: number; items: WriteItem[] }
+  | { type: 'purge'; cutoff: number; limit: number }
+  | { type: 'probe' }
+  | { type: 'pragma'; name: StorePragma; value: number | boolean }
+  /** Test hook: the next commit ends the thread after writing its rows, before COMMIT. */
+  | { type: 'crash-next-commit' }
+  | { type: 'close' };
+
+export type ItemOutcome = { kind: 'committed' } | { kind: 'replayed'; responseJson: string } | { kind: 'conflict' };
+
+export type WriterReply =
+  | { type: 'committed'; outcomes: ItemOutcome[] }
+  /** The whole transaction was rolled back; `writable` is a probe taken right after. */
+  | { type: 'failed'; message: string; writable: boolean }
+  | { type: 'purged'; changes: number }
+  | { type: 'probed'; writable: boolean }
+  | { type: 'done' }
+  | { type: 'error'; message: string };
+
+export interface RequestEnvelope {
+  id: number;
+  body: WriterRequest;
+}
+
+export interface ReplyEnvelope {
+  id: number;
+  body: WriterReply;
+}
