@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.js';
 import type { CallMessage, FailureReason, InitMessage, LoadMessage, WorkerReply } from './protocol.js';
 
-const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+// `.ts` when run from the sources, `.js` when run from the dist/ build (scripts/build.mjs).
+const WORKER_ENTRY = fileURLToPath(new URL(`./worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
 
 export type Serialization = 'json' | 'advanced';
 type Request = Omit<LoadMessage, 'id'> | Omit<CallMessage, 'id'>;

@@ -2,7 +2,8 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
 import type { ReplyEnvelope, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 
-const WRITER_ENTRY = new URL('./writer-thread.ts', import.meta.url);
+// `.ts` when run from the sources, `.js` when run from the dist/ build (scripts/build.mjs).
+const WRITER_ENTRY = new URL(`./writer-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 /** The main thread's side of the writer thread: requests answered in order, one thread at a time. */
 export interface WriterClient {

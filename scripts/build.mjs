@@ -1,0 +1,21 @@
+// Compiles the TypeScript sources into dist/ (one ESM bundle per entry, packages left external).
+// Runs on `npm install`/`npm ci` (the `prepare` script). bin/hookgate.js uses dist/ when it is at
+// least as new as every source file and falls back to Node's own type stripping otherwise, so an
+// edit to src/ is never shadowed by a stale build.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: {
+    main: 'src/main.ts',
+    'writer-thread': 'src/store/writer-thread.ts',
+    worker: 'src/sandbox/worker.ts',
+  },
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  packages: 'external',
+  splitting: false,
+  logLevel: 'warning',
+});
