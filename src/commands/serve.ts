@@ -5,9 +5,18 @@ import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { startService } from '../service.js';
 import type { CommandIo } from './io.js';
 
-/** `hookgate serve [--config FILE] [--port N]`: runs until SIGTERM/SIGINT, then shuts down cleanly. */
+/**
+ * `hookgate serve [--config FILE] [--port N] [--no-watch]`: runs until SIGTERM/SIGINT, then shuts
+ * down cleanly. SIGHUP reloads the mappings; so does any change to the config file or the
+ * transforms directory unless --no-watch (e.g. on file systems without change events).
+ */
 export async function runServe(argv: string[], io: CommandIo): Promise<number | undefined> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, port: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { config: { type: 'string' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
+    allowNegative: true,
+    strict: true,
+  });
   const path = configPathFrom(values.config, io.env, io.cwd);
   let config;
   try {
@@ -21,7 +30,7 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   }
   const logger = createLogger({ level: config.logging.level });
   const port = values.port === undefined ? undefined : Number(values.port);
-  const service = await startService({ config, logger, ...(port === undefined ? {} : { port }), configPath: path, env: io.env });
+  const service = await startService({ config, logger, ...(port === undefined ? {} : { port }), configPath: path, env: io.env, watch: values.watch });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

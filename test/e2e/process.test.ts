@@ -42,3 +42,45 @@ describe('the hookgate serve process', () => {
     await expect(spawnServer(config)).rejects.toThrow(/exited with 1.*hooks\/token/s);
   });
 });
+
+describe('reloading a running process', () => {
+  let dir: string;
+  let server: ServerProcess | undefined;
+  afterEach(async () => {
+    if (server !== undefined && server.child.exitCode === null) {
+      server.kill('SIGKILL');
+      await server.exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('picks up an edited mapping on SIGHUP (file watching off)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-hup-'));
+    const config = join(dir, 'hookgate.json5');
+    const write = (template: string) =>
+      writeFileSync(
+        config,
+        `{ gateway: { port: 0 }, hooks: { enabled: true, token: "hup-token", mappings: [{ match: { path: "s" }, action: "wake", textTemplate: "${template}" }] }, storage: { path: "store.sqlite" } }`,
+      );
+    write('first {{v}}');
+    server = await spawnServer(config, {}, 15_000, ['--no-watch']);
+    write('second {{v}}');
+    server.kill('SIGHUP');
+    const deadline = Date.now() + 10_000;
+    while (!server.lines.some((line) => line.includes('"config.reloaded"')) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const response = await fetch(`${server.url}/hooks/s`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer hup-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ v: 1 }),
+    });
+    expect(response.status).toBe(200);
+    server.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    const db = new DatabaseSync(join(dir, 'store.sqlite'));
+    const row = db.prepare("SELECT text FROM events WHERE hook = 's'").get() as { text: string };
+    db.close();
+    expect(row.text).toContain('second 1');
+  });
+});
