@@ -85,15 +85,26 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     metrics,
   });
   const { http } = config.gateway;
-  const listening: Listening = await listen(app, {
-    host: config.gateway.bind,
-    port: options.port ?? config.gateway.port,
-    headersTimeoutMs: http.headersTimeoutMs,
-    requestTimeoutMs: http.requestTimeoutMs,
-    keepAliveTimeoutMs: http.keepAliveTimeoutMs,
-    maxHeaderSize: http.maxHeaderBytes,
-    maxConnections: http.maxConnections,
-  });
+  let listening: Listening;
+  try {
+    listening = await listen(app, {
+      host: config.gateway.bind,
+      port: options.port ?? config.gateway.port,
+      headersTimeoutMs: http.headersTimeoutMs,
+      requestTimeoutMs: http.requestTimeoutMs,
+      keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+      maxHeaderSize: http.maxHeaderBytes,
+      maxConnections: http.maxConnections,
+    });
+  } catch (error) {
+    // Nothing was accepted yet: release what started, so the process can exit with the error.
+    await runtime.stop();
+    runtimeDb.close();
+    await mappings.close();
+    await store.close();
+    db.close();
+    throw error;
+  }
   logger.info({ event: 'server.listening', url: listening.url, hooks: config.hooks.enabled ? config.hooks.path : null }, 'hookgate listening');
 
   const reload = async (): Promise<boolean> => {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { configPathFrom, loadConfigFile } from '../config/load.js';
-import { startService } from '../service.js';
+import { startService, type Service } from '../service.js';
 import type { CommandIo } from './io.js';
 
 /**
@@ -30,11 +30,15 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   }
   const logger = createLogger({ level: config.logging.level });
   const port = values.port === undefined ? undefined : Number(values.port);
-  const service = await startService({ config, logger, ...(port === undefined ? {} : { port }), configPath: path, env: io.env, watch: values.watch });
-  let stopping = false;
+  // Handlers go in before the service starts: a signal that arrives while it starts must not hit
+  // Node's default action (which ends the process without closing the store).
+  let service: Service | undefined;
+  let stopSignal: string | undefined;
+  let closing = false;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    stopSignal ??= signal;
+    if (service === undefined || closing) return; // a stop during start-up happens once started
+    closing = true;
     logger.info({ event: 'server.stopping', signal }, 'shutting down');
     service.close().then(
       () => process.exit(0),
@@ -46,6 +50,22 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => void service.reload());
+  process.on('SIGHUP', () => void service?.reload());
+  try {
+    service = await startService({ config, logger, ...(port === undefined ? {} : { port }), configPath: path, env: io.env, watch: values.watch });
+  } catch (error) {
+    io.stderr(`hookgate: ${startFailure(error, config.gateway.bind, port ?? config.gateway.port)}\n`);
+    return 1;
+  }
+  if (stopSignal !== undefined) stop(stopSignal);
   return undefined;
+}
+
+/** A start-up failure in one line for the operator: config problems, a taken port, else the message. */
+function startFailure(error: unknown, bind: string, port: number): string {
+  if (error instanceof ConfigError) return error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `cannot listen on ${bind}:${port}: the address is already in use`;
+  if (code === 'EACCES') return `cannot listen on ${bind}:${port}: permission denied`;
+  return `cannot start: ${(error as Error).message}`;
 }

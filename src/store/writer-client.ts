@@ -102,6 +102,9 @@ export function createWriterClient(init: WriterInit, options: WriterClientOption
         } catch {
           // it died meanwhile: nothing left to close
         }
+        // Keep the thread ref'd until it is gone: otherwise an otherwise idle event loop could end
+        // while close() still waits for the exit.
+        thread.ref();
         await exited;
       }
       closed = true;

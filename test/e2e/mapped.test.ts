@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../helpers/wait.js';
 import { post, startTestService, type TestService } from '../helpers/service.js';
 
 const GMAIL = JSON.parse(readFileSync(new URL('../fixtures/payloads/gmail.json', import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -13,13 +14,6 @@ const SENSOR = {
   textTemplate: 'Sensor {{sensor}} reads {{value}}',
 };
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('mapped hooks over a real socket', () => {
   let svc: TestService;

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../helpers/wait.js';
 import { post, startTestService, type TestService } from '../helpers/service.js';
 
 const ADMIN = 'admin-token-for-metrics-42';
@@ -11,13 +12,6 @@ async function scrape(svc: TestService): Promise<string> {
   return response.text();
 }
 
-async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('metrics reported by the sandbox and the runtime', () => {
   let svc: TestService;

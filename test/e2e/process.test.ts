@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServer, type ServerProcess } from '../helpers/process.js';
 
@@ -41,21 +42,9 @@ describe('the hookgate serve process', () => {
     writeFileSync(config, `{ hooks: { enabled: true } }`);
     await expect(spawnServer(config)).rejects.toThrow(/exited with 1.*hooks\/token/s);
   });
-});
-
-describe('reloading a running process', () => {
-  let dir: string;
-  let server: ServerProcess | undefined;
-  afterEach(async () => {
-    if (server !== undefined && server.child.exitCode === null) {
-      server.kill('SIGKILL');
-      await server.exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('picks up an edited mapping on SIGHUP (file watching off)', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-hup-'));
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-proc-'));
     const config = join(dir, 'hookgate.json5');
     const write = (template: string) =>
       writeFileSync(
@@ -82,5 +71,26 @@ describe('reloading a running process', () => {
     const row = db.prepare("SELECT text FROM events WHERE hook = 's'").get() as { text: string };
     db.close();
     expect(row.text).toContain('second 1');
+  });
+
+  it('refuses to start with a clear message when a mapping does not compile', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-proc-'));
+    const config = join(dir, 'hookgate.json5');
+    writeFileSync(config, `{ hooks: { enabled: true, token: "t", mappings: [{ match: { path: "x" }, messageTemplate: "{{#if}}" }] }, gateway: { port: 0 } }`);
+    await expect(spawnServer(config)).rejects.toThrow(/exited with 1.*\/hooks\/mappings\/0\/messageTemplate/s);
+  });
+
+  it('says the port is taken instead of printing a stack trace', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-proc-'));
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const config = join(dir, 'hookgate.json5');
+    writeFileSync(config, `{ hooks: { enabled: true, token: "t" }, gateway: { port: ${port} }, storage: { path: "s.sqlite" } }`);
+    try {
+      await expect(spawnServer(config)).rejects.toThrow(/exited with 1.*already in use/s);
+    } finally {
+      blocker.close();
+    }
   });
 });
