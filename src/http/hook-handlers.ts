@@ -20,9 +20,6 @@ type Produced = { actions: readonly Action[]; response: AcceptedResponse };
 const validateWake = requestValidator(WakeRequestSchema, ['text']);
 const validateAgent = requestValidator(AgentRequestSchema, ['message']);
 
-/** Headers a template or transform may see: never the credentials the request carried. */
-const HIDDEN_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-hookgate-token', 'cookie']);
-
 export function createHookHandlers(deps: HookHandlerDeps) {
   async function commit(ctx: Context, hook: string, produce: () => Promise<Produced>): Promise<void> {
     const payload = ctx.state['payload'] as Record<string, unknown>;
@@ -64,8 +61,8 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         const outcome = await engine.resolve({
           name,
           payload: ctx.state['payload'] as Record<string, unknown>,
-          headers: visibleHeaders(ctx),
-          query: visibleQuery(ctx),
+          headers: requestHeaders(ctx),
+          query: requestQuery(ctx),
         });
         if (outcome.kind === 'no-match') throw unknownHook(name);
         if (outcome.kind === 'skip') return { actions: [], response: { status: 204, body: null } };
@@ -110,19 +107,17 @@ function fingerprintOf(hook: string, payload: Record<string, unknown>): string {
   return createHash('sha256').update(hook).update('\n').update(JSON.stringify(payload)).digest('base64url');
 }
 
-function visibleHeaders(ctx: Context): Record<string, string> {
+// The request as the mapping engine takes it; the engine itself removes credentials (auth headers,
+// cookies, ?token=) before any template or transform sees the request, so `hookgate try` gets the
+// same guarantee.
+function requestHeaders(ctx: Context): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(ctx.req.headers)) {
-    if (value === undefined || HIDDEN_HEADERS.has(name)) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
 }
 
-function visibleQuery(ctx: Context): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of new URLSearchParams(ctx.querystring)) {
-    if (name !== 'token') out[name] = value;
-  }
-  return out;
+function requestQuery(ctx: Context): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(ctx.querystring));
 }

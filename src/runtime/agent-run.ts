@@ -1,30 +1,19 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { AgentAction } from '../actions/types.js';
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log.js';
 import { insertEvent } from '../store/events-repo.js';
 import { finishRun, setRunDelivery, suspendRun, type FinishedStatus, type RunRow } from '../store/runtime-repo.js';
 import { appendExchange, readTranscript } from '../store/session-repo.js';
 import { inTransaction } from '../store/sqlite.js';
 import { isHeartbeatAck } from './ack.js';
-import type { Clock } from './clock.js';
-import type { ProviderPort, RuntimeObserver } from './ports.js';
+import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
-import { deliverReply, recordSkipped, type RoutingDeps } from './routing.js';
+import { deliverReply, recordSkipped, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
 
-export interface AgentRunDeps {
-  db: DatabaseSync;
-  clock: Clock;
-  providers: ReadonlyMap<string, ProviderPort>;
-  defaults: Config['agents']['defaults'];
+export interface AgentRunDeps extends TurnDeps {
   /** The canonical default model, used when the action carries none. */
   defaultModel: string;
-  historyBudgetChars: number;
-  routing: RoutingDeps;
   /** Called when a summary with wakeMode `now` was posted. */
   requestHeartbeat: () => void;
-  logger: Logger;
   observer?: RuntimeObserver;
 }
 

@@ -1,6 +1,3 @@
-import type { DatabaseSync } from 'node:sqlite';
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log.js';
 import {
   consumeEvents,
   finishHeartbeat,
@@ -14,10 +11,8 @@ import {
 import { appendExchange, readTranscript } from '../store/session-repo.js';
 import { inTransaction } from '../store/sqlite.js';
 import { HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
-import type { Clock } from './clock.js';
-import type { ProviderPort } from './ports.js';
 import { callModel } from './provider-call.js';
-import { deliverReply, recordSkipped, type RoutingDeps } from './routing.js';
+import { deliverReply, recordSkipped, type TurnDeps } from './routing.js';
 
 export const MAIN_SESSION_KEY = 'main';
 
@@ -29,16 +24,9 @@ export const HEARTBEAT_INSTRUCTIONS =
 
 export type HeartbeatResult = { kind: 'idle' } | { kind: 'ok'; consumed: number; more: boolean } | { kind: 'failed'; error: string };
 
-export interface MainSessionDeps {
-  db: DatabaseSync;
-  clock: Clock;
-  providers: ReadonlyMap<string, ProviderPort>;
-  defaults: Config['agents']['defaults'];
+export interface MainSessionDeps extends TurnDeps {
   /** The canonical `provider/model` of agents.defaults.model. */
   modelRef: string;
-  historyBudgetChars: number;
-  routing: RoutingDeps;
-  logger: Logger;
 }
 
 /** `System: [<ISO time>] <text>`: one line of the heartbeat prompt per event. */

@@ -2,7 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { getState, insertDelivery, setState } from '../store/session-repo.js';
-import type { ChannelPort, DeliverFn, DeliveryOutcome, RecordedDelivery, RuntimeObserver } from './ports.js';
+import type { ChannelPort, DeliverFn, DeliveryOutcome, ProviderPort, RecordedDelivery, RuntimeObserver } from './ports.js';
+import type { Clock } from './clock.js';
 
 /** Where `last` goes before any delivery happened and no default route is configured (the spec's fallback). */
 export const FALLBACK_CHANNEL = 'whatsapp';
@@ -25,6 +26,17 @@ export interface RoutingDeps {
   /** Aborted by Runtime.stop(): pending retries give up. */
   signal: AbortSignal;
   observer?: RuntimeObserver;
+}
+
+/** What one model turn (a heartbeat or an agent run) needs, shared by both. */
+export interface TurnDeps {
+  db: DatabaseSync;
+  clock: Clock;
+  providers: ReadonlyMap<string, ProviderPort>;
+  defaults: Config['agents']['defaults'];
+  historyBudgetChars: number;
+  routing: RoutingDeps;
+  logger: Logger;
 }
 
 /** What to deliver and on whose behalf (a run or a heartbeat), recorded in `deliveries`. */

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../helpers/wait.js';
-import { post, startTestService, type TestService } from '../helpers/service.js';
+import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 
 const GMAIL = JSON.parse(readFileSync(new URL('../fixtures/payloads/gmail.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
@@ -46,6 +46,16 @@ describe('mapped hooks over a real socket', () => {
     const response = await post(`${svc.hooksUrl}/sensor`, { sensor: 'x' });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ ok: false, error: 'hook mapping requires text', code: 'MAPPING_INVALID' });
+  });
+
+  it('never lets a template see the credentials the request carried', async () => {
+    svc = await startTestService({
+      hooks: { mappings: [{ id: 'leak', match: { path: 'leak' }, action: 'wake', allowUnsafeExternalContent: true, textTemplate: 'a[{{headers.authorization}}] q[{{query.token}}] c[{{headers.cookie}}] u[{{headers.user-agent}}]' }] },
+    });
+    const response = await post(`${svc.hooksUrl}/leak?token=${TEST_TOKEN}`, {}, { cookie: 'session=1', 'user-agent': 'probe' });
+    expect(response.status).toBe(200);
+    const row = svc.service.db.prepare("SELECT text FROM events WHERE hook = 'leak'").get() as { text: string };
+    expect(row.text).toBe('a[] q[] c[] u[probe]');
   });
 
   it('answers 404 for a name no mapping matches', async () => {

@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commandProvider, renderPrompt, type CommandConfig } from '../../src/providers/command.js';
 import { silentLogger } from '../../src/log.js';
-import { ProviderError, type CompletionRequest, type Provider } from '../../src/providers/types.js';
+import type { CompletionRequest, Provider } from '../../src/providers/types.js';
 import { isGone, killQuietly, waitUntil } from './process-helpers.js';
+import { failure } from './failure.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/providers/', import.meta.url));
 const deps = { fetch: globalThis.fetch, logger: silentLogger() };
@@ -43,14 +44,6 @@ function request(overrides: Partial<CompletionRequest> = {}): CompletionRequest 
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 function readPids(file: string): { pid: number; grandchild: number } {
   const pids = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; grandchild: number };

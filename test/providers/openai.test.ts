@@ -3,8 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src/log.js';
 import type { ProviderDeps } from '../../src/providers/define.js';
 import { MAX_RESPONSE_BYTES, openaiCompletionsProvider, type OpenAiCompletionsConfig } from '../../src/providers/openai.js';
-import { ProviderError, type CompletionRequest, type Provider } from '../../src/providers/types.js';
+import type { CompletionRequest, Provider } from '../../src/providers/types.js';
 import { completion, sendJson, startFakeOpenAiServer, type FakeOpenAiServer } from './openai-server.js';
+import { failure } from './failure.js';
 
 const API_KEY = 'sk-test-0123456789abcdef';
 const deps: ProviderDeps = { fetch: globalThis.fetch, logger: silentLogger() };
@@ -33,14 +34,6 @@ function request(overrides: Partial<CompletionRequest> = {}): CompletionRequest 
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 describe('openai-completions provider', () => {
   it('posts the model, messages and bearer key to {baseUrl}/chat/completions and returns the reply', async () => {
