@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // Entry of the `hookgate` command. Runs the compiled build in dist/ (made by `npm install`, see
 // scripts/build.mjs) when it is at least as new as every source file; otherwise runs the
-// TypeScript sources with Node's own type stripping, adding the one thing Node does not do: map
-// the sources' `.js` specifiers to their `.ts` files.
+// TypeScript sources with Node's own type stripping and the resolve hook of bin/source-hooks.js.
 import { readdirSync, statSync } from 'node:fs';
 
 const major = Number(process.versions.node.split('.')[0]);
@@ -38,20 +37,6 @@ function freshBuild() {
 if (freshBuild()) {
   await import('../dist/main.js');
 } else {
-  const { registerHooks } = await import('node:module');
-  const sourceRoots = [new URL('src/', root).href, new URL('presets/', root).href];
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
-      const fromSources = sourceRoots.some((prefix) => context.parentURL?.startsWith(prefix));
-      if (fromSources && specifier.startsWith('.') && specifier.endsWith('.js')) {
-        try {
-          return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
-        } catch {
-          // a real .js file next to the sources
-        }
-      }
-      return nextResolve(specifier, context);
-    },
-  });
+  await import('./source-hooks.js');
   await import('../src/main.ts');
 }

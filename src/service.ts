@@ -53,7 +53,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const store = storeHealth.watch(
     createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger, synchronous: config.storage.synchronous }),
   );
-  const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults), logger });
+  const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
   const mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { HookError, type ErrorCode } from '../errors.js';
 import { normalizeChannelName } from '../channels/index.js';
-import { inspectUntrusted, type EnvelopeMeta } from '../envelope/envelope.js';
-import type { Logger } from '../log.js';
-import type { ActionOrigin, AgentAction, WakeAction, WakeMode } from './types.js';
+import type { EnvelopeMeta } from '../envelope/envelope.js';
+import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, WakeMode } from './types.js';
 import type { ModelPolicy } from './models.js';
 
 /** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
@@ -34,42 +33,30 @@ export interface BuildContext {
 }
 
 export interface ActionBuilder {
-  agent(fields: AgentFields, context: BuildContext): AgentAction;
-  wake(fields: WakeFields, context: BuildContext): WakeAction;
+  agent(fields: AgentFields, context: BuildContext): AdmittedAgentAction;
+  wake(fields: WakeFields, context: BuildContext): AdmittedWakeAction;
 }
 
 export interface ActionBuilderDeps {
   models: ModelPolicy;
   newRunId?: () => string;
-  /** Where suspicious content (injection attempts) is reported: counts and pattern names, never the content. */
-  logger?: Logger;
 }
 
 /**
- * The one place where request fields become a stored action: defaults, channel and model rules,
- * and the untrusted-content envelope. Used by /wake, /agent and the mapping engine alike.
+ * The one place where request fields become an action: defaults, channel and model rules, and
+ * which envelope the content gets. Used by /wake, /agent and the mapping engine alike. Untrusted
+ * content leaves here raw with its `envelope` metadata; the store seals it (src/actions/seal.ts).
  */
 export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
   const newRunId = deps.newRunId ?? randomUUID;
-  const wrap = (text: string, context: BuildContext): string => {
-    if (context.content === 'trusted') return text;
-    const { wrapped, suspicious } = inspectUntrusted(text, context.content);
-    if (suspicious.length > 0) {
-      deps.logger?.warn(
-        { event: 'hook.suspicious_content', hook: context.origin.hook, mappingId: context.origin.mappingId, count: suspicious.length, patterns: suspicious },
-        'untrusted content looks like a prompt-injection attempt (wrapped as usual)',
-      );
-    }
-    return wrapped;
-  };
   return {
     agent(fields, context) {
       const message = requireText(fields.message, context, 'message');
       const channel = resolveChannel(fields.channel);
-      const action: AgentAction = {
+      const action: AdmittedAgentAction = {
         kind: 'agent',
         runId: newRunId(),
-        message: wrap(message, context),
+        message,
         name: optionalText(fields.name) ?? defaultName(context.origin),
         sessionKey: optionalText(fields.sessionKey) ?? `hook:${randomUUID()}`,
         wakeMode: fields.wakeMode ?? 'now',
@@ -77,6 +64,7 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
         channel,
         origin: context.origin,
       };
+      if (context.content !== 'trusted') action.envelope = context.content;
       const to = optionalText(fields.to);
       if (to !== undefined) action.to = to;
       const model = optionalText(fields.model);
@@ -89,7 +77,9 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
     },
     wake(fields, context) {
       const text = requireText(fields.text, context, 'text');
-      return { kind: 'wake', text: wrap(text, context), mode: fields.mode ?? 'now', origin: context.origin };
+      const action: AdmittedWakeAction = { kind: 'wake', text, mode: fields.mode ?? 'now', origin: context.origin };
+      if (context.content !== 'trusted') action.envelope = context.content;
+      return action;
     },
   };
 }

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import type { EnvelopeMeta } from '../envelope/envelope.js';
 
 /** When the main session should look at new work. */
 export const WakeModeSchema = Type.Union([Type.Literal('now'), Type.Literal('next-heartbeat')], {
@@ -50,6 +51,16 @@ export const AgentActionSchema = Type.Object(
 export type AgentAction = Static<typeof AgentActionSchema>;
 
 export type Action = WakeAction | AgentAction;
+
+/**
+ * An action as the builder admits it. With `envelope` set, its `text` (wake) or `message` (agent)
+ * is still the raw untrusted content: the store seals it (src/actions/seal.ts: the envelope, the
+ * suspicious-pattern scan) on its writer thread before the row is written, which keeps that
+ * per-byte work off the event loop. Without `envelope` it is already final (trusted content).
+ */
+export type AdmittedAction = (WakeAction | AgentAction) & { envelope?: EnvelopeMeta };
+export type AdmittedWakeAction = WakeAction & { envelope?: EnvelopeMeta };
+export type AdmittedAgentAction = AgentAction & { envelope?: EnvelopeMeta };
 
 /** The success body of a request, stored with its idempotency key so a retry gets it again. */
 export type AcceptedResponse =

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { HookError } from '../errors.js';
-import type { Action, AcceptedResponse } from '../actions/types.js';
+import type { AdmittedAction, AcceptedResponse } from '../actions/types.js';
 import type { ActionBuilder } from '../actions/build.js';
 import type { IngressStore } from '../store/store.js';
 import type { Logger } from '../log.js';
@@ -15,7 +15,7 @@ export interface HookHandlerDeps {
   logger: Logger;
 }
 
-type Produced = { actions: readonly Action[]; response: AcceptedResponse };
+type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse };
 
 const validateWake = requestValidator(WakeRequestSchema, ['text']);
 const validateAgent = requestValidator(AgentRequestSchema, ['message']);
@@ -71,9 +71,9 @@ export function createHookHandlers(deps: HookHandlerDeps) {
   };
 }
 
-function responseFor(actions: readonly Action[]): AcceptedResponse {
+function responseFor(actions: readonly AdmittedAction[]): AcceptedResponse {
   const runIds = actions.flatMap((action) => (action.kind === 'agent' ? [action.runId] : []));
-  const first = actions[0] as Action;
+  const first = actions[0] as AdmittedAction;
   if (actions.length === 1) {
     return first.kind === 'agent' ? { status: 202, body: { ok: true, runId: first.runId } } : { status: 200, body: { ok: true, mode: first.mode } };
   }

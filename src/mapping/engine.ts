@@ -2,7 +2,8 @@ import { ConfigError, HookError, type ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../config/schema.js';
 import type { ActionBuilder } from '../actions/build.js';
-import type { Action } from '../actions/types.js';
+import type { AdmittedAction } from '../actions/types.js';
+import { sealAction } from '../actions/seal.js';
 import { PRESETS, type PresetDefinition } from '../../presets/index.js';
 import { compileMapping, RESERVED_NAMES, trimSlashes } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
@@ -23,7 +24,7 @@ export interface HookRequest {
 }
 
 export type MappingOutcome =
-  | { kind: 'actions'; mappingId: string; actions: Action[] }
+  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[] }
   | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
   | { kind: 'no-match' };
 
@@ -111,6 +112,22 @@ function prepare(request: HookRequest, name: string, now: Date): PreparedRequest
   };
 }
 
+/**
+ * The actions as the store will write them (sealed: enveloped), in the outcome and in the item
+ * traces alike, with a note per action whose content matched a suspicious pattern.
+ */
+function sealForDisplay(outcome: MappingOutcome, items: ItemTrace[], notes: string[]): MappingOutcome {
+  if (outcome.kind !== 'actions') return outcome;
+  const sealed = new Map<AdmittedAction, AdmittedAction>();
+  for (const [index, admitted] of outcome.actions.entries()) {
+    const { action, suspicious } = sealAction(admitted);
+    sealed.set(admitted, action);
+    if (suspicious.length > 0) notes.push(`action ${index + 1}: content matches suspicious patterns (${suspicious.join(', ')}); logged as hook.suspicious_content`);
+  }
+  for (const item of items) if (item?.action !== undefined) item.action = sealed.get(item.action) ?? item.action;
+  return { ...outcome, actions: outcome.actions.map((action) => sealed.get(action) ?? action) };
+}
+
 /** A linear walk in global order (diagnostics only), stopping at the winner the index would pick. */
 async function explainRequest(mappings: readonly CompiledMapping[], request: HookRequest, now: Date, deps: Parameters<typeof runMapping>[2]): Promise<Explanation> {
   const { name, source } = identify(request);
@@ -132,7 +149,7 @@ async function explainRequest(mappings: readonly CompiledMapping[], request: Hoo
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
     const { outcome, notes } = await runMapping(winner, prepare(request, name, now), deps, explanation.items);
-    explanation.outcome = outcome;
+    explanation.outcome = sealForDisplay(outcome, explanation.items, notes);
     explanation.notes.push(...notes);
   } catch (error) {
     if (!(error instanceof HookError)) throw error;

@@ -1,13 +1,13 @@
-import type { Action } from '../actions/types.js';
+import type { AdmittedAction } from '../actions/types.js';
 import type { Explanation } from './engine.js';
 import type { ItemTrace } from './run.js';
 
 /** The exact text the agent (or the main session, for wake) will read: enveloped unless the mapping opted out. */
-export function promptOf(action: Action): string {
+export function promptOf(action: AdmittedAction): string {
   return action.kind === 'agent' ? action.message : action.text;
 }
 
-export function actionsOf(explanation: Explanation): Action[] {
+export function actionsOf(explanation: Explanation): AdmittedAction[] {
   return explanation.outcome?.kind === 'actions' ? explanation.outcome.actions : [];
 }
 

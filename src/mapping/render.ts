@@ -1,6 +1,6 @@
 import { HookError } from '../errors.js';
 import type { ActionBuilder, BuildContext } from '../actions/build.js';
-import type { Action } from '../actions/types.js';
+import type { AdmittedAction } from '../actions/types.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
 import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
 import type { SafeRecord } from './context.js';
@@ -47,7 +47,7 @@ export interface BuildInput {
 }
 
 /** Merges override over rendered fields and builds the validated, enveloped action. */
-export function buildAction(builder: ActionBuilder, input: BuildInput): Action {
+export function buildAction(builder: ActionBuilder, input: BuildInput): AdmittedAction {
   const { mapping, kind, rendered, override } = input;
   const name = optional(override.name ?? rendered.name);
   const context: BuildContext = {

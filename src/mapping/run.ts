@@ -1,7 +1,7 @@
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ActionBuilder } from '../actions/build.js';
-import type { Action } from '../actions/types.js';
+import type { AdmittedAction } from '../actions/types.js';
 import type { CompiledMapping } from './compiled.js';
 import { buildTemplateContext, type SafeRecord } from './context.js';
 import { splitItems, type FanOutItem } from './fan-out.js';
@@ -25,11 +25,11 @@ export interface ItemTrace {
   transform: 'override' | 'skip' | 'unchanged' | undefined;
   override: TransformOverride | undefined;
   rendered: RenderedFields;
-  action: Action | undefined;
+  action: AdmittedAction | undefined;
 }
 
 export type RunOutcome =
-  | { kind: 'actions'; mappingId: string; actions: Action[] }
+  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[] }
   | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' };
 
 export interface RunDeps {
@@ -58,7 +58,7 @@ export async function runMapping(mapping: CompiledMapping, request: PreparedRequ
       return trace.action;
     }),
   );
-  const actions = results.filter((action): action is Action => action !== undefined);
+  const actions = results.filter((action): action is AdmittedAction => action !== undefined);
   if (actions.length === 0) return { outcome: { kind: 'skip', mappingId: mapping.id, reason: 'transform-null' }, notes };
   return { outcome: { kind: 'actions', mappingId: mapping.id, actions }, notes };
 }

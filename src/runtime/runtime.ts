@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { Action } from '../actions/types.js';
+import type { AdmittedAction } from '../actions/types.js';
 import { createModelPolicy } from '../actions/models.js';
 import { deliverText } from '../channels/deliver.js';
 import type { Config } from '../config/schema.js';
@@ -25,7 +25,7 @@ export interface Runtime {
   /** Resumes what a previous process left (see recovery.ts), then takes work: queued runs, pending events, periodic heartbeats. */
   start(): void;
   /** From store.onCommitted: agent actions wake the run queue; a wake with mode `now` requests a heartbeat. */
-  notify(actions: readonly Action[]): void;
+  notify(actions: readonly AdmittedAction[]): void;
   /** Takes no more work, aborts running turns (runs recorded `interrupted`, resumed by the next start), waits (bounded). */
   stop(): Promise<void>;
   /** Resolves when no heartbeat and no run is executing (timers not yet due are not waited for). */

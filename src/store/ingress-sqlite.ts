@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { HookError } from '../errors.js';
-import type { Action, AcceptedResponse } from '../actions/types.js';
+import type { AdmittedAction, AcceptedResponse } from '../actions/types.js';
 import type { Logger } from '../log.js';
 import type { Acceptance, AcceptOutcome, IngressStore, StorePragma } from './store.js';
 import { createWriterClient } from './writer-client.js';
@@ -50,7 +50,7 @@ export interface SqliteIngressStore extends IngressStore {
 export function createIngressStore(db: DatabaseSync, options: IngressStoreOptions): SqliteIngressStore {
   const now = options.now ?? Date.now;
   const findKeyStatement = db.prepare('SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?');
-  const listeners = new Set<(actions: readonly Action[]) => void>();
+  const listeners = new Set<(actions: readonly AdmittedAction[]) => void>();
   const health = { writable: true, probedAt: performance.now(), probing: false };
   const writer = createWriterClient(
     {
@@ -141,12 +141,17 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
   }
 
   function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome[]): void {
-    const committed: Action[] = [];
+    const committed: AdmittedAction[] = [];
     batch.forEach((item, index) => {
       const outcome = outcomes[index];
       if (outcome === undefined) return item.reject(toStoreError(new Error('the writer answered for fewer acceptances than it was sent')));
       if (outcome.kind === 'conflict') return item.reject(conflict());
       if (outcome.kind === 'replayed') return item.resolve({ kind: 'replayed', response: JSON.parse(outcome.responseJson) as AcceptedResponse });
+      if (outcome.kind === 'unsealable') {
+        options.logger.error({ event: 'store.seal_failed', err: outcome.message }, 'an accepted action could not be sealed; nothing of it was stored');
+        return item.reject(new HookError('INTERNAL', 'the request could not be stored'));
+      }
+      reportSuspicious(item.acceptance.actions, outcome.suspicious, options.logger);
       committed.push(...item.acceptance.actions);
       item.resolve({ kind: 'committed', response: item.acceptance.response });
     });
@@ -231,7 +236,19 @@ function toStoreError(error: unknown): HookError {
   });
 }
 
-function safeCall(listener: (actions: readonly Action[]) => void, actions: readonly Action[], logger: Logger): void {
+/** The injection heuristics' findings (src/envelope/suspicious.ts): counts and names, never the content. */
+function reportSuspicious(actions: readonly AdmittedAction[], findings: readonly string[][], logger: Logger): void {
+  findings.forEach((patterns, index) => {
+    const origin = actions[index]?.origin;
+    if (patterns.length === 0 || origin === undefined) return;
+    logger.warn(
+      { event: 'hook.suspicious_content', hook: origin.hook, mappingId: origin.mappingId, count: patterns.length, patterns },
+      'untrusted content looks like a prompt-injection attempt (wrapped as usual)',
+    );
+  });
+}
+
+function safeCall(listener: (actions: readonly AdmittedAction[]) => void, actions: readonly AdmittedAction[], logger: Logger): void {
   try {
     listener(actions);
   } catch (error) {

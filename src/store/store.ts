@@ -1,11 +1,14 @@
-import type { Action, AcceptedResponse } from '../actions/types.js';
+import type { AdmittedAction, AcceptedResponse } from '../actions/types.js';
 import type { StorePragma } from './writer-protocol.js';
 
 export type { StorePragma } from './writer-protocol.js';
 
-/** One accepted request: its actions and the response its caller gets, committed together. */
+/**
+ * One accepted request: its actions and the response its caller gets, committed together. The
+ * store seals the actions' untrusted content (src/actions/seal.ts) before it writes them.
+ */
 export interface Acceptance {
-  actions: readonly Action[];
+  actions: readonly AdmittedAction[];
   response: AcceptedResponse;
   idempotency?: { key: string; fingerprint: string };
 }
@@ -29,8 +32,8 @@ export interface IngressStore {
    * probes writability again before resolving. No other pragma is accepted.
    */
   pragma(name: StorePragma, value: number | boolean): Promise<void>;
-  /** Called after each commit with the actions it made durable (the runtime wakes up on it). */
-  onCommitted(listener: (actions: readonly Action[]) => void): () => void;
+  /** Called after each commit with the actions it made durable, as admitted (the runtime wakes up on it). */
+  onCommitted(listener: (actions: readonly AdmittedAction[]) => void): () => void;
   /** Commits what is queued, refuses new work, closes the file. */
   close(): Promise<void>;
 }

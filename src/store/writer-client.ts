@@ -2,8 +2,11 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
 import type { ReplyEnvelope, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 
-// `.ts` when run from the sources, `.js` when run from the dist/ build (scripts/build.mjs).
-const WRITER_ENTRY = new URL(`./writer-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+// `.ts` when run from the sources (which then need the `.js` → `.ts` resolve hook), `.js` when run
+// from the dist/ build (scripts/build.mjs).
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const WRITER_ENTRY = new URL(`./writer-thread${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url);
+const EXEC_ARGV = FROM_SOURCES ? ['--import', new URL('../../bin/source-hooks.js', import.meta.url).href] : [];
 
 /** The main thread's side of the writer thread: requests answered in order, one thread at a time. */
 export interface WriterClient {
@@ -46,7 +49,7 @@ export function createWriterClient(init: WriterInit, options: WriterClientOption
   const pending = new Map<number, Waiter>();
 
   function start(): Worker {
-    const thread = new Worker(WRITER_ENTRY, { workerData: init, name: 'hookgate-store-writer' });
+    const thread = new Worker(WRITER_ENTRY, { workerData: init, name: 'hookgate-store-writer', execArgv: EXEC_ARGV });
     let failure: Error | undefined;
     thread.unref();
     thread.on('message', ({ id, body }: ReplyEnvelope) => {

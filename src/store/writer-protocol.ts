@@ -1,9 +1,9 @@
-import type { Action } from '../actions/types.js';
+import type { AdmittedAction } from '../actions/types.js';
 
 /**
  * The messages between the main thread and the store's writer thread (writer-thread.ts). Only
- * plain data crosses (structured clone): the actions go as objects and the writer serialises them
- * for their rows, which keeps JSON.stringify of large payloads off the main thread.
+ * plain data crosses (structured clone): the actions go as objects and the writer seals them (the
+ * envelope) and serialises them for their rows, which keeps that per-byte work off the main thread.
  */
 
 /** What the writer thread is started with (its workerData). */
@@ -21,7 +21,8 @@ export interface WriterInit {
 export type StorePragma = 'max_page_count' | 'query_only';
 
 export interface WriteItem {
-  actions: readonly Action[];
+  /** Sealed by the writer (envelope, suspicious-pattern scan) before they are written. */
+  actions: readonly AdmittedAction[];
   /** The response the caller gets; stored with the key for replays. */
   response: unknown;
   idempotency?: { key: string; fingerprint: string };
@@ -36,7 +37,13 @@ export type WriterRequest =
   | { type: 'crash-next-commit' }
   | { type: 'close' };
 
-export type ItemOutcome = { kind: 'committed' } | { kind: 'replayed'; responseJson: string } | { kind: 'conflict' };
+export type ItemOutcome =
+  /** `suspicious`: per action, the pattern families its untrusted content matched (names only). */
+  | { kind: 'committed'; suspicious: string[][] }
+  | { kind: 'replayed'; responseJson: string }
+  | { kind: 'conflict' }
+  /** Its actions could not be sealed: nothing of it was written, the rest of the batch goes on. */
+  | { kind: 'unsealable'; message: string };
 
 export type WriterReply =
   | { type: 'committed'; outcomes: ItemOutcome[] }

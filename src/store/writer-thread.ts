@@ -1,13 +1,14 @@
 /**
- * Entry of the store's writer thread: it owns the ingress write connection and commits the
- * batches the main thread sends, so an fsync never blocks the event loop that parses requests.
+ * Entry of the store's writer thread: it owns the ingress write connection, seals the actions'
+ * untrusted content (the envelope) and commits the batches the main thread sends, so neither that
+ * per-byte work nor an fsync blocks the event loop that parses requests.
  *
- * Loaded by Node's own type stripping in a worker (no resolve hook there), so it imports only
- * `node:` modules at run time; the `import type` lines are erased.
+ * Run from dist/ (bundled) or from the sources with bin/source-hooks.js as `--import`.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Action } from '../actions/types.js';
+import { sealAction } from '../actions/seal.js';
 import type { ItemOutcome, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 
 const PROBE_KEY = 'hookgate.readiness-probe';
@@ -44,15 +45,28 @@ function serve(port: MessagePort, init: WriterInit): void {
   const probeValue = 'x'.repeat(init.probeBytes);
   let crashArmed = false;
 
-  /** One item of a batch; a refused key writes nothing, so the rest of the batch goes on. */
-  function writeItem(item: WriteItem, at: number): ItemOutcome {
+  /** An item's actions sealed, or why they cannot be (that item alone is refused). */
+  type Prepared = { actions: Action[]; suspicious: string[][] } | { message: string };
+
+  function prepareItem(item: WriteItem): Prepared {
+    try {
+      const sealed = item.actions.map(sealAction);
+      return { actions: sealed.map((s) => s.action), suspicious: sealed.map((s) => s.suspicious) };
+    } catch (error) {
+      return { message: (error as Error).message };
+    }
+  }
+
+  /** One item of a batch; a refused key or an unsealable item writes nothing, so the rest of the batch goes on. */
+  function writeItem(item: WriteItem, prepared: Prepared, at: number): ItemOutcome {
+    if ('message' in prepared) return { kind: 'unsealable', message: prepared.message };
     if (item.idempotency !== undefined) {
       const row = statements.findKey.get(item.idempotency.key, at - init.idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
       if (row !== undefined) return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
       statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
     }
-    for (const action of item.actions) writeAction(action, at);
-    return { kind: 'committed' };
+    for (const action of prepared.actions) writeAction(action, at);
+    return { kind: 'committed', suspicious: prepared.suspicious };
   }
 
   function writeAction(action: Action, at: number): void {
@@ -63,11 +77,15 @@ function serve(port: MessagePort, init: WriterInit): void {
     }
   }
 
-  /** All items in one transaction: committed together or, on any failure, none of them. */
+  /**
+   * All items in one transaction: committed together or, on any failure, none of them. Sealing
+   * happens before BEGIN, so the write lock is held only for the inserts and the commit.
+   */
   function commit(items: readonly WriteItem[], at: number): WriterReply {
+    const prepared = items.map(prepareItem);
     try {
       db.exec('BEGIN IMMEDIATE');
-      const outcomes = items.map((item) => writeItem(item, at));
+      const outcomes = items.map((item, index) => writeItem(item, prepared[index] as Prepared, at));
       if (crashArmed) process.exit(CRASH_EXIT_CODE);
       db.exec('COMMIT');
       return { type: 'committed', outcomes };

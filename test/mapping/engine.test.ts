@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { HookError } from '../../src/errors.js';
 import { definePreset } from '../../presets/define.js';
 import { actionsOf, engineWith, FIXED_NOW, request } from './support.js';
+import { sealAction } from '../../src/actions/seal.js';
+import type { AdmittedAction } from '../../src/actions/types.js';
 
 async function rejection(promise: Promise<unknown>): Promise<HookError> {
   const error = await promise.then(
@@ -89,8 +91,11 @@ describe('the untrusted-content envelope', () => {
     const engine = await engineWith({ mappings: [{ id: 'm', name: 'Deploys', messageTemplate: 'deploy {{env}}' }] });
     const [action] = (await actionsOf(engine, request('deploy', { env: 'prod' }))).actions;
     expect(engine.contexts[0]).toEqual({ origin: { hook: 'deploy', mappingId: 'm' }, via: 'mapped', content: { source: 'Webhook', task: 'Deploys' } });
-    expect(action?.kind === 'agent' ? action.message : '').toContain('deploy prod');
-    expect(action?.kind === 'agent' ? action.message : '').not.toBe('deploy prod');
+    // Admitted raw with its envelope metadata; the store seals it before writing.
+    expect(action).toMatchObject({ kind: 'agent', message: 'deploy prod', envelope: { source: 'Webhook', task: 'Deploys' } });
+    const sealed = sealAction(action as AdmittedAction).action;
+    expect(sealed).not.toHaveProperty('envelope');
+    expect(sealed.kind === 'agent' ? sealed.message : '').toMatch(/^SECURITY NOTICE[\s\S]*Task: Deploys\n---\ndeploy prod\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{32}">>>$/);
   });
 
   it('passes envelope source, from and subject rendered per request', async () => {
