@@ -40,10 +40,11 @@ export interface SqliteIngressStore extends IngressStore {
 }
 
 /**
- * Group commit on a writer thread. Acceptances queue on the main thread; one batch at a time is
- * committed by the writer in one transaction, and each caller is answered only after that
- * transaction committed. While the writer commits (and fsyncs), the next batch accumulates, so
- * batches grow with the load and the event loop never waits on the disk. A failed commit rolls
+ * Group commit on a writer thread. Acceptances queue on the main thread and leave as one batch
+ * per turn of the event loop; the writer commits every batch waiting for it in one transaction,
+ * and each caller is answered only after that transaction committed. While the writer commits (and
+ * fsyncs), the next batches wait in its queue, so transactions grow with the load and the event
+ * loop never waits on the disk. A failed commit rolls
  * everything in it back and fails each caller with STORE_UNAVAILABLE: nothing half-written.
  * Reads (replay) stay on the main connection: WAL shows it every commit the writer acknowledged.
  */
@@ -52,6 +53,8 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
   const findKeyStatement = db.prepare('SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?');
   const listeners = new Set<(actions: readonly AdmittedAction[]) => void>();
   const health = { writable: true, probedAt: performance.now(), probing: false };
+  let commits = 0;
+  let lastTransaction = 0;
   const writer = createWriterClient(
     {
       path: databasePath(db),
@@ -60,12 +63,19 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
       probeBytes: options.probeBytes ?? 16_384,
       busyTimeoutMs: 5000,
     },
-    { logger: options.logger, onDied: () => recordProbe(false) },
+    {
+      logger: options.logger,
+      onDied: () => {
+        lastTransaction = 0; // a new thread counts its transactions from 1 again
+        recordProbe(false);
+      },
+    },
   );
   let queue: Pending[] = [];
   let scheduled = false;
-  let inFlight: Promise<void> | undefined;
-  let commits = 0;
+  /** Batches sent and not yet answered; the writer answers in order, so the last one settles last. */
+  let inFlight = 0;
+  let lastSent: Promise<void> = Promise.resolve();
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -112,15 +122,19 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
     }
   }
 
-  /** Pipeline depth 1: the next batch leaves as soon as the previous commit is acknowledged. */
+  /**
+   * Each turn of the event loop sends what it accepted as one batch, without waiting for earlier
+   * batches: the writer merges every batch waiting in its queue into one transaction (group
+   * commit), so the event loop never waits for the writer and the writer never waits for it.
+   */
   function sendNext(): void {
     scheduled = false;
-    if (inFlight !== undefined || queue.length === 0) return;
+    if (queue.length === 0) return;
     const batch = queue;
     queue = [];
-    inFlight = commitBatch(batch).finally(() => {
-      inFlight = undefined;
-      sendNext();
+    inFlight += 1;
+    lastSent = commitBatch(batch).finally(() => {
+      inFlight -= 1;
     });
   }
 
@@ -128,7 +142,8 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
     try {
       const reply = await writer.request({ type: 'commit', at: now(), items: batch.map((item) => item.acceptance) });
       if (reply.type === 'committed') {
-        commits += 1;
+        if (reply.transaction !== lastTransaction) commits += 1;
+        lastTransaction = reply.transaction;
         return settle(batch, reply.outcomes);
       }
       if (reply.type === 'failed') recordProbe(reply.writable);
@@ -160,9 +175,9 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
 
   async function drainAndClose(): Promise<void> {
     clearTimeout(maintenance);
-    while (inFlight !== undefined || queue.length > 0) {
-      if (inFlight === undefined) sendNext();
-      await inFlight;
+    while (inFlight > 0 || queue.length > 0) {
+      sendNext();
+      await lastSent;
     }
     await writer.close();
   }
@@ -172,7 +187,7 @@ export function createIngressStore(db: DatabaseSync, options: IngressStoreOption
       if (closed) return Promise.reject(new HookError('SHUTTING_DOWN', 'shutting down, retry later', { retryAfterSeconds: 5 }));
       return new Promise<AcceptOutcome>((resolve, reject) => {
         queue.push({ acceptance, resolve, reject });
-        if (!scheduled && inFlight === undefined) {
+        if (!scheduled) {
           scheduled = true;
           setImmediate(sendNext);
         }

@@ -46,7 +46,8 @@ export type ItemOutcome =
   | { kind: 'unsealable'; message: string };
 
 export type WriterReply =
-  | { type: 'committed'; outcomes: ItemOutcome[] }
+  /** `transaction`: the writer's count of its commits; batches merged into one transaction share it. */
+  | { type: 'committed'; transaction: number; outcomes: ItemOutcome[] }
   /** The whole transaction was rolled back; `writable` is a probe taken right after. */
   | { type: 'failed'; message: string; writable: boolean }
   | { type: 'purged'; changes: number }

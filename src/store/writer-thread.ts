@@ -6,10 +6,11 @@
  * Run from dist/ (bundled) or from the sources with bin/source-hooks.js as `--import`.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Action } from '../actions/types.js';
 import { sealAction } from '../actions/seal.js';
-import type { ItemOutcome, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
+import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
+import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
 
 const PROBE_KEY = 'hookgate.readiness-probe';
 /** Exit code of the test hook's simulated crash. */
@@ -77,21 +78,26 @@ function serve(port: MessagePort, init: WriterInit): void {
     }
   }
 
+  let transactions = 0;
+
   /**
-   * All items in one transaction: committed together or, on any failure, none of them. Sealing
-   * happens before BEGIN, so the write lock is held only for the inserts and the commit.
+   * The items of several batches in one transaction: committed together or, on any failure, none
+   * of them; one reply per batch. Sealing happens before BEGIN, so the write lock is held only for
+   * the inserts and the commit.
    */
-  function commit(items: readonly WriteItem[], at: number): WriterReply {
-    const prepared = items.map(prepareItem);
+  function commit(batches: ReadonlyArray<{ id: number; at: number; items: readonly WriteItem[] }>): ReplyEnvelope[] {
+    const prepared = batches.map((batch) => batch.items.map(prepareItem));
     try {
       db.exec('BEGIN IMMEDIATE');
-      const outcomes = items.map((item, index) => writeItem(item, prepared[index] as Prepared, at));
+      const outcomes = batches.map((batch, b) => batch.items.map((item, i) => writeItem(item, prepared[b]?.[i] as Prepared, batch.at)));
       if (crashArmed) process.exit(CRASH_EXIT_CODE);
       db.exec('COMMIT');
-      return { type: 'committed', outcomes };
+      transactions += 1;
+      return batches.map((batch, b) => ({ id: batch.id, body: { type: 'committed', transaction: transactions, outcomes: outcomes[b] ?? [] } }));
     } catch (error) {
       rollback();
-      return { type: 'failed', message: (error as Error).message, writable: probe() };
+      const failed: WriterReply = { type: 'failed', message: (error as Error).message, writable: probe() };
+      return batches.map((batch) => ({ id: batch.id, body: failed }));
     }
   }
 
@@ -127,10 +133,8 @@ function serve(port: MessagePort, init: WriterInit): void {
     return { type: 'probed', writable: probe() };
   }
 
-  function handle(request: WriterRequest): WriterReply {
+  function handle(request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply {
     switch (request.type) {
-      case 'commit':
-        return commit(request.items, request.at);
       case 'purge':
         return { type: 'purged', changes: Number(statements.purgeKeys.run(request.cutoff, request.limit).changes) };
       case 'probe':
@@ -146,16 +150,34 @@ function serve(port: MessagePort, init: WriterInit): void {
     }
   }
 
-  port.on('message', ({ id, body }: RequestEnvelope) => {
+  function run(step: WriterStep): void {
+    if (step.kind === 'commits') {
+      for (const reply of commit(step.batches)) port.postMessage(reply);
+      return;
+    }
+    const { id, body } = step.envelope;
     let reply: WriterReply;
     try {
-      reply = handle(body);
+      reply = body.type === 'commit' ? { type: 'error', message: 'unexpected commit' } : handle(body);
     } catch (error) {
       reply = { type: 'error', message: (error as Error).message };
     }
     port.postMessage({ id, body: reply });
-    // Closing the port lets the thread end once the reply is on its way.
-    if (body.type === 'close') port.close();
+  }
+
+  // Everything already waiting in the queue is taken at once, so the batches the main thread sent
+  // while the last commit ran become one transaction.
+  port.on('message', (first: RequestEnvelope) => {
+    const waiting = [first];
+    for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) waiting.push(next.message as RequestEnvelope);
+    for (const step of mergeConsecutiveCommits(waiting)) {
+      run(step);
+      if (step.kind === 'single' && step.envelope.body.type === 'close') {
+        // Closing the port lets the thread end once the reply is on its way; nothing follows a close.
+        port.close();
+        return;
+      }
+    }
   });
 }
 

@@ -41,7 +41,9 @@ describe('the ingress store on its writer thread', () => {
     await first;
     await second;
     expect(fixture.count('SELECT count(*) AS n FROM events')).toBe(3);
-    expect(store.commitCount()).toBe(2);
+    // Two batches: two transactions, or one when the writer found both waiting (group commit).
+    expect(store.commitCount()).toBeGreaterThanOrEqual(1);
+    expect(store.commitCount()).toBeLessThanOrEqual(2);
   });
 
   it('within one batch, commits a key once, replays it for the same request and refuses it for another', async () => {
