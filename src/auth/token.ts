@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 export type TokenSource = 'bearer' | 'header' | 'query';
 
@@ -11,7 +11,7 @@ export interface PresentedToken {
  * Finds the token a request carries. `Authorization: Bearer` wins, then `x-hookgate-token`,
  * then the deprecated `?token=` query parameter.
  */
-export function extractToken(headers: Record<string, string | string[] | undefined>, query: URLSearchParams): PresentedToken | undefined {
+export function extractToken(headers: Record<string, string | string[] | undefined>, querystring: string): PresentedToken | undefined {
   const authorization = single(headers['authorization']);
   if (authorization !== undefined) {
     const match = /^Bearer[ \t]+(\S.*)$/i.exec(authorization.trim());
@@ -19,7 +19,8 @@ export function extractToken(headers: Record<string, string | string[] | undefin
   }
   const header = single(headers['x-hookgate-token']);
   if (header !== undefined && header.trim() !== '') return { value: header.trim(), source: 'header' };
-  const fromQuery = query.get('token');
+  // Parsed only when no header carries a token: the common request never pays for it.
+  const fromQuery = querystring === '' ? null : new URLSearchParams(querystring).get('token');
   if (fromQuery !== null && fromQuery !== '') return { value: fromQuery, source: 'query' };
   return undefined;
 }
@@ -36,5 +37,5 @@ export function createTokenMatcher(expected: string): (presented: string) => boo
 }
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
 }

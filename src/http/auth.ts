@@ -17,7 +17,7 @@ export function hookAuth(deps: HookAuthDeps): Middleware {
   return async (ctx, next) => {
     const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
     ctx.state['client'] = client;
-    const presented = extractToken(ctx.req.headers, new URLSearchParams(ctx.querystring));
+    const presented = extractToken(ctx.req.headers, ctx.querystring);
     if (presented !== undefined && matches(presented.value)) {
       deps.throttle.recordSuccess(client);
       if (presented.source === 'query') {
