@@ -18,15 +18,22 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** Host-side deadline: the worker answers a timed-out call itself within timeoutMs + ~150 ms. */
+/** Host-side deadline: the worker answers a timed-out call itself within timeoutMs + ~200 ms. */
 const CALL_GRACE_MS = 500;
 const MAX_QUEUE = 1000;
+/**
+ * Calls of one module sent ahead to one worker. The worker runs them one after another, each with
+ * its own time limit from when it starts; sending ahead hides the IPC round trip between them.
+ */
+export const MODULE_PIPELINE_DEPTH = 4;
 
 /**
- * A fixed number of supervised sandbox workers. A call for a module goes to a worker where that
- * module is idle (fewest requests in flight first), so one module's slow calls never queue another
- * module's calls, and the host deadline of a call starts when the call really starts. Calls that
- * find every worker busy with their module wait at most timeoutMs, then answer `busy` (503).
+ * A fixed number of supervised sandbox workers. A call for a module goes to the worker that has
+ * the module loaded and the fewest requests in flight, if fewer than MODULE_PIPELINE_DEPTH of that
+ * module's calls are there already; one module's slow calls never queue another module's calls
+ * (each module runs in its own isolate, in turn). A call's host deadline covers the calls of its
+ * module ahead of it in that worker. Calls that find every worker full with their module wait at
+ * most timeoutMs, then answer `busy` (503).
  */
 export class SandboxPool {
   private readonly workers: Array<WorkerProcess | undefined>;
@@ -75,11 +82,13 @@ export class SandboxPool {
     try {
       const loaded = await this.ensureLoaded(worker, module);
       if (!loaded.ok) return lost(loaded.reason === 'error' ? 'lost' : loaded.reason, loaded.error);
-      const reply = await worker.request({ t: 'call', key, inputJson }, this.options.init.timeoutMs + CALL_GRACE_MS);
+      // This call and the ones of its module already there run in turn: each may use its whole limit.
+      const turns = worker.calls.get(key) ?? 1;
+      const reply = await worker.request({ t: 'call', key, inputJson }, turns * (this.options.init.timeoutMs + CALL_GRACE_MS));
       this.inspect(worker, reply, true);
       return reply as CallReply;
     } finally {
-      worker.busy.delete(key);
+      release(worker, key);
       this.pump(key);
     }
   }
@@ -159,7 +168,7 @@ export class SandboxPool {
   private pick(key: string): WorkerProcess | undefined {
     let best: WorkerProcess | undefined;
     for (const w of this.workers) {
-      if (w?.usable !== true || w.busy.has(key)) continue;
+      if (w?.usable !== true || (w.calls.get(key) ?? 0) >= MODULE_PIPELINE_DEPTH) continue;
       if (!best || rank(w, key) < rank(best, key)) best = w;
     }
     return best;
@@ -168,7 +177,7 @@ export class SandboxPool {
   private acquire(key: string): Promise<WorkerProcess | undefined> {
     const free = this.pick(key);
     if (free) {
-      free.busy.add(key);
+      claim(free, key);
       return Promise.resolve(free);
     }
     const queue = this.queues.get(key) ?? [];
@@ -193,7 +202,7 @@ export class SandboxPool {
       if (!worker) return;
       const waiter = queue.shift()!;
       clearTimeout(waiter.timer);
-      worker.busy.add(key);
+      claim(worker, key);
       waiter.resolve(worker);
     }
     this.queues.delete(key);
@@ -201,8 +210,19 @@ export class SandboxPool {
 }
 
 /** Lower is better: a worker that already holds the module, then the least loaded one. */
+function claim(worker: WorkerProcess, key: string): void {
+  worker.calls.set(key, (worker.calls.get(key) ?? 0) + 1);
+}
+
+function release(worker: WorkerProcess, key: string): void {
+  const left = (worker.calls.get(key) ?? 1) - 1;
+  if (left > 0) worker.calls.set(key, left);
+  else worker.calls.delete(key);
+}
+
 function rank(worker: WorkerProcess, key: string): number {
-  return (worker.loaded.has(key) ? 0 : 1000) + worker.inFlight;
+  // Claimed calls count at once, before their request is sent (that waits for the module to load).
+  return (worker.loaded.has(key) ? 0 : 1000) + (worker.calls.get(key) ?? 0) + worker.inFlight;
 }
 
 function lost(reason: FailureReason, error: string): CallReply {

@@ -24,8 +24,8 @@ function failure(id: number, reason: FailureReason, error: string): WorkerReply 
  */
 export class WorkerProcess {
   readonly loaded = new Map<string, Promise<WorkerReply>>();
-  /** Module keys with a call in flight here: one per module per worker, so deadlines are exact. */
-  readonly busy = new Set<string>();
+  /** Calls in flight here per module key (the worker runs a module's calls one after another). */
+  readonly calls = new Map<string, number>();
   readonly exited: Promise<void>;
   private readonly child: ChildProcess;
   private readonly pending = new Map<number, Pending>();

@@ -19,6 +19,8 @@ interface Slot {
   isolate?: ivm.Isolate;
   context?: ivm.Context;
   call?: ivm.Reference;
+  /** The module's calls run one after another: each starts (and its time limit with it) when the previous ended. */
+  turn: Promise<unknown>;
 }
 
 function settle<T>(promise: Promise<T>, ms: number): Promise<T | Error | typeof TIMED_OUT> {
@@ -47,7 +49,7 @@ class IsolateHost {
 
   async load(msg: LoadMessage): Promise<LoadReply> {
     this.unload(msg.key);
-    const slot: Slot = { msg };
+    const slot: Slot = { msg, turn: Promise.resolve() };
     this.slots.set(msg.key, slot);
     const setup = await this.setup(slot);
     if (!setup.ok) this.unload(msg.key);
@@ -62,9 +64,16 @@ class IsolateHost {
     if (slot?.isolate && !slot.isolate.isDisposed) slot.isolate.dispose();
   }
 
-  async call(msg: CallMessage): Promise<CallReply> {
+  /** Calls of one module queue here (the host pipelines them); each runs alone in its isolate. */
+  call(msg: CallMessage): Promise<CallReply> {
     const slot = this.slots.get(msg.key);
-    if (!slot) return this.callFailure(msg.id, { ok: false, reason: 'not-loaded', error: 'module not loaded in this worker' });
+    if (!slot) return Promise.resolve(this.callFailure(msg.id, { ok: false, reason: 'not-loaded', error: 'module not loaded in this worker' }));
+    const result = slot.turn.then(() => this.callNow(slot, msg));
+    slot.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  private async callNow(slot: Slot, msg: CallMessage): Promise<CallReply> {
     if (!slot.call || slot.isolate?.isDisposed !== false) {
       const setup = await this.setup(slot);
       if (!setup.ok) return this.callFailure(msg.id, setup);

@@ -31,7 +31,7 @@ describe('the worker pool under load and failure', () => {
       const busy = await t.runner.load({ module: 'busy.js' });
       const echo = await t.runner.load({ module: 'echo.js' });
       const [victim] = t.runner.workerPids();
-      // One call per module per worker: these two run on different workers.
+      // A call goes to the worker with the fewest requests in flight: these two run on different workers.
       const calls = [t.runner.run(busy, input({ ms: 400 })), t.runner.run(busy, input({ ms: 400 }))].map((p) =>
         p.then(() => 'ok', (e: { code: string }) => e.code),
       );
@@ -43,6 +43,22 @@ describe('the worker pool under load and failure', () => {
       await expect.poll(() => t.runner.workerPids().length, { timeout: 3000 }).toBe(2);
       expect(t.runner.workerPids()).not.toContain(victim);
       expect(isAlive(victim!)).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('calls of one module sent ahead to one worker run in turn, each with its whole time limit', async () => {
+    const t = startRunner({ limits: { workers: 1, timeoutMs: 300 } });
+    try {
+      const busy = await t.runner.load({ module: 'busy.js' });
+      // Four calls of 200 ms each: 800 ms in all, beyond any one call's 300 ms limit and beyond one
+      // host deadline (800 ms), yet each call's limit starts at its turn, so all of them succeed.
+      const started = performance.now();
+      const results = await Promise.all(Array.from({ length: 4 }, () => t.runner.run(busy, input({ ms: 200 }))));
+      expect(results.map((result) => result.kind)).toEqual(['override', 'override', 'override', 'override']);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+      expect(t.logs.filter((l) => l['event'] === 'sandbox.killed')).toEqual([]);
     } finally {
       await t.close();
     }
