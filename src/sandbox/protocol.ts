@@ -31,7 +31,13 @@ export interface UnloadMessage {
   key: string;
 }
 
-export type ParentMessage = InitMessage | LoadMessage | CallMessage | UnloadMessage;
+/** The calls the ingress sent to one worker in one turn of its event loop, in one write. */
+export interface CallBatchMessage {
+  t: 'calls';
+  calls: CallMessage[];
+}
+
+export type ParentMessage = InitMessage | LoadMessage | CallMessage | CallBatchMessage | UnloadMessage;
 
 /**
  * Why a load or call did not produce a value. `threw`, `invalid`, `too-large` and `error` are the
@@ -49,6 +55,14 @@ export type CallReply =
   | { t: 'reply'; id: number; ok: false; reason: FailureReason; error: string; logs: string[]; rss: number };
 
 export type WorkerReply = LoadReply | CallReply;
+
+/** The replies a worker had ready in one turn of its event loop, in one write. */
+export interface ReplyBatchMessage {
+  t: 'replies';
+  replies: WorkerReply[];
+}
+
+export type WorkerMessage = WorkerReply | ReplyBatchMessage;
 
 /** Reasons that say the sandbox, not the module, could not answer: the caller may retry. */
 export const UNAVAILABLE_REASONS: ReadonlySet<FailureReason> = new Set(['timeout', 'memory', 'wedged', 'lost', 'busy', 'not-loaded']);

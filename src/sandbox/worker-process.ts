@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.js';
-import type { CallMessage, FailureReason, InitMessage, LoadMessage, WorkerReply } from './protocol.js';
+import type { CallMessage, FailureReason, InitMessage, LoadMessage, WorkerMessage, WorkerReply } from './protocol.js';
 
 // `.ts` when run from the sources, `.js` when run from the dist/ build (scripts/build.mjs).
 const WORKER_ENTRY = fileURLToPath(new URL(`./worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
@@ -31,6 +31,7 @@ export class WorkerProcess {
   private readonly pending = new Map<number, Pending>();
   private readonly logger: Logger;
   private nextId = 1;
+  private outbox: CallMessage[] = [];
   private retiring = false;
   private dead = false;
 
@@ -44,7 +45,10 @@ export class WorkerProcess {
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.logger.warn({ event: 'sandbox.stderr', pid: this.pid, text: chunk.toString('utf8').slice(0, 500) }, 'sandbox worker wrote to stderr');
     });
-    this.child.on('message', (reply: WorkerReply) => this.settle(reply.id, reply));
+    this.child.on('message', (message: WorkerMessage) => {
+      if (message.t === 'replies') for (const reply of message.replies) this.settle(reply.id, reply);
+      else this.settle(message.id, message);
+    });
     // A send racing the worker's death reports here; the exit handler answers the requests.
     this.child.on('error', (error) => this.logger.warn({ event: 'sandbox.error', pid: this.pid, err: error.message }, 'sandbox worker channel error'));
     this.exited = new Promise((resolve) => {
@@ -85,9 +89,29 @@ export class WorkerProcess {
         this.kill();
       }, deadlineMs);
       this.pending.set(id, { resolve, timer });
-      this.child.send({ ...message, id }, (error) => {
-        if (error) this.settle(id, failure(id, 'lost', 'sandbox worker channel closed'));
-      });
+      if (message.t === 'call') this.queueCall({ ...message, id });
+      else this.transmit({ ...message, id }, [id]);
+    });
+  }
+
+  /** Calls leave together once per turn of the event loop: one write (syscall) for all of them. */
+  private queueCall(call: CallMessage): void {
+    this.outbox.push(call);
+    if (this.outbox.length === 1) setImmediate(() => this.flushCalls());
+  }
+
+  private flushCalls(): void {
+    const calls = this.outbox;
+    this.outbox = [];
+    if (this.dead) return; // the exit handler answered them
+    const ids = calls.map((call) => call.id);
+    if (calls.length === 1) this.transmit(calls[0] as CallMessage, ids);
+    else this.transmit({ t: 'calls', calls }, ids);
+  }
+
+  private transmit(message: LoadMessage | CallMessage | { t: 'calls'; calls: CallMessage[] }, ids: readonly number[]): void {
+    this.child.send(message, (error) => {
+      if (error) for (const id of ids) this.settle(id, failure(id, 'lost', 'sandbox worker channel closed'));
     });
   }
 

@@ -183,15 +183,27 @@ function crashed(id: number, error: unknown): CallReply {
 
 function main(): void {
   let host: IsolateHost | undefined;
+  // Replies ready in one turn of the event loop leave together: one write for all of them.
+  let outbox: Array<LoadReply | CallReply> = [];
+  const flush = (): void => {
+    const replies = outbox;
+    outbox = [];
+    process.send?.(replies.length === 1 ? replies[0] : { t: 'replies', replies });
+  };
   const send = (reply: LoadReply | CallReply): void => {
-    process.send?.(reply);
+    outbox.push(reply);
+    if (outbox.length === 1) setImmediate(flush);
+  };
+  const call = (msg: CallMessage): void => {
+    void host?.call(msg).then(send, (error: unknown) => send(crashed(msg.id, error)));
   };
   process.on('message', (raw) => {
     const msg = raw as ParentMessage;
     if (msg.t === 'init') host = new IsolateHost(msg);
     else if (!host) return;
     else if (msg.t === 'load') void host.load(msg).then(send, (error: unknown) => send(crashed(msg.id, error)));
-    else if (msg.t === 'call') void host.call(msg).then(send, (error: unknown) => send(crashed(msg.id, error)));
+    else if (msg.t === 'call') call(msg);
+    else if (msg.t === 'calls') msg.calls.forEach(call);
     else if (msg.t === 'unload') host.unload(msg.key);
   });
   // The ingress owns this process: when it goes away, so does the worker.
