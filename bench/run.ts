@@ -8,6 +8,7 @@
  *   --rows a,b         only these row ids (see bench/lib/plan.ts)
  *   --sync full|normal|both   durability setting(s); default: full, plus a normal subset in the full run
  *   --rounds N --duration S --connections C    override the defaults
+ *   --koa-floor / --no-koa-floor   also drive bench/reference-koa.ts (default: on, off with --quick)
  *   --note "text"      added to "What changed since the last run"
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,7 +38,9 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     note: { type: 'string' },
+    'koa-floor': { type: 'boolean' },
   },
+  allowNegative: true,
   strict: true,
 });
 
@@ -50,6 +53,8 @@ const rounds = Number(values.rounds ?? (quick ? 1 : 3));
 const durationSeconds = Number(values.duration ?? (quick ? 1.5 : 2));
 const connections = Number(values.connections ?? 32);
 const warmupSeconds = quick ? 0.25 : 0.5;
+// The Koa floor is context, not a target: --quick leaves it out to stay under a minute.
+const koaFloor = values['koa-floor'] ?? !quick;
 const tmp = mkdtempSync(join(tmpdir(), 'hookgate-bench-'));
 const children = createChildRegistry();
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -86,7 +91,7 @@ async function benchmark(): Promise<void> {
   log(`one commit: ${commitMs.full.toFixed(2)} ms (full), ${commitMs.normal.toFixed(3)} ms (normal)`);
   const results: SuiteResult[] = [];
   for (const [synchronous, selected] of settings()) {
-    results.push(await runSuite(children, { synchronous, rows: selected, rounds, durationSeconds, warmupSeconds, connections, tmp, log }));
+    results.push(await runSuite(children, { synchronous, rows: selected, rounds, durationSeconds, warmupSeconds, connections, koaFloor, tmp, log }));
   }
   const body = results.map(suiteMarkdown).join('\n\n');
   process.stdout.write(`${body}\n`);
@@ -99,7 +104,7 @@ async function benchmark(): Promise<void> {
     commitMs,
     settings:
       `autocannon: ${connections} connections, no pipelining, ${durationSeconds} s per measurement after a ${warmupSeconds} s warm-up per server; ` +
-      `median of ${rounds} round(s); for every row of every round all three servers start fresh (fresh SQLite files) and are driven in turn ref-http → ref-durable → Hookgate. ` +
+      `median of ${rounds} round(s); for every row of every round all servers start fresh (fresh SQLite files) and are driven in turn ref-http → ref-durable${koaFloor ? ' → ref-koa' : ''} → Hookgate. ` +
       'Hookgate logs at `warn` (per-request `info` lines off), heartbeat every 1 h, wake/agent requests with mode/wakeMode next-heartbeat and deliver false. ' +
       'Agent rows measure admission: maxConcurrent 1 and a `command` provider running `sleep 3600`, so the first admitted run holds the only slot and the runtime stays idle; ' +
       'the "echo runs executing meanwhile" row uses the in-process echo provider instead, i.e. admission while the runtime drains the backlog.',

@@ -1,6 +1,7 @@
 /** Markdown for one suite: the rows table, the process footprint table and the target verdicts. */
 import type { SuiteResult } from './suite.js';
 import { ratio } from './suite.js';
+import type { Reference } from './servers.js';
 import { median } from './stats.js';
 import { verdicts } from './targets.js';
 
@@ -19,20 +20,23 @@ export function suiteMarkdown(result: SuiteResult): string {
 }
 
 function rowsTable(result: SuiteResult): string {
+  const koa = [...result.samples.values()].some((s) => s['ref-koa'].length > 0);
   const lines = [
-    '| row | Hookgate req/s | p50 ms | p99 ms | ref-http req/s (p99) | ref-durable req/s (p99) | ÷ HTTP | ÷ durable |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| row | Hookgate req/s | p50 ms | p99 ms | ref-http req/s (p99) | ref-durable req/s (p99) |${koa ? ' ref-koa req/s (p99) |' : ''} ÷ HTTP | ÷ durable |${koa ? ' ÷ Koa floor |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|${koa ? '---:|' : ''}---:|---:|${koa ? '---:|' : ''}`,
   ];
   for (const row of result.rows) {
     const s = result.samples.get(row.id);
     if (s === undefined || s.hookgate.length === 0) continue;
-    const failed = [...s.hookgate, ...s['ref-http'], ...s['ref-durable']].some((x) => x.failures > 0);
+    const failed = [...s.hookgate, ...s['ref-http'], ...s['ref-durable'], ...s['ref-koa']].some((x) => x.failures > 0);
     const rate = (xs: typeof s.hookgate) => median(xs.map((x) => x.rps)).toFixed(0);
     const p = (xs: typeof s.hookgate, key: 'p50' | 'p99') => fmt(median(xs.map((x) => x[key])));
-    const ratios = row.halfRateOf === undefined ? [ratio(s, 'ref-http').toFixed(2), ratio(s, 'ref-durable').toFixed(2)] : ['—', '—'];
+    const served = (xs: typeof s.hookgate) => `${rate(xs)} (${p(xs, 'p99')})`;
+    const ratioOf = (reference: Reference) => (row.halfRateOf === undefined ? ratio(s, reference).toFixed(2) : '—');
     lines.push(
       `| ${row.label}${failed ? ' ⚠ non-2xx/errors' : ''} | ${rate(s.hookgate)} | ${p(s.hookgate, 'p50')} | ${p(s.hookgate, 'p99')} | ` +
-        `${rate(s['ref-http'])} (${p(s['ref-http'], 'p99')}) | ${rate(s['ref-durable'])} (${p(s['ref-durable'], 'p99')}) | ${ratios[0]} | ${ratios[1]} |`,
+        `${served(s['ref-http'])} | ${served(s['ref-durable'])} |${koa ? ` ${served(s['ref-koa'])} |` : ''} ` +
+        `${ratioOf('ref-http')} | ${ratioOf('ref-durable')} |${koa ? ` ${ratioOf('ref-koa')} |` : ''}`,
     );
   }
   return lines.join('\n');

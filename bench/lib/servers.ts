@@ -1,4 +1,4 @@
-/** How each server under test is started: the two references and Hookgate itself (`node bin/hookgate.js serve`). */
+/** How each server under test is started: the references and Hookgate itself (`node bin/hookgate.js serve`). */
 import { fileURLToPath } from 'node:url';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,12 +7,19 @@ import { HOOK_TOKEN, writeConfig, type ConfigKind, type Synchronous } from './co
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export type Target = 'ref-http' | 'ref-durable' | 'hookgate';
+export type Reference = 'ref-http' | 'ref-durable' | 'ref-koa';
+export type Target = Reference | 'hookgate';
 
-export async function startReference(children: ChildRegistry, which: 'ref-http' | 'ref-durable', dir: string, synchronous: Synchronous): Promise<Server> {
+const SCRIPTS: Record<Reference, string> = {
+  'ref-http': 'reference-http.ts',
+  'ref-durable': 'reference-durable.ts',
+  'ref-koa': 'reference-koa.ts',
+};
+
+export async function startReference(children: ChildRegistry, which: Reference, dir: string, synchronous: Synchronous): Promise<Server> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const script = join(ROOT, 'bench', which === 'ref-http' ? 'reference-http.ts' : 'reference-durable.ts');
+  const script = join(ROOT, 'bench', SCRIPTS[which]);
   return children.start({
     name: which,
     port,

@@ -1,7 +1,7 @@
 /**
- * One durability setting, N rounds. For every row of every round, all three servers start fresh
- * (fresh SQLite files) and are driven in turn — ref-http, ref-durable, Hookgate — with the same
- * load, so machine drift lands on all three alike. Fresh servers per row also keep every server
+ * One durability setting, N rounds. For every row of every round, all servers start fresh (fresh
+ * SQLite files) and are driven in turn — ref-http, ref-durable, (ref-koa,) Hookgate — with the
+ * same load, so machine drift lands on all of them alike. Fresh servers per row also keep every server
  * far from its first periodic WAL checkpoint (60 s after start, see docs/performance.md): no row
  * inherits another row's database, WAL or agent backlog.
  */
@@ -9,7 +9,7 @@ import type { ChildRegistry, Server } from './processes.js';
 import { measure, type Sample } from './load.js';
 import type { Row } from './plan.js';
 import type { ConfigKind, Synchronous } from './configs.js';
-import { startHookgate, startReference, type Target } from './servers.js';
+import { startHookgate, startReference, type Reference, type Target } from './servers.js';
 import { median, sleep } from './stats.js';
 
 export interface SuiteOptions {
@@ -19,6 +19,8 @@ export interface SuiteOptions {
   durationSeconds: number;
   warmupSeconds: number;
   connections: number;
+  /** Also drive the Koa floor (bench/reference-koa.ts) in every row. */
+  koaFloor: boolean;
   tmp: string;
   log: (line: string) => void;
 }
@@ -40,7 +42,7 @@ export interface SuiteResult {
 
 export async function runSuite(children: ChildRegistry, options: SuiteOptions): Promise<SuiteResult> {
   const result: SuiteResult = { synchronous: options.synchronous, rows: options.rows, samples: new Map(), processes: new Map() };
-  for (const row of options.rows) result.samples.set(row.id, { 'ref-http': [], 'ref-durable': [], hookgate: [] });
+  for (const row of options.rows) result.samples.set(row.id, { 'ref-http': [], 'ref-durable': [], 'ref-koa': [], hookgate: [] });
   for (let round = 1; round <= options.rounds; round++) {
     options.log(`[${options.synchronous}] round ${round}/${options.rounds}`);
     for (const row of options.rows) await runRow(children, row, round, result, options);
@@ -52,7 +54,8 @@ async function runRow(children: ChildRegistry, row: Row, round: number, result: 
   const dir = `${options.tmp}/${options.synchronous}-r${round}-${row.id}`;
   const started: Server[] = [];
   try {
-    const refs = await Promise.all([startReference(children, 'ref-http', dir, options.synchronous), startReference(children, 'ref-durable', dir, options.synchronous)]);
+    const kinds: Reference[] = options.koaFloor ? ['ref-http', 'ref-durable', 'ref-koa'] : ['ref-http', 'ref-durable'];
+    const refs = await Promise.all(kinds.map((kind) => startReference(children, kind, dir, options.synchronous)));
     started.push(...refs);
     // Alone, so its start-up time is not shared with the references' start-up.
     const hookgate = await startHookgate(children, options.tmp, { kind: row.config, synchronous: options.synchronous, label: `r${round}-${row.id}` });
@@ -63,7 +66,7 @@ async function runRow(children: ChildRegistry, row: Row, round: number, result: 
     await sleep(500); // let start-up garbage settle before calling the footprint idle
     processes.idleRss.push(hookgate.rss());
     const rate = row.halfRateOf === undefined ? undefined : halfRate(result, row.halfRateOf, round);
-    const targets: Array<[Target, Server]> = [['ref-http', refs[0]], ['ref-durable', refs[1]], ['hookgate', hookgate]];
+    const targets: Array<[Target, Server]> = [...kinds.map((kind, i): [Target, Server] => [kind, refs[i] as Server]), ['hookgate', hookgate]];
     for (const [target, server] of targets) {
       await measure(server.url, load(row, options, options.warmupSeconds, rate));
       const sampler = target === 'hookgate' ? sampleRss(hookgate) : undefined;
@@ -119,6 +122,6 @@ function sampleRss(server: Server): { stop(): number } {
 }
 
 /** Median over rounds of Hookgate's rate divided by a reference's rate in the same round. */
-export function ratio(samples: RowSamples, reference: 'ref-http' | 'ref-durable'): number {
+export function ratio(samples: RowSamples, reference: Reference): number {
   return median(samples.hookgate.map((s, i) => s.rps / (samples[reference][i]?.rps ?? NaN)));
 }
