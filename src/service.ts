@@ -72,6 +72,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
   store.onCommitted((actions) => runtime.notify(actions));
   runtime.start();
+  // From now on the runtime's writes never wait for the write lock on the event loop: SQLite
+  // refuses at once while the writer thread commits, and writeWhenFree tries again on a timer
+  // (src/store/write-when-free.ts). Start-up recovery above could still wait (5 s at most).
+  runtimeDb.exec('PRAGMA busy_timeout = 0');
 
   const app = createApp({
     config,

@@ -3,6 +3,7 @@ import { insertEvent } from '../store/events-repo.js';
 import { finishRun, setRunDelivery, suspendRun, type FinishedStatus, type RunRow } from '../store/runtime-repo.js';
 import { appendExchange, readTranscript } from '../store/session-repo.js';
 import { inTransaction } from '../store/sqlite.js';
+import { writeWhenFree } from '../store/write-when-free.js';
 import { isHeartbeatAck } from './ack.js';
 import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
@@ -47,13 +48,13 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
           shutdown: deps.routing.signal,
         });
   if (outcome.kind === 'interrupted') {
-    suspendRun(deps.db, row.run_id, outcome.error);
+    await writeWhenFree(() => suspendRun(deps.db, row.run_id, outcome.error));
     deps.logger.info({ event: 'run.interrupted', runId: row.run_id, attempts: row.attempts }, 'run interrupted by shutdown; resumes on restart');
     return;
   }
   const status: FinishedStatus = outcome.kind;
   const detail = outcome.kind === 'ok' ? outcome.text : outcome.error;
-  recordEnd(deps, row, action, status, detail);
+  await writeWhenFree(() => recordEnd(deps, row, action, status, detail));
   deps.logger.info(
     { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: detail }) },
     'run finished',
@@ -83,9 +84,9 @@ function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefi
 async function deliverRunReply(deps: AgentRunDeps, runId: string, action: AgentAction, reply: string): Promise<void> {
   const request = { channel: action.channel, runId, ...(action.to === undefined ? {} : { to: action.to }) };
   let delivery;
-  if (!action.deliver) delivery = recordSkipped(deps.routing, request, 'deliver is false');
+  if (!action.deliver) delivery = await recordSkipped(deps.routing, request, 'deliver is false');
   else if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) {
-    delivery = recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment');
+    delivery = await recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment');
   } else delivery = await deliverReply(deps.routing, { ...request, text: reply });
-  setRunDelivery(deps.db, runId, delivery);
+  await writeWhenFree(() => setRunDelivery(deps.db, runId, delivery));
 }

@@ -10,6 +10,7 @@ import {
 } from '../store/events-repo.js';
 import { appendExchange, readTranscript } from '../store/session-repo.js';
 import { inTransaction } from '../store/sqlite.js';
+import { writeWhenFree } from '../store/write-when-free.js';
 import { HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
 import { callModel } from './provider-call.js';
 import { deliverReply, recordSkipped, type TurnDeps } from './routing.js';
@@ -83,7 +84,7 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
   if (events.length === 0) return { kind: 'idle' };
   const dueUpTo = newestPendingEventId(db);
   const batch = fitBudget(events, budget);
-  const heartbeatId = startHeartbeat(db, clock.now(), batch.ids.length);
+  const heartbeatId = await writeWhenFree(() => startHeartbeat(db, clock.now(), batch.ids.length));
   const prompt = batch.lines.join('\n');
   const history = readTranscript(db, MAIN_SESSION_KEY, deps.historyBudgetChars);
   const outcome = await callModel(deps.providers, clock, {
@@ -94,17 +95,19 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
     shutdown: deps.routing.signal,
   });
   if (outcome.kind !== 'ok') {
-    finishHeartbeat(db, heartbeatId, { status: 'error', at: clock.now(), error: outcome.error });
+    await writeWhenFree(() => finishHeartbeat(db, heartbeatId, { status: 'error', at: clock.now(), error: outcome.error }));
     deps.logger.warn({ event: 'heartbeat.failed', heartbeatId, events: batch.ids.length, reason: outcome.error }, 'heartbeat failed; events stay pending');
     return { kind: 'failed', error: outcome.error };
   }
   const reply = outcome.text;
-  inTransaction(db, () => {
-    const at = clock.now();
-    consumeEvents(db, batch.ids, heartbeatId, at);
-    appendExchange(db, MAIN_SESSION_KEY, prompt, reply, at);
-    finishHeartbeat(db, heartbeatId, { status: 'ok', at, reply });
-  });
+  await writeWhenFree(() =>
+    inTransaction(db, () => {
+      const at = clock.now();
+      consumeEvents(db, batch.ids, heartbeatId, at);
+      appendExchange(db, MAIN_SESSION_KEY, prompt, reply, at);
+      finishHeartbeat(db, heartbeatId, { status: 'ok', at, reply });
+    }),
+  );
   deps.logger.info({ event: 'heartbeat.finished', heartbeatId, events: batch.ids.length }, 'heartbeat finished');
   await deliverHeartbeatReply(deps, heartbeatId, reply);
   // What did not fit the budget was due already: it follows at once, not a period later.
@@ -114,7 +117,7 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
 async function deliverHeartbeatReply(deps: MainSessionDeps, heartbeatId: number, reply: string): Promise<void> {
   const request = { channel: 'last', heartbeatId };
   const delivery = isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)
-    ? recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment')
+    ? await recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment')
     : await deliverReply(deps.routing, { ...request, text: reply });
-  setHeartbeatDelivery(deps.db, heartbeatId, delivery);
+  await writeWhenFree(() => setHeartbeatDelivery(deps.db, heartbeatId, delivery));
 }

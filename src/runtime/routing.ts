@@ -2,6 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { getState, insertDelivery, setState } from '../store/session-repo.js';
+import { inTransaction } from '../store/sqlite.js';
+import { writeWhenFree } from '../store/write-when-free.js';
 import type { ChannelPort, DeliverFn, DeliveryOutcome, ProviderPort, RecordedDelivery, RuntimeObserver } from './ports.js';
 import type { Clock } from './clock.js';
 
@@ -75,7 +77,7 @@ export async function deliverReply(deps: RoutingDeps, request: DeliveryRequest):
   } catch (error) {
     outcome = { status: 'failed', channel: request.channel, reason: `delivery failed: ${(error as Error).message}`, attempts: 0 };
   }
-  record(deps, request, outcome);
+  await record(deps, request, outcome);
   return outcome;
 }
 
@@ -98,26 +100,30 @@ function failed(route: Route, reason: string): DeliveryOutcome {
 }
 
 /** Records a decision not to deliver (deliver:false, an acknowledgment) beside the real attempts. */
-export function recordSkipped(deps: Pick<RoutingDeps, 'db' | 'now'>, request: Omit<DeliveryRequest, 'text'>, reason: string): RecordedDelivery {
-  insertDelivery(deps.db, { at: deps.now(), ...ids(request), channel: request.channel, status: 'skipped', reason });
+export async function recordSkipped(deps: Pick<RoutingDeps, 'db' | 'now'>, request: Omit<DeliveryRequest, 'text'>, reason: string): Promise<RecordedDelivery> {
+  await writeWhenFree(() => insertDelivery(deps.db, { at: deps.now(), ...ids(request), channel: request.channel, status: 'skipped', reason }));
   return { status: 'skipped', reason };
 }
 
-function record(deps: RoutingDeps, request: DeliveryRequest, outcome: DeliveryOutcome): void {
+async function record(deps: RoutingDeps, request: DeliveryRequest, outcome: DeliveryOutcome): Promise<void> {
   try {
-    insertDelivery(deps.db, {
-      at: deps.now(),
-      ...ids(request),
-      channel: outcome.channel,
-      ...(outcome.to === undefined ? {} : { recipient: outcome.to }),
-      status: outcome.status,
-      ...(outcome.channel === 'log' ? { text: request.text } : {}),
-      ...(outcome.status === 'failed' ? { reason: outcome.reason } : {}),
-    });
-    if (outcome.status === 'delivered') {
-      setState(deps.db, LAST_ROUTE_KEY, JSON.stringify({ channel: outcome.channel, to: outcome.to }));
-      setState(deps.db, `last_to:${outcome.channel}`, outcome.to);
-    }
+    await writeWhenFree(() =>
+      inTransaction(deps.db, () => {
+        insertDelivery(deps.db, {
+          at: deps.now(),
+          ...ids(request),
+          channel: outcome.channel,
+          ...(outcome.to === undefined ? {} : { recipient: outcome.to }),
+          status: outcome.status,
+          ...(outcome.channel === 'log' ? { text: request.text } : {}),
+          ...(outcome.status === 'failed' ? { reason: outcome.reason } : {}),
+        });
+        if (outcome.status === 'delivered') {
+          setState(deps.db, LAST_ROUTE_KEY, JSON.stringify({ channel: outcome.channel, to: outcome.to }));
+          setState(deps.db, `last_to:${outcome.channel}`, outcome.to);
+        }
+      }),
+    );
   } catch (error) {
     deps.logger.error({ event: 'delivery.record_failed', err: (error as Error).message }, 'could not record a delivery');
   }

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from '../log.js';
 import { claimRun, listQueuedRuns, type RunRow } from '../store/runtime-repo.js';
+import { writeWhenFree } from '../store/write-when-free.js';
 
 export interface RunQueueOptions {
   db: DatabaseSync;
@@ -39,19 +40,13 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       options.logger.error({ event: 'runs.poll_failed', err: (error as Error).message }, 'could not read the run queue');
       return;
     }
-    for (const row of rows) launch(row);
+    // A run whose claim is still waiting for the write lock is listed again: it already has its slot.
+    for (const row of rows) if (!running.has(row.run_id)) launch(row);
   }
 
+  /** Takes a slot at once; the claim (queued → running) is written when the write lock is free. */
   function launch(row: RunRow): void {
-    try {
-      if (!claimRun(options.db, row.run_id, options.now())) return;
-    } catch (error) {
-      options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
-      return;
-    }
-    const claimed: RunRow = { ...row, status: 'running', attempts: row.attempts + 1 };
-    const done = options
-      .execute(claimed)
+    const done = claimThenExecute(row)
       .catch((error: unknown) => {
         options.logger.error({ event: 'run.crashed', runId: row.run_id, err: (error as Error).message }, 'run failed unexpectedly');
       })
@@ -61,6 +56,16 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
         setImmediate(pump);
       });
     running.set(row.run_id, done);
+  }
+
+  async function claimThenExecute(row: RunRow): Promise<void> {
+    try {
+      if (!(await writeWhenFree(() => claimRun(options.db, row.run_id, options.now())))) return;
+    } catch (error) {
+      options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
+      return;
+    }
+    await options.execute({ ...row, status: 'running', attempts: row.attempts + 1 });
   }
 
   return {
