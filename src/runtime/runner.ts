@@ -60,7 +60,8 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
 
   async function claimThenExecute(row: RunRow): Promise<void> {
     try {
-      if (!(await writeWhenFree(() => claimRun(options.db, row.run_id, options.now())))) return;
+      // A claim that waited past stop() is not made: the run stays queued for the next start.
+      if (!(await writeWhenFree(() => !stopped && claimRun(options.db, row.run_id, options.now())))) return;
     } catch (error) {
       options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
       return;

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.js';
-import type { CallMessage, FailureReason, InitMessage, LoadMessage, WorkerMessage, WorkerReply } from './protocol.js';
+import type { CallBatchMessage, CallMessage, FailureReason, InitMessage, LoadMessage, WorkerMessage, WorkerReply } from './protocol.js';
 
 // `.ts` when run from the sources, `.js` when run from the dist/ build (scripts/build.mjs).
 const WORKER_ENTRY = fileURLToPath(new URL(`./worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
@@ -109,7 +109,7 @@ export class WorkerProcess {
     else this.transmit({ t: 'calls', calls }, ids);
   }
 
-  private transmit(message: LoadMessage | CallMessage | { t: 'calls'; calls: CallMessage[] }, ids: readonly number[]): void {
+  private transmit(message: LoadMessage | CallMessage | CallBatchMessage, ids: readonly number[]): void {
     this.child.send(message, (error) => {
       if (error) for (const id of ids) this.settle(id, failure(id, 'lost', 'sandbox worker channel closed'));
     });

@@ -1,9 +1,9 @@
-import type { RequestEnvelope, WriteItem } from './writer-protocol.js';
+import type { RequestEnvelope, WriteItem, WriterRequest } from './writer-protocol.js';
 
 /** A run of commit requests the writer makes one transaction of, or any other request on its own. */
 export type WriterStep =
   | { kind: 'commits'; batches: Array<{ id: number; at: number; items: WriteItem[] }> }
-  | { kind: 'single'; envelope: RequestEnvelope };
+  | { kind: 'single'; id: number; request: Exclude<WriterRequest, { type: 'commit' }> };
 
 /**
  * The writer's group commit: the requests waiting in its queue, in order, with every run of
@@ -12,10 +12,9 @@ export type WriterStep =
  */
 export function mergeConsecutiveCommits(waiting: readonly RequestEnvelope[]): WriterStep[] {
   const steps: WriterStep[] = [];
-  for (const envelope of waiting) {
-    const { id, body } = envelope;
+  for (const { id, body } of waiting) {
     if (body.type !== 'commit') {
-      steps.push({ kind: 'single', envelope });
+      steps.push({ kind: 'single', id, request: body });
       continue;
     }
     const last = steps.at(-1);

@@ -155,14 +155,13 @@ function serve(port: MessagePort, init: WriterInit): void {
       for (const reply of commit(step.batches)) port.postMessage(reply);
       return;
     }
-    const { id, body } = step.envelope;
     let reply: WriterReply;
     try {
-      reply = body.type === 'commit' ? { type: 'error', message: 'unexpected commit' } : handle(body);
+      reply = handle(step.request);
     } catch (error) {
       reply = { type: 'error', message: (error as Error).message };
     }
-    port.postMessage({ id, body: reply });
+    port.postMessage({ id: step.id, body: reply });
   }
 
   // Everything already waiting in the queue is taken at once, so the batches the main thread sent
@@ -172,7 +171,7 @@ function serve(port: MessagePort, init: WriterInit): void {
     for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) waiting.push(next.message as RequestEnvelope);
     for (const step of mergeConsecutiveCommits(waiting)) {
       run(step);
-      if (step.kind === 'single' && step.envelope.body.type === 'close') {
+      if (step.kind === 'single' && step.request.type === 'close') {
         // Closing the port lets the thread end once the reply is on its way; nothing follows a close.
         port.close();
         return;

@@ -16,6 +16,6 @@ describe('the writer merges waiting commit requests into one transaction', () =>
     const probe: RequestEnvelope = { id: 3, body: { type: 'probe' } };
     const close: RequestEnvelope = { id: 6, body: { type: 'close' } };
     const steps = mergeConsecutiveCommits([commit(1, 'a'), commit(2, 'b'), probe, commit(4, 'd'), commit(5, 'e'), close]);
-    expect(steps.map((step) => (step.kind === 'commits' ? step.batches.map((batch) => batch.id) : step.envelope.body.type))).toEqual([[1, 2], 'probe', [4, 5], 'close']);
+    expect(steps.map((step) => (step.kind === 'commits' ? step.batches.map((batch) => batch.id) : step.request.type))).toEqual([[1, 2], 'probe', [4, 5], 'close']);
   });
 });
