@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { HookError, type ErrorCode } from '../errors.js';
 import { normalizeChannelName } from '../channels/index.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
 import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, WakeMode } from './types.js';
 import type { ModelPolicy } from './models.js';
+import { newTimeOrderedId } from './ids.js';
 
 /** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
 export interface AgentFields {
@@ -48,7 +48,7 @@ export interface ActionBuilderDeps {
  * content leaves here raw with its `envelope` metadata; the store seals it (src/actions/seal.ts).
  */
 export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
-  const newRunId = deps.newRunId ?? randomUUID;
+  const newRunId = deps.newRunId ?? newTimeOrderedId;
   return {
     agent(fields, context) {
       const message = requireText(fields.message, context, 'message');
@@ -58,7 +58,7 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
         runId: newRunId(),
         message,
         name: optionalText(fields.name) ?? defaultName(context.origin),
-        sessionKey: optionalText(fields.sessionKey) ?? `hook:${randomUUID()}`,
+        sessionKey: optionalText(fields.sessionKey) ?? `hook:${newTimeOrderedId()}`,
         wakeMode: fields.wakeMode ?? 'now',
         deliver: fields.deliver ?? true,
         channel,
