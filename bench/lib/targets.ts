@@ -33,8 +33,11 @@ export function verdicts(result: SuiteResult): Verdict[] {
   const many = result.samples.get('mappings-1000');
   const one = result.samples.get('template-1k');
   if (many !== undefined && one !== undefined) {
-    const value = median(many.hookgate.map((s, i) => s.rps / (one.hookgate[i]?.rps ?? NaN)));
-    out.push({ target: '1,000 mappings within 10% of 1 mapping (req/s)', measured: `${value.toFixed(2)} ×`, met: value >= 0.9 });
+    // The two rows run minutes apart; each is first divided by the durable limit measured in its own
+    // minute, so the machine's drift in between (±40 % here) does not pass for a cost of the mappings.
+    const relative = (samples: typeof many, i: number): number => (samples.hookgate[i]?.rps ?? NaN) / (samples['ref-durable'][i]?.rps ?? NaN);
+    const value = median(many.hookgate.map((_, i) => relative(many, i) / relative(one, i)));
+    out.push({ target: '1,000 mappings within 10% of 1 mapping (req/s, each ÷ its durable limit)', measured: `${value.toFixed(2)} ×`, met: value >= 0.9 });
   }
   const core = result.processes.get('core');
   if (core !== undefined) {
