@@ -7,7 +7,7 @@ import { writeWhenFree } from '../store/write-when-free.js';
 import { isHeartbeatAck } from './ack.js';
 import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
-import { deliverReply, recordSkipped, type TurnDeps } from './routing.js';
+import { deliverReply, insertSkipped, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
 
 export interface AgentRunDeps extends TurnDeps {
@@ -54,17 +54,35 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
   }
   const status: FinishedStatus = outcome.kind;
   const detail = outcome.kind === 'ok' ? outcome.text : outcome.error;
-  await writeWhenFree(() => recordEnd(deps, row, action, status, detail));
+  const skipped = outcome.kind === 'ok' && action !== undefined ? skipReason(deps, action, outcome.text) : undefined;
+  await writeWhenFree(() => recordEnd(deps, row, action, { status, detail, skipped }));
   deps.logger.info(
     { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: detail }) },
     'run finished',
   );
   deps.observer?.runFinished(status);
   if (action?.wakeMode !== 'next-heartbeat') deps.requestHeartbeat();
-  if (outcome.kind === 'ok' && action !== undefined) await deliverRunReply(deps, row.run_id, action, outcome.text);
+  if (outcome.kind === 'ok' && action !== undefined && skipped === undefined) await deliverRunReply(deps, row.run_id, action, outcome.text);
 }
 
-function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefined, status: FinishedStatus, detail: string): void {
+/** Why a successful reply is not sent: known before the end is recorded, so it is recorded with it. */
+function skipReason(deps: AgentRunDeps, action: AgentAction, reply: string): string | undefined {
+  if (!action.deliver) return 'deliver is false';
+  if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) return 'the reply is only a heartbeat acknowledgment';
+  return undefined;
+}
+
+interface RunEnd {
+  status: FinishedStatus;
+  /** The reply (ok) or the error. */
+  detail: string;
+  /** Set when the reply is not delivered: the skipped delivery is part of the same commit. */
+  skipped: string | undefined;
+}
+
+/** The outcome, the transcript, the summary event and a skipped delivery: one commit. */
+function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefined, end: RunEnd): void {
+  const { status, detail, skipped } = end;
   const at = deps.clock.now();
   const summary = runSummary(row.name, status, detail);
   inTransaction(deps.db, () => {
@@ -78,15 +96,17 @@ function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefi
       runId: row.run_id,
       ...(action?.origin.mappingId === undefined ? {} : { mappingId: action.origin.mappingId }),
     });
+    if (skipped !== undefined && action !== undefined) {
+      setRunDelivery(deps.db, row.run_id, insertSkipped(deps.db, at, deliveryRequest(row.run_id, action), skipped));
+    }
   });
 }
 
+function deliveryRequest(runId: string, action: AgentAction): { channel: string; runId: string; to?: string } {
+  return { channel: action.channel, runId, ...(action.to === undefined ? {} : { to: action.to }) };
+}
+
 async function deliverRunReply(deps: AgentRunDeps, runId: string, action: AgentAction, reply: string): Promise<void> {
-  const request = { channel: action.channel, runId, ...(action.to === undefined ? {} : { to: action.to }) };
-  let delivery;
-  if (!action.deliver) delivery = await recordSkipped(deps.routing, request, 'deliver is false');
-  else if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) {
-    delivery = await recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment');
-  } else delivery = await deliverReply(deps.routing, { ...request, text: reply });
+  const delivery = await deliverReply(deps.routing, { ...deliveryRequest(runId, action), text: reply });
   await writeWhenFree(() => setRunDelivery(deps.db, runId, delivery));
 }

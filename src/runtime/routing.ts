@@ -101,7 +101,12 @@ function failed(route: Route, reason: string): DeliveryOutcome {
 
 /** Records a decision not to deliver (deliver:false, an acknowledgment) beside the real attempts. */
 export async function recordSkipped(deps: Pick<RoutingDeps, 'db' | 'now'>, request: Omit<DeliveryRequest, 'text'>, reason: string): Promise<RecordedDelivery> {
-  await writeWhenFree(() => insertDelivery(deps.db, { at: deps.now(), ...ids(request), channel: request.channel, status: 'skipped', reason }));
+  return writeWhenFree(() => insertSkipped(deps.db, deps.now(), request, reason));
+}
+
+/** {@link recordSkipped} inside a transaction the caller holds, so it adds no commit of its own. */
+export function insertSkipped(db: DatabaseSync, at: number, request: Omit<DeliveryRequest, 'text'>, reason: string): RecordedDelivery {
+  insertDelivery(db, { at, ...ids(request), channel: request.channel, status: 'skipped', reason });
   return { status: 'skipped', reason };
 }
 

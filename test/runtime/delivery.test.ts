@@ -107,6 +107,21 @@ describe('delivery routing', () => {
     await h.runtime.stop();
   });
 
+  it('commits a skipped delivery with the end of its run: when one of them cannot be written, neither is', async () => {
+    const h = makeRuntime(store.db);
+    h.runtime.start();
+    store.db.exec("CREATE TRIGGER refuse_skips BEFORE INSERT ON deliveries WHEN NEW.status = 'skipped' BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+    const refused = await runOne(h, { channel: 'log', message: 'x', deliver: false });
+    expect(refused?.status).toBe('running'); // left for recovery at the next start, not finished without its delivery
+    expect(refused?.delivery).toBeUndefined();
+    expect(rows(store.db, 'SELECT COUNT(*) AS n FROM events WHERE run_id = ?', refused?.runId ?? '')).toEqual([{ n: 0 }]);
+    store.db.exec('DROP TRIGGER refuse_skips');
+    const recorded = await runOne(h, { channel: 'log', message: 'y', deliver: false });
+    expect(recorded).toMatchObject({ status: 'ok', delivery: { status: 'skipped', reason: 'deliver is false' } });
+    expect(rows(store.db, "SELECT status, reason FROM deliveries WHERE run_id = ?", recorded?.runId ?? '')).toEqual([{ status: 'skipped', reason: 'deliver is false' }]);
+    await h.runtime.stop();
+  });
+
   it('does not let a failing channel affect other runs', async () => {
     const sent: Sent[] = [];
     const h = makeRuntime(store.db, {
