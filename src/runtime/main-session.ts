@@ -13,7 +13,7 @@ import { inTransaction } from '../store/sqlite.js';
 import { writeWhenFree } from '../store/write-when-free.js';
 import { HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
 import { callModel } from './provider-call.js';
-import { deliverReply, recordSkipped, type TurnDeps } from './routing.js';
+import { deliverReply, insertSkipped, type TurnDeps } from './routing.js';
 
 export const MAIN_SESSION_KEY = 'main';
 
@@ -100,24 +100,30 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
     return { kind: 'failed', error: outcome.error };
   }
   const reply = outcome.text;
+  // An acknowledgment is not delivered: that skipped delivery is part of the end's commit.
+  const acknowledgment = isHeartbeatAck(reply, defaults.heartbeat.ackMaxChars);
   await writeWhenFree(() =>
     inTransaction(db, () => {
       const at = clock.now();
       consumeEvents(db, batch.ids, heartbeatId, at);
       appendExchange(db, MAIN_SESSION_KEY, prompt, reply, at);
       finishHeartbeat(db, heartbeatId, { status: 'ok', at, reply });
+      if (acknowledgment) setHeartbeatDelivery(db, heartbeatId, insertSkipped(db, at, heartbeatRoute(heartbeatId), ACK_REASON));
     }),
   );
   deps.logger.info({ event: 'heartbeat.finished', heartbeatId, events: batch.ids.length }, 'heartbeat finished');
-  await deliverHeartbeatReply(deps, heartbeatId, reply);
+  if (!acknowledgment) await deliverHeartbeatReply(deps, heartbeatId, reply);
   // What did not fit the budget was due already: it follows at once, not a period later.
   return { kind: 'ok', consumed: batch.ids.length, more: hasDueEvents(db, dueUpTo) };
 }
 
+const ACK_REASON = 'the reply is only a heartbeat acknowledgment';
+/** Heartbeat replies go to the main session's last route. */
+function heartbeatRoute(heartbeatId: number): { channel: string; heartbeatId: number } {
+  return { channel: 'last', heartbeatId };
+}
+
 async function deliverHeartbeatReply(deps: MainSessionDeps, heartbeatId: number, reply: string): Promise<void> {
-  const request = { channel: 'last', heartbeatId };
-  const delivery = isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)
-    ? await recordSkipped(deps.routing, request, 'the reply is only a heartbeat acknowledgment')
-    : await deliverReply(deps.routing, { ...request, text: reply });
+  const delivery = await deliverReply(deps.routing, { ...heartbeatRoute(heartbeatId), text: reply });
   await writeWhenFree(() => setHeartbeatDelivery(deps.db, heartbeatId, delivery));
 }

@@ -99,12 +99,10 @@ function failed(route: Route, reason: string): DeliveryOutcome {
     : { status: 'failed', channel: route.channel, to: route.to, reason, attempts: 0 };
 }
 
-/** Records a decision not to deliver (deliver:false, an acknowledgment) beside the real attempts. */
-export async function recordSkipped(deps: Pick<RoutingDeps, 'db' | 'now'>, request: Omit<DeliveryRequest, 'text'>, reason: string): Promise<RecordedDelivery> {
-  return writeWhenFree(() => insertSkipped(deps.db, deps.now(), request, reason));
-}
-
-/** {@link recordSkipped} inside a transaction the caller holds, so it adds no commit of its own. */
+/**
+ * Records a decision not to deliver (deliver:false, an acknowledgment) beside the real attempts,
+ * inside the transaction that records the turn's end: the caller holds it.
+ */
 export function insertSkipped(db: DatabaseSync, at: number, request: Omit<DeliveryRequest, 'text'>, reason: string): RecordedDelivery {
   insertDelivery(db, { at, ...ids(request), channel: request.channel, status: 'skipped', reason });
   return { status: 'skipped', reason };

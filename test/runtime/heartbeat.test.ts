@@ -197,6 +197,21 @@ describe('heartbeat outcome', () => {
     await h.runtime.stop();
   });
 
+  it('commits the skipped delivery of an acknowledgment with the end of the heartbeat: when it cannot be written, the events stay pending', async () => {
+    const provider = fakeProvider('fake', () => 'HEARTBEAT_OK');
+    const h = makeRuntime(store.db, { providers: new Map([['fake', provider]]) });
+    h.runtime.start();
+    store.db.exec("CREATE TRIGGER refuse_skips BEFORE INSERT ON deliveries WHEN NEW.status = 'skipped' BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+    insertWake(store.db, 'anything new?', 'now', h.clock.now());
+    h.runtime.notify([wakeNow]);
+    await settle(h.clock, h.runtime);
+    expect(provider.calls.length).toBeGreaterThanOrEqual(1);
+    expect(rows(store.db, "SELECT status FROM events")).toEqual([{ status: 'pending' }]);
+    expect(rows(store.db, "SELECT COUNT(*) AS n FROM heartbeats WHERE status = 'ok'")).toEqual([{ n: 0 }]);
+    expect(rows(store.db, 'SELECT COUNT(*) AS n FROM deliveries')).toEqual([{ n: 0 }]);
+    await h.runtime.stop();
+  });
+
   it('delivers any other reply to the main session last route and keeps the exchange in the main transcript', async () => {
     const sent: Sent[] = [];
     const provider = fakeProvider('fake', () => 'You have mail.');
