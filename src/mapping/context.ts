@@ -14,8 +14,9 @@ const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-aut
 const SECRET_QUERY: ReadonlySet<string> = new Set(['token']);
 
 export interface ContextParts {
-  headers: Record<string, string>;
-  query: Record<string, string>;
+  /** Already safe (toSafeRecord), made once per request and shared by its fan-out items. */
+  headers: SafeRecord;
+  query: SafeRecord;
   path: string;
   now: string;
 }
@@ -88,8 +89,8 @@ export function buildTemplateContext(payload: SafeRecord, parts: ContextParts): 
   const root: SafeRecord = Object.create(null) as SafeRecord;
   Object.assign(root, payload);
   root['payload'] = payload;
-  root['headers'] = toSafeRecord(parts.headers);
-  root['query'] = toSafeRecord(parts.query);
+  root['headers'] = parts.headers;
+  root['query'] = parts.query;
   root['path'] = parts.path;
   root['now'] = parts.now;
   return markJson(root);

@@ -102,12 +102,16 @@ function identify(request: HookRequest): { name: string; source: string | undefi
 }
 
 function prepare(request: HookRequest, name: string, now: Date): PreparedRequest {
+  const headers = sanitizeHeaders(request.headers);
+  const query = sanitizeQuery(request.query);
   return {
     name,
     payload: request.payload,
     safePayload: toSafeRecord(request.payload),
-    headers: sanitizeHeaders(request.headers),
-    query: sanitizeQuery(request.query),
+    headers,
+    query,
+    safeHeaders: toSafeRecord(headers),
+    safeQuery: toSafeRecord(query),
     now: now.toISOString(),
   };
 }

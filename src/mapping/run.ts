@@ -16,6 +16,9 @@ export interface PreparedRequest {
   safePayload: SafeRecord;
   headers: Record<string, string>;
   query: Record<string, string>;
+  /** `headers` and `query` as templates see them, made once for every item of the request. */
+  safeHeaders: SafeRecord;
+  safeQuery: SafeRecord;
   now: string;
 }
 
@@ -73,7 +76,7 @@ async function runItem(mapping: CompiledMapping, request: PreparedRequest, item:
     if (result.kind === 'override') override = trace.override = checkOverride(result.value, mapping.id);
   }
   const kind = override.action ?? mapping.action;
-  const context = buildTemplateContext(item.safePayload, { headers: request.headers, query: request.query, path: request.name, now: request.now });
+  const context = buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
   trace.rendered = renderFields(mapping, kind, context, override);
   trace.action = buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name });
   return trace;

@@ -4,8 +4,13 @@ import { createTemplateCompiler, rewriteBrackets, TemplateSyntaxError } from '..
 
 const compiler = createTemplateCompiler();
 
-function render(source: string, payload: Record<string, unknown>, parts: Partial<Parameters<typeof buildTemplateContext>[1]> = {}): string {
-  const context = buildTemplateContext(toSafeRecord(payload), { headers: {}, query: {}, path: 'hook', now: '2025-01-02T03:04:05.000Z', ...parts });
+function render(source: string, payload: Record<string, unknown>, parts: { headers?: Record<string, string>; query?: Record<string, string>; path?: string } = {}): string {
+  const context = buildTemplateContext(toSafeRecord(payload), {
+    headers: toSafeRecord(parts.headers ?? {}),
+    query: toSafeRecord(parts.query ?? {}),
+    path: parts.path ?? 'hook',
+    now: '2025-01-02T03:04:05.000Z',
+  });
   return compiler.compile(source)(context);
 }
 
