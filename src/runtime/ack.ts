@@ -1,5 +1,7 @@
 /** The token a model answers when a heartbeat needs nothing from anyone. */
 export const HEARTBEAT_ACK_TOKEN = 'HEARTBEAT_OK';
+/** The reason recorded with the skipped delivery of an acknowledgment (run or heartbeat). */
+export const ACK_SKIP_REASON = 'the reply is only a heartbeat acknowledgment';
 
 /**
  * True when a reply is a heartbeat acknowledgment: it begins or ends with HEARTBEAT_OK (light

@@ -4,7 +4,7 @@ import { finishRun, setRunDelivery, suspendRun, type FinishedStatus, type RunRow
 import { appendExchange, readTranscript } from '../store/session-repo.js';
 import { inTransaction } from '../store/sqlite.js';
 import { writeWhenFree } from '../store/write-when-free.js';
-import { isHeartbeatAck } from './ack.js';
+import { ACK_SKIP_REASON, isHeartbeatAck } from './ack.js';
 import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
 import { deliverReply, insertSkipped, type TurnDeps } from './routing.js';
@@ -68,7 +68,7 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
 /** Why a successful reply is not sent: known before the end is recorded, so it is recorded with it. */
 function skipReason(deps: AgentRunDeps, action: AgentAction, reply: string): string | undefined {
   if (!action.deliver) return 'deliver is false';
-  if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) return 'the reply is only a heartbeat acknowledgment';
+  if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) return ACK_SKIP_REASON;
   return undefined;
 }
 

@@ -11,7 +11,7 @@ import {
 import { appendExchange, readTranscript } from '../store/session-repo.js';
 import { inTransaction } from '../store/sqlite.js';
 import { writeWhenFree } from '../store/write-when-free.js';
-import { HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
+import { ACK_SKIP_REASON, HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
 import { callModel } from './provider-call.js';
 import { deliverReply, insertSkipped, type TurnDeps } from './routing.js';
 
@@ -108,7 +108,7 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
       consumeEvents(db, batch.ids, heartbeatId, at);
       appendExchange(db, MAIN_SESSION_KEY, prompt, reply, at);
       finishHeartbeat(db, heartbeatId, { status: 'ok', at, reply });
-      if (acknowledgment) setHeartbeatDelivery(db, heartbeatId, insertSkipped(db, at, heartbeatRoute(heartbeatId), ACK_REASON));
+      if (acknowledgment) setHeartbeatDelivery(db, heartbeatId, insertSkipped(db, at, heartbeatRoute(heartbeatId), ACK_SKIP_REASON));
     }),
   );
   deps.logger.info({ event: 'heartbeat.finished', heartbeatId, events: batch.ids.length }, 'heartbeat finished');
@@ -117,7 +117,6 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
   return { kind: 'ok', consumed: batch.ids.length, more: hasDueEvents(db, dueUpTo) };
 }
 
-const ACK_REASON = 'the reply is only a heartbeat acknowledgment';
 /** Heartbeat replies go to the main session's last route. */
 function heartbeatRoute(heartbeatId: number): { channel: string; heartbeatId: number } {
   return { channel: 'last', heartbeatId };
