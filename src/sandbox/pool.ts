@@ -209,7 +209,7 @@ export class SandboxPool {
   }
 }
 
-/** Lower is better: a worker that already holds the module, then the least loaded one. */
+/** One more call of the module counts against this worker (see MODULE_PIPELINE_DEPTH). */
 function claim(worker: WorkerProcess, key: string): void {
   worker.calls.set(key, (worker.calls.get(key) ?? 0) + 1);
 }
@@ -220,6 +220,7 @@ function release(worker: WorkerProcess, key: string): void {
   else worker.calls.delete(key);
 }
 
+/** Lower is better: a worker that already holds the module, then the least loaded one. */
 function rank(worker: WorkerProcess, key: string): number {
   // Claimed calls count at once, before their request is sent (that waits for the module to load).
   return (worker.loaded.has(key) ? 0 : 1000) + (worker.calls.get(key) ?? 0) + worker.inFlight;
