@@ -1,36 +1,72 @@
+import { UsageError, USAGE_EXIT_CODE } from './commands/args.js';
+import { COMMANDS, type CommandEntry } from './commands/index.js';
 import type { CommandIo } from './commands/io.js';
 
-/** Subcommands: each a module with one `run…(argv, io)` function, loaded when used. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: string[], io: CommandIo) => Promise<number | undefined>> }> = {
-  serve: { summary: 'run the service', load: async () => (await import('./commands/serve.js')).runServe },
-  check: { summary: 'validate a config file and print a summary', load: async () => (await import('./commands/check.js')).runCheck },
-  try: { summary: 'dry-run a payload through the mappings', load: async () => (await import('./commands/try.js')).runTry },
-  status: { summary: 'queue depths, last heartbeat and recent runs', load: async () => (await import('./commands/status.js')).runStatus },
-  token: { summary: 'print a new random token', load: async () => (await import('./commands/token.js')).runToken },
-};
+const HELP_FLAGS: ReadonlySet<string> = new Set(['--help', '-h']);
 
-const USAGE = `usage: hookgate <command> [options]
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
+  return `usage: hookgate <command> [options]
 
 commands:
-${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${name.padEnd(8)}${command.summary}`)
-  .join('\n')}
+${COMMANDS.map((command) => `  ${command.name.padEnd(width)}${command.summary}`).join('\n')}
 
-Most commands take --config FILE (default: $HOOKGATE_CONFIG, else ./hookgate.json5).
+\`hookgate <command> --help\` shows a command's options. Most commands take --config FILE
+(default: $HOOKGATE_CONFIG, else ./hookgate.json5).
 `;
+}
 
-/** Runs a subcommand; returns the exit code, or undefined for a command that keeps running (serve). */
+function find(name: string): CommandEntry | undefined {
+  return COMMANDS.find((command) => command.name === name);
+}
+
+/** `--help` or `-h` anywhere before a `--` asks for the command's usage, whatever else was typed. */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((arg) => HELP_FLAGS.has(arg));
+}
+
+/** `hookgate`, `hookgate help [command]`, `hookgate --help`: the overview or one command's usage. */
+function runHelp(topic: string | undefined, io: CommandIo): number {
+  if (topic === undefined) {
+    io.stdout(overview());
+    return 0;
+  }
+  const command = find(topic);
+  if (command === undefined) {
+    io.stderr(`hookgate: unknown command "${topic}"\n\n${overview()}`);
+    return USAGE_EXIT_CODE;
+  }
+  io.stdout(command.usage);
+  return 0;
+}
+
+/**
+ * Runs a command; returns the exit code, or undefined for a command that keeps running (serve).
+ * A wrong command line is one line naming the problem, then the usage, exit 2; never a stack.
+ */
 export async function runCli(argv: string[], io: CommandIo): Promise<number | undefined> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(USAGE);
-    return name === undefined ? 1 : 0;
+  if (name === undefined) {
+    io.stderr(overview());
+    return USAGE_EXIT_CODE;
   }
-  const command = COMMANDS[name];
+  if (name === 'help' || HELP_FLAGS.has(name)) return runHelp(rest[0], io);
+  const command = find(name);
   if (command === undefined) {
-    io.stderr(`hookgate: unknown command "${name}"\n\n${USAGE}`);
-    return 1;
+    io.stderr(`hookgate: unknown command "${name}"\n\n${overview()}`);
+    return USAGE_EXIT_CODE;
+  }
+  if (asksForHelp(rest)) {
+    io.stdout(command.usage);
+    return 0;
   }
   const run = await command.load();
-  return run(rest, io);
+  try {
+    return await run(rest, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`hookgate ${command.name}: ${error.message}\n\n${command.usage}`);
+    return USAGE_EXIT_CODE;
+  }
 }

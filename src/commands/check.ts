@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
@@ -8,6 +7,7 @@ import { createLiveEngine } from '../mapping/live-engine.js';
 import { createProviders } from '../providers/index.js';
 import { createChannels } from '../channels/index.js';
 import { createTransformRunner } from '../sandbox/index.js';
+import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 
 /**
@@ -16,7 +16,7 @@ import type { CommandIo } from './io.js';
  * (exit 1), or a one-screen summary (exit 0).
  */
 export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true });
+  const { values } = parseCommandLine({ args: argv, options: { config: { type: 'string' } }, strict: true });
   const path = configPathFrom(values.config, io.env, io.cwd);
   let config: ResolvedConfig;
   try {

@@ -1,26 +1,29 @@
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { startService, type Service } from '../service.js';
+import { parseCommandLine, parsePortOption, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
 
 /**
- * `hookgate serve [--config FILE] [--port N] [--no-watch]`: runs until SIGTERM/SIGINT, then shuts
- * down cleanly. SIGHUP reloads the mappings; so does any change to the config file or the
- * transforms directory unless --no-watch (e.g. on file systems without change events).
+ * `hookgate serve [--config FILE] [--port N] [--host ADDRESS] [--no-watch]`: runs until
+ * SIGTERM/SIGINT, then shuts down cleanly. SIGHUP reloads the mappings; so does any change to the
+ * config file or the transforms directory unless --no-watch (e.g. on file systems without change
+ * events). --port and --host override gateway.port and gateway.bind for this process.
  */
 export async function runServe(argv: string[], io: CommandIo): Promise<number | undefined> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine({
     args: argv,
-    options: { config: { type: 'string' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
+    options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, watch: { type: 'boolean', default: true } },
     allowNegative: true,
     strict: true,
   });
+  const port = values.port === undefined ? undefined : parsePortOption(values.port);
+  if (values.host?.trim() === '') throw new UsageError('--host wants an address, e.g. 127.0.0.1 or 0.0.0.0');
   const path = configPathFrom(values.config, io.env, io.cwd);
-  let config;
+  let loaded;
   try {
-    config = await loadConfigFile(path, io.env);
+    loaded = await loadConfigFile(path, io.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr(`hookgate: ${error.message}\n`);
@@ -28,8 +31,8 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
     }
     throw error;
   }
+  const config = values.host === undefined ? loaded : { ...loaded, gateway: { ...loaded.gateway, bind: values.host.trim() } };
   const logger = createLogger({ level: config.logging.level });
-  const port = values.port === undefined ? undefined : Number(values.port);
   // Handlers go in before the service starts: a signal that arrives while it starts must not hit
   // Node's default action (which ends the process without closing the store).
   let service: Service | undefined;
@@ -61,11 +64,18 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   return undefined;
 }
 
-/** A start-up failure in one line for the operator: config problems, a taken port, else the message. */
-function startFailure(error: unknown, bind: string, port: number): string {
+/**
+ * A start-up failure in one line for the operator: config problems, a listen failure with the
+ * option that changes it, else the message.
+ */
+export function startFailure(error: unknown, bind: string, port: number): string {
   if (error instanceof ConfigError) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return `cannot listen on ${bind}:${port}: the address is already in use`;
-  if (code === 'EACCES') return `cannot listen on ${bind}:${port}: permission denied`;
-  return `cannot start: ${(error as Error).message}`;
+  const where = `cannot listen on ${bind}:${port}`;
+  if (code === 'EADDRINUSE') return `${where}: the port is already in use (another hookgate?); choose another with --port N or gateway.port`;
+  if (code === 'EACCES') return `${where}: permission denied (ports below 1024 need privileges); choose another with --port N or gateway.port`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return `${where}: no such address on this machine; choose another with --host ADDRESS or gateway.bind`;
+  }
+  return `cannot start: ${(error as Error).message.split('\n')[0]}`;
 }

@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import { parseArgs } from 'node:util';
 import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { countPendingEvents, lastHeartbeat, type HeartbeatRow } from '../store/events-repo.js';
 import { countRunsByStatus, recentRunViews, type RunView } from '../store/runtime-repo.js';
 import { openDatabase } from '../store/sqlite.js';
+import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 
-const USAGE = 'usage: hookgate status [--config FILE] [--json]\n';
 const RECENT_RUNS = 10;
 
 export interface StatusReport {
@@ -22,12 +21,12 @@ export interface StatusReport {
 /**
  * `hookgate status`: reads the store the config names (a running service may keep writing: WAL
  * readers do not block it) and prints queue depths, the last heartbeat and the newest runs.
- * Exit 0; 1 for a bad command line, a bad config, a missing or unreadable store.
+ * Exit 0; 1 for a bad config, a missing or unreadable store (a wrong command line: UsageError, 2).
  */
 export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
+  const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
   let db: DatabaseSync | undefined;
   try {
-    const args = parseArgs({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
     const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env);
     const path = config.storage.path;
     if (!existsSync(path)) {
@@ -39,9 +38,8 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
-    const usage = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
     const message = (error as Error).message;
-    io.stderr(`${error instanceof ConfigError || usage ? message : `cannot read the store: ${message}`}\n${usage ? USAGE : ''}`);
+    io.stderr(`${error instanceof ConfigError ? message : `cannot read the store: ${message}`}\n`);
     return 1;
   } finally {
     db?.close();

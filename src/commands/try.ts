@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
@@ -9,6 +8,7 @@ import { createModelPolicy } from '../actions/models.js';
 import { createMappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
 import type { TransformPort } from '../mapping/transform-port.js';
+import { parseCommandLine, UsageError } from './args.js';
 
 export interface TryIo {
   stdout: (s: string) => void;
@@ -17,21 +17,20 @@ export interface TryIo {
   cwd: string;
 }
 
-const USAGE = 'usage: hookgate try <name> --payload FILE [--header K:V]… [--query K=V]… [--config FILE] [--json]\n';
-
-/** Thrown for a wrong command line or an unreadable payload: printed, exit 1. */
-class UsageError extends Error {}
+/** Thrown for an unreadable payload file: printed, exit 1. (A wrong command line is a UsageError: exit 2.) */
+class PayloadError extends Error {}
 
 /**
  * `hookgate try`: runs a payload through the mappings exactly as a request would be, without
  * a store, a listener or the network, and shows why each mapping did or did not match, what
  * the winner rendered, and the enveloped text the agent would read.
  * Exit 0 matched, 2 no mapping matched, 1 error (config, payload, or the mapping rejected it).
+ * A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2).
  */
 export async function runTry(argv: string[], io: TryIo): Promise<number> {
+  const args = parseTryArgs(argv);
   let runner: { close(): Promise<void> } | undefined;
   try {
-    const args = parseTryArgs(argv);
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
     const payload = await readPayload(resolvePath(io.cwd, args.payload));
     const transforms = usesTransforms(config) ? await openSandbox(config) : undefined;
@@ -43,8 +42,8 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     if (explanation.mapping === undefined) return 2;
     return explanation.error === undefined ? 0 : 1;
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError) {
-      io.stderr(`${error.message}\n${error instanceof UsageError ? USAGE : ''}`);
+    if (error instanceof ConfigError || error instanceof PayloadError) {
+      io.stderr(`${error.message}\n`);
       return 1;
     }
     throw error;
@@ -63,27 +62,21 @@ interface TryArgs {
 }
 
 function parseTryArgs(argv: string[]): TryArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        payload: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        query: { type: 'string', multiple: true },
-        config: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`hookgate try: ${(error as Error).message}`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      payload: { type: 'string' },
+      header: { type: 'string', multiple: true },
+      query: { type: 'string', multiple: true },
+      config: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
   const [name, ...extra] = positionals;
-  if (name === undefined || extra.length > 0) throw new UsageError('hookgate try: exactly one hook name is expected');
-  if (values.payload === undefined) throw new UsageError('hookgate try: --payload FILE is required');
+  if (name === undefined || extra.length > 0) throw new UsageError('exactly one hook name is expected');
+  if (values.payload === undefined) throw new UsageError('--payload FILE is required');
   return {
     name,
     payload: values.payload,
@@ -98,7 +91,7 @@ function pairs(items: string[], separator: string, normalise: (key: string) => s
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const item of items) {
     const at = item.indexOf(separator);
-    if (at <= 0) throw new UsageError(`hookgate try: "${item}" is not of the form K${separator}V`);
+    if (at <= 0) throw new UsageError(`"${item}" is not of the form K${separator}V`);
     out[normalise(item.slice(0, at).trim())] = item.slice(at + 1).trim();
   }
   return { ...out };
@@ -109,15 +102,15 @@ async function readPayload(path: string): Promise<Record<string, unknown>> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`hookgate try: cannot read payload ${path}: ${(error as Error).message}`);
+    throw new PayloadError(`hookgate try: cannot read payload ${path}: ${(error as Error).message}`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`hookgate try: payload ${path} is not JSON: ${(error as Error).message}`);
+    throw new PayloadError(`hookgate try: payload ${path} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`hookgate try: payload ${path} must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PayloadError(`hookgate try: payload ${path} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 

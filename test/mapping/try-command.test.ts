@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTry } from '../../src/commands/try.js';
+import { runCaptured } from '../helpers/cli.js';
 
 const GMAIL_FIXTURE = fileURLToPath(new URL('../fixtures/payloads/gmail.json', import.meta.url));
 
@@ -115,12 +116,21 @@ describe('hookgate try', () => {
 
   it.each([
     ['no --payload', ['gmail'], '--payload FILE is required'],
-    ['no hook name', ['--payload', 'push.json'], 'exactly one hook name'],
-    ['an unknown option', ['gmail', '--payload', 'push.json', '--verbose'], "Unknown option '--verbose'"],
+    ['no hook name', ['--payload', 'push.json'], 'exactly one hook name is expected'],
+    ['an unknown option', ['gmail', '--payload', 'push.json', '--verbose'], 'unknown option --verbose'],
     ['a malformed header', ['gmail', '--payload', 'push.json', '--header', 'nocolon'], '"nocolon" is not of the form K:V'],
+  ])('exits 2 with one line and the usage for %s', async (_label, argv, message) => {
+    const { code, stderr, stdout } = await runCaptured(['try', ...argv], { env: { HOOKGATE_CONFIG: join(dir, 'hookgate.json5') }, cwd: dir });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')[0]).toBe(`hookgate try: ${message}`);
+    expect(stderr).toContain('usage: hookgate try <name> --payload FILE');
+  });
+
+  it.each([
     ['a payload that is not JSON', ['gmail', '--payload', 'not-json.json'], 'is not JSON'],
     ['a missing payload file', ['gmail', '--payload', 'absent.json'], 'cannot read payload'],
-  ])('exits 1 with a usage message for %s', async (_label, argv, message) => {
+  ])('exits 1 with a message for %s', async (_label, argv, message) => {
     const { code, stderr, stdout } = await tryCommand(argv);
     expect(code).toBe(1);
     expect(stdout).toBe('');

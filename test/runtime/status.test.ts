@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStatus } from '../../src/commands/status.js';
+import { runCaptured } from '../helpers/cli.js';
 import { readRunView } from '../../src/store/runtime-repo.js';
 import { agentAction, insertRun, insertWake, tempStore, type TempStore } from './helpers.js';
 
@@ -98,7 +99,7 @@ describe('hookgate status', () => {
     expect(report['recentRuns']).toHaveLength(2);
   });
 
-  it('exits 1 with a message for a missing store, a bad config and an unknown flag', async () => {
+  it('exits 1 with a message for a missing store and a bad config, 2 for an unknown flag', async () => {
     const missing = join(store.dir, 'other.json5');
     writeFileSync(missing, `{ storage: { path: ${JSON.stringify(join(store.dir, 'nothing.sqlite'))} } }`);
     const noStore = await status(['--config', missing]);
@@ -107,8 +108,8 @@ describe('hookgate status', () => {
     const badConfig = join(store.dir, 'bad.json5');
     writeFileSync(badConfig, '{ storage: { nope: 1 } }');
     expect(await status(['--config', badConfig])).toMatchObject({ code: 1, out: '' });
-    const flag = await status(['--bogus']);
-    expect(flag.code).toBe(1);
-    expect(flag.err).toContain('usage: hookgate status');
+    const flag = await runCaptured(['status', '--bogus'], { cwd: store.dir });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('usage: hookgate status');
   });
 });

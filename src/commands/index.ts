@@ -1,0 +1,105 @@
+import type { CommandIo } from './io.js';
+
+/** Runs one command with its arguments (the command name removed); undefined = keeps running (serve). */
+export type CommandRun = (argv: string[], io: CommandIo) => Promise<number | undefined>;
+
+/**
+ * One `hookgate <name>` command. The CLI (src/cli.ts) answers `--help`/`-h` with `usage` before the
+ * command is loaded, and prints `usage` after the one-line message of a UsageError (exit 2); so a
+ * command only parses its own options, with parseCommandLine (./args.ts).
+ */
+export interface CommandEntry {
+  name: string;
+  /** One line for `hookgate help`. */
+  summary: string;
+  /** Starts with `usage: hookgate <name> …`; then what it does, its options and exit statuses. */
+  usage: string;
+  /** Loaded only when the command runs, so `hookgate token` never loads the service. */
+  load: () => Promise<CommandRun>;
+}
+
+const CONFIG_OPTION = '  --config FILE   configuration file (default: $HOOKGATE_CONFIG, else ./hookgate.json5)';
+const HELP_OPTION = '  -h, --help      show this help';
+
+/** The explicit registry: one entry per command, in the order `hookgate help` lists them. */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'serve',
+    summary: 'run the service',
+    usage: `usage: hookgate serve [--config FILE] [--port N] [--host ADDRESS] [--no-watch]
+
+Runs until SIGTERM or SIGINT, then shuts down cleanly. SIGHUP, or a change to the config file or
+hooks.transformsDir, reloads the mappings.
+
+options:
+${CONFIG_OPTION}
+  --port N        listen on port N (1-65535) instead of gateway.port
+  --host ADDRESS  listen on ADDRESS (e.g. 0.0.0.0, ::1) instead of gateway.bind
+  --no-watch      reload only on SIGHUP, not on file changes
+${HELP_OPTION}
+`,
+    load: async () => (await import('./serve.js')).runServe,
+  },
+  {
+    name: 'check',
+    summary: 'validate a config file and what would fail only at run time',
+    usage: `usage: hookgate check [--config FILE]
+
+Validates the configuration as serve would, then what would fail only when a request comes:
+models (provider/model id, alias, allow-list, configured provider), delivery channels, and the
+examples that transform modules export. Lists transform modules that no mapping uses.
+Exit 0 valid (warnings and notes are printed), 1 problems (every one, with its path).
+
+options:
+${CONFIG_OPTION}
+${HELP_OPTION}
+`,
+    load: async () => (await import('./check.js')).runCheck,
+  },
+  {
+    name: 'try',
+    summary: 'dry-run a payload through the mappings',
+    usage: `usage: hookgate try <name> --payload FILE [--header K:V]… [--query K=V]… [--config FILE] [--json]
+
+Runs the payload through the mappings as POST {hooks.path}/<name> would (transforms included),
+without storing or sending anything, and shows why each mapping matched or not and what the agent
+would receive. Exit 0 matched, 2 no mapping matched or a wrong command line, 1 an error.
+
+options:
+  --payload FILE  the JSON request body (required)
+  --header K:V    a request header (repeatable)
+  --query K=V     a query parameter (repeatable)
+${CONFIG_OPTION}
+  --json          print one JSON object instead of text
+${HELP_OPTION}
+`,
+    load: async () => (await import('./try.js')).runTry,
+  },
+  {
+    name: 'status',
+    summary: 'queue depths, last heartbeat and recent runs',
+    usage: `usage: hookgate status [--config FILE] [--json]
+
+Reads the store the configuration names (a running service may keep writing) and prints queue
+depths, the last heartbeat and the newest runs with their delivery outcome.
+
+options:
+${CONFIG_OPTION}
+  --json          print one JSON object instead of text
+${HELP_OPTION}
+`,
+    load: async () => (await import('./status.js')).runStatus,
+  },
+  {
+    name: 'token',
+    summary: 'print a new random token',
+    usage: `usage: hookgate token
+
+Prints a random 256-bit token (base64url) for hooks.token or gateway.auth.token.
+
+options:
+${HELP_OPTION}
+`,
+    load: async () => (await import('./token.js')).runToken,
+  },
+];
