@@ -2,15 +2,14 @@
 // Entry of the `hookgate` command. Runs the compiled build in dist/ (made by `npm install`, see
 // scripts/build.mjs) when it is at least as new as every source file; otherwise runs the
 // TypeScript sources with Node's own type stripping and the resolve hook of bin/source-hooks.js.
+// An older node (the machine's own, through `npx hookgate`) first hands over to a newer one
+// (bin/node-check.js).
 import { readdirSync, statSync } from 'node:fs';
-
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 24) {
-  process.stderr.write(`hookgate needs Node.js >= 24 (this is ${process.version}); see README "Quick start".\n`);
-  process.exit(1);
-}
+import { fileURLToPath } from 'node:url';
+import { ensureSupportedNode } from './node-check.js';
 
 const root = new URL('../', import.meta.url);
+await ensureSupportedNode(root, fileURLToPath(import.meta.url));
 
 function newestSource() {
   let newest = 0;

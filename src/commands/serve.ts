@@ -51,8 +51,10 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // A repeated stop signal is the same stop: Ctrl-C reaches both bin/hookgate.js and the newer
+  // node it re-ran with, which also passes it on; the stop is bounded by gateway.shutdownGraceMs.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGHUP', () => void service?.reload());
   try {
     service = await startService({ config, logger, ...(port === undefined ? {} : { port }), configPath: path, env: io.env, watch: values.watch });

@@ -22,14 +22,17 @@ export async function runCaptured(argv: string[], options: { env?: NodeJS.Proces
 }
 
 /**
- * Runs the real `bin/hookgate.js` in a child process with `node` (default: the node running the
+ * Runs the real `bin/hookgate.js` (or a copy: `bin`) in a child process with `node` (default: the node running the
  * tests) and resolves once it exited. Bounded: killed after timeoutMs.
  */
-export function runBin(argv: string[], options: { node?: string; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runBin(
+  argv: string[],
+  options: { node?: string; bin?: string; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       options.node ?? process.execPath,
-      [BIN, ...argv],
+      [options.bin ?? BIN, ...argv],
       { env: options.env ?? process.env, cwd: options.cwd ?? process.cwd(), timeout: options.timeoutMs ?? 30_000, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : undefined;
