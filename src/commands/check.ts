@@ -6,14 +6,16 @@ import { createModelPolicy } from '../actions/models.js';
 import { createLiveEngine } from '../mapping/live-engine.js';
 import { createProviders } from '../providers/index.js';
 import { createChannels } from '../channels/index.js';
-import { createTransformRunner } from '../sandbox/index.js';
 import { parseCommandLine } from './args.js';
+import { checkRoutes } from './check-routes.js';
+import { checkTransforms } from './check-transforms.js';
 import type { CommandIo } from './io.js';
 
 /**
  * `hookgate check [--config FILE]`: validates the file, compiles every mapping, loads every
- * transform and runs its `examples`, builds providers and channels. Every problem with its path
- * (exit 1), or a one-screen summary (exit 0).
+ * transform and runs its `examples`, builds providers and channels, then follows what a run would
+ * resolve (models, channels: check-routes.ts). Every problem with its path (exit 1), or a
+ * one-screen summary with warnings and notes (exit 0).
  */
 export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
   const { values } = parseCommandLine({ args: argv, options: { config: { type: 'string' } }, strict: true });
@@ -26,15 +28,25 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
   }
   const problems: string[] = [];
   const notes: string[] = [];
+  const outbound = { fetch: globalThis.fetch, logger: silentLogger() };
   await collect(problems, () => checkMappings(config, notes));
-  await collect(problems, async () => void createProviders(config.models.providers, { fetch: globalThis.fetch, logger: silentLogger() }));
-  await collect(problems, async () => void createChannels(config.channels, { fetch: globalThis.fetch, logger: silentLogger() }));
-  const exampleLines = await runTransformExamples(config, problems);
+  let providers: ReadonlySet<string> = new Set();
+  let channels: ReadonlySet<string> = new Set();
+  await collect(problems, async () => void (providers = new Set(createProviders(config.models.providers, outbound).keys())));
+  await collect(problems, async () => void (channels = new Set(createChannels(config.channels, outbound).keys())));
+  if (problems.length === 0) {
+    const routes = checkRoutes(config, providers, channels);
+    problems.push(...routes.problems);
+    notes.push(...routes.warnings);
+  }
+  const transforms = problems.length === 0 ? await checkTransforms(config) : undefined;
+  problems.push(...(transforms?.problems ?? []));
   if (problems.length > 0) {
     io.stderr(`configuration ${path} has problems:\n${problems.join('\n')}\n`);
     return 1;
   }
-  io.stdout(summarise(config, notes, exampleLines));
+  notes.push(...(transforms?.unused ?? []).map((file) => `note: transform ${file} is used by no mapping (nothing runs it until a mapping names it)`));
+  io.stdout(summarise(config, notes, transforms?.passed ?? []));
   return 0;
 }
 
@@ -47,28 +59,6 @@ async function checkMappings(config: ResolvedConfig, notes: string[]): Promise<v
   } finally {
     await live.close();
   }
-}
-
-async function runTransformExamples(config: ResolvedConfig, problems: string[]): Promise<string[]> {
-  const specs = config.hooks.mappings.flatMap((mapping) => (mapping.transform === undefined ? [] : [mapping.transform]));
-  if (specs.length === 0 || config.hooks.transformsDir === undefined || problems.length > 0) return [];
-  const runner = createTransformRunner({ transformsDir: config.hooks.transformsDir, limits: config.hooks.transformLimits, logger: silentLogger() });
-  const lines: string[] = [];
-  try {
-    for (const spec of specs) {
-      const handle = await runner.load(spec.export === undefined ? { module: spec.module } : { module: spec.module, export: spec.export });
-      for (const example of await runner.runExamples(handle)) {
-        const line = `${spec.module}: example ${example.name} ${example.ok ? 'ok' : `FAILED${example.detail === undefined ? '' : `: ${example.detail}`}`}`;
-        if (example.ok) lines.push(line);
-        else problems.push(`  ${line}`);
-      }
-    }
-  } catch (error) {
-    problems.push(`  transforms: ${(error as Error).message}`);
-  } finally {
-    await runner.close();
-  }
-  return lines;
 }
 
 async function collect(problems: string[], step: () => Promise<void>): Promise<void> {
