@@ -76,8 +76,8 @@ export function formatStatus(report: StatusReport): string {
     `pending events: ${report.events.pending}`,
     `runs: ${runs.queued} queued, ${runs.running} running (finished: ${runs.ok} ok, ${runs.error} error, ${runs.timeout} timeout, ${runs.interrupted} interrupted)`,
     `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
-    report.recentRuns.length === 0 ? 'recent runs: none' : `recent runs (newest first):`,
-    ...report.recentRuns.map(formatRun),
+    recentRunsHeading(report.recentRuns),
+    ...report.recentRuns.flatMap(formatRun),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -89,7 +89,30 @@ function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {
   return `#${heartbeat.id} ${heartbeat.status} at ${when}, ${heartbeat.events} event${heartbeat.events === 1 ? '' : 's'}${error}`;
 }
 
-function formatRun(run: RunView): string {
+function recentRunsHeading(runs: readonly RunView[]): string {
+  if (runs.length === 0) return 'recent runs: none';
+  const failed = runs.filter((run) => run.delivery?.status === 'failed').length;
+  return `recent runs (newest first${failed === 0 ? '' : `; ${failed} with a FAILED delivery`}):`;
+}
+
+/**
+ * A run's line, then why it failed: a run that finished `ok` may still not have reached anyone,
+ * so the delivery outcome stands next to the run's status, never only in --json.
+ */
+function formatRun(run: RunView): string[] {
   const times = [`created ${run.createdAt}`, run.startedAt && `started ${run.startedAt}`, run.finishedAt && `finished ${run.finishedAt}`];
-  return `  ${run.runId}  ${run.status.padEnd(11)} ${JSON.stringify(run.name)}  ${times.filter(Boolean).join(', ')}`;
+  const outcome = run.delivery === undefined ? run.status : `${run.status}, ${deliveryLabel(run.delivery)}`;
+  const lines = [`  ${run.runId}  ${outcome.padEnd(11)} ${JSON.stringify(run.name)}  ${times.filter(Boolean).join(', ')}`];
+  if (run.error !== undefined && run.status !== 'ok') lines.push(`      error: ${run.error}`);
+  if (run.delivery?.status === 'failed') {
+    const route = run.delivery.to === undefined ? run.delivery.channel : `${run.delivery.channel} → ${run.delivery.to}`;
+    lines.push(`      delivery to ${route} failed after ${run.delivery.attempts} attempt${run.delivery.attempts === 1 ? '' : 's'}: ${run.delivery.reason}`);
+  }
+  return lines;
+}
+
+function deliveryLabel(delivery: NonNullable<RunView['delivery']>): string {
+  if (delivery.status === 'delivered') return `delivered to ${delivery.channel}`;
+  if (delivery.status === 'failed') return 'delivery FAILED';
+  return 'not delivered';
 }

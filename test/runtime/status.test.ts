@@ -85,6 +85,26 @@ describe('hookgate status', () => {
     expect(runLines[1]).toContain('queued');
   });
 
+  it('shows a run whose delivery failed as failed in the text output, with the reason', async () => {
+    const failed = insertRun(store.db, agentAction({ name: 'Paged' }), 1000);
+    const delivered = insertRun(store.db, agentAction({ name: 'Told' }), 2000);
+    const broken = insertRun(store.db, agentAction({ name: 'Broken' }), 3000);
+    const finish = store.db.prepare("UPDATE runs SET status = ?, started_at = 3500, finished_at = 4000, error = ?, delivery = ? WHERE run_id = ?");
+    finish.run('ok', null, JSON.stringify({ status: 'failed', channel: 'telegram', to: '42', reason: 'telegram: 401 Unauthorized', attempts: 4 }), failed.runId);
+    finish.run('ok', null, JSON.stringify({ status: 'delivered', channel: 'log', to: 'main', parts: 1, attempts: 1 }), delivered.runId);
+    finish.run('error', 'model "fast" is not a provider/model id', null, broken.runId);
+    const result = await status(['--config', writeConfig()]);
+    expect(result.code).toBe(0);
+    const lines = result.out.split('\n');
+    expect(lines).toContain('recent runs (newest first; 1 with a FAILED delivery):');
+    const failedAt = lines.findIndex((line) => line.includes(failed.runId));
+    expect(lines[failedAt]).toContain(`${failed.runId}  ok, delivery FAILED "Paged"`);
+    expect(lines[failedAt + 1]).toBe('      delivery to telegram → 42 failed after 4 attempts: telegram: 401 Unauthorized');
+    expect(lines.find((line) => line.includes(delivered.runId))).toContain('ok, delivered to log "Told"');
+    const brokenAt = lines.findIndex((line) => line.includes(broken.runId));
+    expect(lines[brokenAt + 1]).toBe('      error: model "fast" is not a provider/model id');
+  });
+
   it('prints the same as JSON with --json', async () => {
     seed();
     const result = await status(['--json', '--config', writeConfig()]);
