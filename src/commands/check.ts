@@ -30,10 +30,8 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
   const notes: string[] = [];
   const outbound = { fetch: globalThis.fetch, logger: silentLogger() };
   await collect(problems, () => checkMappings(config, notes));
-  let providers: ReadonlySet<string> = new Set();
-  let channels: ReadonlySet<string> = new Set();
-  await collect(problems, async () => void (providers = new Set(createProviders(config.models.providers, outbound).keys())));
-  await collect(problems, async () => void (channels = new Set(createChannels(config.channels, outbound).keys())));
+  const providers = await builtIds(problems, () => createProviders(config.models.providers, outbound));
+  const channels = await builtIds(problems, () => createChannels(config.channels, outbound));
   if (problems.length === 0) {
     const routes = checkRoutes(config, providers, channels);
     problems.push(...routes.problems);
@@ -59,6 +57,15 @@ async function checkMappings(config: ResolvedConfig, notes: string[]): Promise<v
   } finally {
     await live.close();
   }
+}
+
+/** The ids of what `build` makes (providers, channels), as the service would build them; its problems collected. */
+async function builtIds(problems: string[], build: () => ReadonlyMap<string, unknown>): Promise<ReadonlySet<string>> {
+  let ids: ReadonlySet<string> = new Set();
+  await collect(problems, async () => {
+    ids = new Set(build().keys());
+  });
+  return ids;
 }
 
 async function collect(problems: string[], step: () => Promise<void>): Promise<void> {
