@@ -18,10 +18,16 @@ export interface CommandEntry {
   load: () => Promise<CommandRun>;
 }
 
-const CONFIG_OPTION = '  --config FILE   configuration file (default: $HOOKGATE_CONFIG, else ./hookgate.json5)';
-const HELP_OPTION = '  -h, --help      show this help';
+/** Option lines every usage shares, so they read the same in every command's help. */
+export const CONFIG_OPTION = '  --config FILE   configuration file (default: $HOOKGATE_CONFIG, else ./hookgate.json5)';
+export const HELP_OPTION = '  -h, --help      show this help';
 
-/** The explicit registry: one entry per command, in the order `hookgate help` lists them. */
+/**
+ * The explicit registry: one entry per command, in the order `hookgate help` lists them. A new
+ * command is a module here exporting `run<Name>(argv, io)` that parses with parseCommandLine and
+ * throws UsageError for a wrong command line (./args.ts), plus one entry below with its usage;
+ * test/cli/help.test.ts then checks its --help, -h and unknown-option answers.
+ */
 export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'serve',
