@@ -61,13 +61,7 @@ describe('hookgate <command> --help', () => {
 });
 
 describe('a wrong command line', () => {
-  it.each([
-    ['serve', '--bogus'],
-    ['check', '--bogus'],
-    ['try', '--bogus'],
-    ['status', '--bogus'],
-    ['token', '--bogus'],
-  ])('%s %s: one line naming the option, then the usage, exit 2', async (name, option) => {
+  it.each(NAMES.map((name) => [name, '--bogus']))('%s %s: one line naming the option, then the usage, exit 2', async (name, option) => {
     const result = await runCaptured([name, option]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
