@@ -1,24 +1,32 @@
-import { inspectUntrusted } from '../envelope/envelope.js';
+import { inspectEventText, inspectUntrusted } from '../envelope/envelope.js';
 import type { Action, AdmittedAction } from './types.js';
 
 /** A stored action and the suspicious pattern families found in its untrusted content. */
 export interface SealedAction {
   action: Action;
   suspicious: string[];
+  /**
+   * False when the content came from a payload. A wake's text then becomes an untrusted event line,
+   * which the heartbeat prompt puts inside its envelope; true only when a mapping opted out.
+   */
+  trusted: boolean;
 }
 
 /**
- * Wraps an admitted action's untrusted content in the envelope (see src/envelope) and scans it
- * for injection patterns, folding it once for both. Pure apart from the envelope's random id: the
- * store's writer thread runs it before each write, `hookgate try` to show the prompt.
+ * Seals an admitted action's untrusted content (see src/envelope) and scans it for injection
+ * patterns, folding it once for both. An agent message gets its own envelope (it is a whole prompt);
+ * a wake text is sanitised and marked untrusted, and the heartbeat prompt wraps every untrusted event
+ * line of a turn in one envelope, so the security notice is said once per prompt, not once per event.
+ * Pure apart from the envelope's random id: the store's writer thread runs it before each write,
+ * `hookgate try` to show the prompt.
  */
 export function sealAction(admitted: AdmittedAction): SealedAction {
   const { envelope, ...action } = admitted;
-  if (envelope === undefined) return { action, suspicious: [] };
+  if (envelope === undefined) return { action, suspicious: [], trusted: true };
   if (action.kind === 'agent') {
     const { wrapped, suspicious } = inspectUntrusted(action.message, envelope);
-    return { action: { ...action, message: wrapped }, suspicious };
+    return { action: { ...action, message: wrapped }, suspicious, trusted: false };
   }
-  const { wrapped, suspicious } = inspectUntrusted(action.text, envelope);
-  return { action: { ...action, text: wrapped }, suspicious };
+  const { wrapped, suspicious } = inspectEventText(action.text, envelope);
+  return { action: { ...action, text: wrapped }, suspicious, trusted: false };
 }

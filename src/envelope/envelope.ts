@@ -83,6 +83,15 @@ export function wrapUntrusted(content: string, meta: EnvelopeMeta): string {
   return assemble(sanitizeUntrusted(content), meta);
 }
 
+/**
+ * Untrusted event text for the main session (a hook's wake text): sanitised, with its metadata as one
+ * bracketed prefix, but no notice and no markers of its own. The heartbeat prompt puts all such lines
+ * inside one envelope (src/runtime/heartbeat-prompt.ts), so the notice is said once per prompt.
+ */
+export function eventText(sanitized: string, meta: EnvelopeMeta): string {
+  return `[${headerLines(meta).join('; ')}] ${sanitized}`;
+}
+
 /** The wrapped content and the suspicious pattern families found in it (see detectSuspiciousPatterns). */
 export interface UntrustedInspection {
   wrapped: string;
@@ -94,11 +103,22 @@ export interface UntrustedInspection {
  * the request path's call. Each result equals what the separate call returns.
  */
 export function inspectUntrusted(content: string, meta: EnvelopeMeta): UntrustedInspection {
+  const { sanitized, suspicious } = sanitizeAndDetect(content);
+  return { wrapped: assemble(sanitized, meta), suspicious };
+}
+
+/** {@link eventText} and the suspicious pattern families, folding the content once (a wake action's seal). */
+export function inspectEventText(content: string, meta: EnvelopeMeta): UntrustedInspection {
+  const { sanitized, suspicious } = sanitizeAndDetect(content);
+  return { wrapped: eventText(sanitized, meta), suspicious };
+}
+
+function sanitizeAndDetect(content: string): { sanitized: string; suspicious: string[] } {
   const folded = foldText(content);
   const findings = findInFolded(folded);
   const suspicious = detectInFolded(content, folded.text, {
     marker: findings.markers.length > 0,
     controlToken: findings.controlTokens.length > 0,
   });
-  return { wrapped: assemble(applyFindings(content, findings), meta), suspicious };
+  return { sanitized: applyFindings(content, findings), suspicious };
 }

@@ -38,7 +38,8 @@ export function createHookHandlers(deps: HookHandlerDeps) {
     wake: (ctx: Context) =>
       commit(ctx, 'wake', async () => {
         const request = validateWake(ctx.state['payload'] as Record<string, unknown>);
-        const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: 'trusted' });
+        // Wrapped as any payload text is: the heartbeat prompt puts it inside its envelope.
+        const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: { source: 'Webhook' } });
         return { actions: [action], response: { status: 200, body: { ok: true, mode: action.mode } } };
       }),
 

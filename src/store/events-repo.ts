@@ -9,6 +9,8 @@ export interface PendingEvent {
   created_at: number;
   text: string;
   mode: 'now' | 'next-heartbeat';
+  /** 1 only for text a mapping declared trusted; everything else goes inside the prompt's envelope. */
+  trusted: number;
 }
 
 export interface NewEvent {
@@ -23,7 +25,7 @@ export interface NewEvent {
 /** The oldest pending events, in arrival order. */
 export function listPendingEvents(db: DatabaseSync, limit: number): PendingEvent[] {
   return db
-    .prepare("SELECT id, created_at, text, mode FROM events WHERE status = 'pending' ORDER BY id LIMIT ?")
+    .prepare("SELECT id, created_at, text, mode, trusted FROM events WHERE status = 'pending' ORDER BY id LIMIT ?")
     .all(limit) as unknown as PendingEvent[];
 }
 

@@ -81,4 +81,7 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // Whether an event's text may sit outside the heartbeat prompt's envelope: only wake text of a
+  // mapping that opted out (allowUnsafeExternalContent). Earlier rows count as untrusted: the safe side.
+  `ALTER TABLE events ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;`,
 ];

@@ -7,8 +7,7 @@
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { Action } from '../actions/types.js';
-import { sealAction } from '../actions/seal.js';
+import { sealAction, type SealedAction } from '../actions/seal.js';
 import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
 
@@ -28,7 +27,7 @@ function open(init: WriterInit): DatabaseSync {
 
 function prepare(db: DatabaseSync): Statements {
   return {
-    insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id) VALUES (?, ?, ?, ?, ?)'),
+    insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id, trusted) VALUES (?, ?, ?, ?, ?, ?)'),
     insertRun: db.prepare(
       "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action) VALUES (?, ?, 'queued', ?, ?, ?, ?)",
     ),
@@ -47,12 +46,12 @@ function serve(port: MessagePort, init: WriterInit): void {
   let crashArmed = false;
 
   /** An item's actions sealed, or why they cannot be (that item alone is refused). */
-  type Prepared = { actions: Action[]; suspicious: string[][] } | { message: string };
+  type Prepared = { sealed: SealedAction[]; suspicious: string[][] } | { message: string };
 
   function prepareItem(item: WriteItem): Prepared {
     try {
       const sealed = item.actions.map(sealAction);
-      return { actions: sealed.map((s) => s.action), suspicious: sealed.map((s) => s.suspicious) };
+      return { sealed, suspicious: sealed.map((s) => s.suspicious) };
     } catch (error) {
       return { message: (error as Error).message };
     }
@@ -66,13 +65,13 @@ function serve(port: MessagePort, init: WriterInit): void {
       if (row !== undefined) return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
       statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
     }
-    for (const action of prepared.actions) writeAction(action, at);
+    for (const sealed of prepared.sealed) writeAction(sealed, at);
     return { kind: 'committed', suspicious: prepared.suspicious };
   }
 
-  function writeAction(action: Action, at: number): void {
+  function writeAction({ action, trusted }: SealedAction, at: number): void {
     if (action.kind === 'wake') {
-      statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null);
+      statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
     } else {
       statements.insertRun.run(action.runId, at, action.origin.hook, action.name, action.sessionKey, JSON.stringify(action));
     }

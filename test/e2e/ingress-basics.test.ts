@@ -10,12 +10,12 @@ describe('wake and agent over a real socket', () => {
     await svc.close();
   });
 
-  it('answers a wake with 200 and stores one pending event', async () => {
+  it('answers a wake with 200 and stores one pending event, its text sanitised and marked untrusted', async () => {
     const response = await post(`${svc.hooksUrl}/wake`, { text: 'New email', mode: 'now' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ok: true, mode: 'now' });
-    const rows = svc.service.db.prepare("SELECT text, mode, hook FROM events WHERE hook = 'wake'").all();
-    expect(rows).toEqual([{ text: 'New email', mode: 'now', hook: 'wake' }]);
+    const rows = svc.service.db.prepare("SELECT text, mode, hook, trusted FROM events WHERE hook = 'wake'").all();
+    expect(rows).toEqual([{ text: '[Source: Webhook] New email', mode: 'now', hook: 'wake', trusted: 0 }]);
   });
 
   it('defaults the wake mode to now', async () => {

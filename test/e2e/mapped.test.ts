@@ -21,14 +21,13 @@ describe('mapped hooks over a real socket', () => {
     await svc.close();
   });
 
-  it('answers a template wake mapping with 200 and stores the rendered, enveloped text', async () => {
+  it('answers a template wake mapping with 200 and stores the rendered text, sanitised and marked untrusted', async () => {
     svc = await startTestService({ hooks: { mappings: [SENSOR] } });
     const response = await post(`${svc.hooksUrl}/sensor`, { sensor: 'garage', value: 31 });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ok: true, mode: 'next-heartbeat' });
-    const row = svc.service.db.prepare("SELECT text FROM events WHERE hook = 'sensor'").get() as { text: string };
-    expect(row.text).toContain('Sensor garage reads 31');
-    expect(row.text).toMatch(/<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16,}">>>/);
+    const row = svc.service.db.prepare("SELECT text, trusted FROM events WHERE hook = 'sensor'").get() as { text: string; trusted: number };
+    expect(row).toEqual({ text: '[Source: Webhook; Task: sensor] Sensor garage reads 31', trusted: 0 });
   });
 
   it('answers the gmail preset with 202 and one run per message, committed together', async () => {

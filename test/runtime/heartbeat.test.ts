@@ -14,6 +14,8 @@ import {
   turn,
   type Sent,
   type TempStore,
+  lastContent,
+  promptEvents,
 } from './helpers.js';
 
 const wakeNow = { kind: 'wake', text: 'x', mode: 'now', origin: { hook: 'wake' } } as const;
@@ -35,7 +37,7 @@ describe('heartbeat scheduling', () => {
     }
     await settle(h.clock, h.runtime);
     expect(provider.calls).toHaveLength(1);
-    const prompt = provider.calls[0]?.messages.at(-1)?.content ?? '';
+    const prompt = promptEvents(lastContent(provider.calls[0]));
     expect(prompt.split('\n')).toHaveLength(20);
     expect(prompt.split('\n')[0]).toBe(`System: [${new Date(h.clock.now()).toISOString()}] event 0`);
     expect(provider.calls[0]?.messages[0]).toEqual({ role: 'system', content: HEARTBEAT_INSTRUCTIONS });
@@ -60,7 +62,7 @@ describe('heartbeat scheduling', () => {
     provider.releaseAll();
     await turn(h.clock);
     expect(provider.calls).toHaveLength(2);
-    expect(provider.calls[1]?.messages.at(-1)?.content.split('\n')).toHaveLength(5);
+    expect(promptEvents(lastContent(provider.calls[1])).split('\n')).toHaveLength(5);
     provider.releaseAll();
     await settle(h.clock, h.runtime);
     expect(provider.calls).toHaveLength(2);
@@ -107,9 +109,9 @@ describe('prompt budget', () => {
     h.runtime.start();
     await settle(h.clock, h.runtime);
     expect(provider.calls.length).toBeGreaterThan(3);
-    const seen = provider.calls.flatMap((call) => (call.messages.at(-1)?.content ?? '').split('\n').map((line) => line.replace(/^System: \[[^\]]+\] /, '')));
+    const seen = provider.calls.flatMap((call) => promptEvents(lastContent(call)).split('\n').map((line) => line.replace(/^System: \[[^\]]+\] /, '')));
     expect(seen).toEqual(texts);
-    for (const call of provider.calls) expect(call.messages.at(-1)?.content.length).toBeLessThanOrEqual(300);
+    for (const call of provider.calls) expect(promptEvents(lastContent(call)).length).toBeLessThanOrEqual(300);
     const events = rows<{ status: string; heartbeat_id: number }>(store.db, 'SELECT status, heartbeat_id FROM events ORDER BY id');
     expect(events.every((event) => event.status === 'consumed')).toBe(true);
     expect(new Set(events.map((event) => event.heartbeat_id)).size).toBe(provider.calls.length);
@@ -143,10 +145,10 @@ describe('prompt budget', () => {
     h.runtime.start();
     await settle(h.clock, h.runtime);
     expect(provider.calls).toHaveLength(2);
-    const first = provider.calls[0]?.messages.at(-1)?.content ?? '';
+    const first = promptEvents(lastContent(provider.calls[0]));
     expect(first.length).toBeLessThanOrEqual(256);
     expect(first).toMatch(/\[event 1 truncated: \d+ of 5000 characters shown; the full text stays in the store\]$/);
-    expect(provider.calls[1]?.messages.at(-1)?.content).toMatch(/\] small one$/);
+    expect(promptEvents(lastContent(provider.calls[1]))).toMatch(/\] small one$/);
     expect(rows(store.db, 'SELECT text FROM events WHERE id = 1')).toEqual([{ text: huge }]);
     await h.runtime.stop();
   });
@@ -224,7 +226,7 @@ describe('heartbeat outcome', () => {
     expect(sent).toEqual([{ channel: 'telegram', to: '42', text: 'You have mail.' }]);
     const transcript = rows<{ role: string; content: string }>(store.db, "SELECT role, content FROM transcripts WHERE session_key = 'main' ORDER BY seq");
     expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
-    expect(transcript[0]?.content).toMatch(/\] mail arrived$/);
+    expect(promptEvents(transcript[0]?.content ?? '')).toMatch(/\] mail arrived$/);
     insertWake(store.db, 'second', 'now', h.clock.now());
     h.runtime.notify([wakeNow]);
     await settle(h.clock, h.runtime);

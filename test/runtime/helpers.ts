@@ -5,6 +5,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { AgentAction } from '../../src/actions/types.js';
 import type { Config } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
+import { SECURITY_NOTICE } from '../../src/envelope/envelope.js';
+import { inspectEnvelope } from '../envelope/inspect.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
 import type { ChannelPort, DeliverFn, PortMessage, ProviderPort } from '../../src/runtime/ports.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
@@ -147,8 +149,24 @@ export const simpleDeliver: DeliverFn = async (channel, to, text) => {
   }
 };
 
-export function insertWake(db: DatabaseSync, text: string, mode: 'now' | 'next-heartbeat', at: number): void {
-  db.prepare('INSERT INTO events (created_at, text, mode, hook) VALUES (?, ?, ?, ?)').run(at, text, mode, 'wake');
+export function insertWake(db: DatabaseSync, text: string, mode: 'now' | 'next-heartbeat', at: number, trusted = false): void {
+  db.prepare('INSERT INTO events (created_at, text, mode, hook, trusted) VALUES (?, ?, ?, ?, ?)').run(at, text, mode, 'wake', trusted ? 1 : 0);
+}
+
+/**
+ * The event lines of a heartbeat prompt (what its budget counts): the trusted lines before its
+ * envelope, then the content of the envelope, whose structure is checked on the way.
+ */
+export function promptEvents(prompt: string): string {
+  const notice = prompt.indexOf(SECURITY_NOTICE);
+  if (notice === -1) return prompt;
+  const trusted = prompt.slice(0, notice);
+  return trusted + inspectEnvelope(prompt.slice(notice)).content;
+}
+
+/** The last message of a recorded call: a heartbeat's prompt or a run's message. */
+export function lastContent(call: ProviderCall | undefined): string {
+  return call?.messages.at(-1)?.content ?? '';
 }
 
 let runCounter = 0;

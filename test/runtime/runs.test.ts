@@ -12,6 +12,8 @@ import {
   tempStore,
   turn,
   type TempStore,
+  lastContent,
+  promptEvents,
 } from './helpers.js';
 
 let store: TempStore;
@@ -171,7 +173,7 @@ describe('agent runs', () => {
     h.runtime.notify([insertRun(store.db, agentAction({ name: 'Now', wakeMode: 'now' }), h.clock.now())]);
     await settle(h.clock, h.runtime);
     expect(provider.calls).toHaveLength(2);
-    expect(provider.calls[1]?.messages.at(-1)?.content).toMatch(/^System: \[[^\]]+\] Hook Now: run reply$/);
+    expect(promptEvents(lastContent(provider.calls[1]))).toMatch(/^System: \[[^\]]+\] Hook Now: run reply$/);
     expect(rows(store.db, "SELECT id FROM events WHERE status = 'pending'")).toEqual([]);
     await h.runtime.stop();
   });

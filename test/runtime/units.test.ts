@@ -72,20 +72,20 @@ describe('run summary', () => {
 });
 
 describe('fitBudget', () => {
-  const event = (id: number, text: string) => ({ id, created_at: 0, text, mode: 'now' as const });
+  const event = (id: number, text: string) => ({ id, created_at: 0, text, mode: 'now' as const, trusted: 0 });
 
   it('takes events in order while their lines fit and stops at the first that does not', () => {
     const events = [event(1, 'a'.repeat(10)), event(2, 'b'.repeat(50)), event(3, 'c')];
     const firstLine = eventLine(events[0] ?? event(0, ''));
     const batch = fitBudget(events, firstLine.length + 10);
-    expect(batch).toEqual({ ids: [1], lines: [firstLine] });
+    expect(batch).toEqual({ ids: [1], lines: [{ line: firstLine, trusted: false }] });
   });
 
   it('takes an oversized first event alone, cut to the budget', () => {
     const batch = fitBudget([event(7, 'z'.repeat(1000)), event(8, 'next')], 300);
     expect(batch.ids).toEqual([7]);
-    expect(batch.lines[0]?.length).toBeLessThanOrEqual(300);
-    expect(batch.lines[0]).toMatch(/\[event 7 truncated: \d+ of 1000 characters shown; the full text stays in the store\]$/);
+    expect(batch.lines[0]?.line.length).toBeLessThanOrEqual(300);
+    expect(batch.lines[0]?.line).toMatch(/\[event 7 truncated: \d+ of 1000 characters shown; the full text stays in the store\]$/);
   });
 });
 

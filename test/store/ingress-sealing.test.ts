@@ -17,7 +17,7 @@ describe('the ingress store seals untrusted content on its writer thread', () =>
     fixture = undefined;
   });
 
-  it('stores enveloped text for an action admitted with envelope metadata, and trusted text as given', async () => {
+  it('stores enveloped messages and sanitised, untrusted-marked wake text for actions admitted with envelope metadata, and trusted text as given', async () => {
     fixture = storeFixture();
     const run = { ...agent('deploy prod'), envelope: WEBHOOK };
     await fixture.store.accept(acceptanceOf(run));
@@ -27,9 +27,12 @@ describe('the ingress store seals untrusted content on its writer thread', () =>
     const action = JSON.parse(stored.action) as Record<string, unknown>;
     expect(action).not.toHaveProperty('envelope');
     expect(action['message']).toMatch(/^SECURITY NOTICE[\s\S]*<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]{32})">>>\nSource: Webhook\nTask: Deploys\n---\ndeploy prod\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="\1">>>$/);
-    const texts = (fixture.db.prepare('SELECT text FROM events ORDER BY id').all() as Array<{ text: string }>).map((row) => row.text);
-    expect(texts[0]).toMatch(/\nSource: Email\nFrom: ada@example\.com\n---\nsensor 21\n<<<END_EXTERNAL_UNTRUSTED_CONTENT/);
-    expect(texts[1]).toBe('trusted text');
+    const events = fixture.db.prepare('SELECT text, trusted FROM events ORDER BY id').all() as Array<{ text: string; trusted: number }>;
+    // The heartbeat prompt wraps every untrusted line of a turn in one envelope: no notice per event.
+    expect(events).toEqual([
+      { text: '[Source: Email; From: ada@example.com] sensor 21', trusted: 0 },
+      { text: 'trusted text', trusted: 1 },
+    ]);
   });
 
   it('logs the suspicious pattern names of committed content after the commit, never the content', async () => {
