@@ -10,6 +10,7 @@ export const ERROR_CATALOG = {
   FORBIDDEN_KEY: { status: 400, expose: true },
   INVALID_IDEMPOTENCY_KEY: { status: 400, expose: true },
   MODEL_NOT_ALLOWED: { status: 400, expose: true },
+  RECIPIENT_NOT_ALLOWED: { status: 400, expose: true },
   MAPPING_INVALID: { status: 400, expose: true },
   UNAUTHORIZED: { status: 401, expose: true },
   NOT_FOUND: { status: 404, expose: true },

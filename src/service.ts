@@ -4,8 +4,7 @@ import type { ResolvedConfig } from './config/load.js';
 import { openDatabase } from './store/sqlite.js';
 import { createIngressStore } from './store/ingress-sqlite.js';
 import type { IngressStore } from './store/store.js';
-import { createModelPolicy } from './actions/models.js';
-import { createActionBuilder } from './actions/build.js';
+import { createConfiguredActionBuilder } from './actions/build.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
 import { listen, type Listening } from './http/listen.js';
@@ -16,6 +15,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createStoreHealth } from './metrics/store-health.js';
 import { createProviders } from './providers/index.js';
 import { createChannels } from './channels/index.js';
+import { createRecipientPolicy, type AllowToConfig } from './channels/recipients.js';
 import { createRuntime } from './runtime/runtime.js';
 import { readRunView } from './store/runtime-repo.js';
 
@@ -53,7 +53,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const store = storeHealth.watch(
     createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger, synchronous: config.storage.synchronous }),
   );
-  const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
+  const builder = createConfiguredActionBuilder(config);
   const mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };
@@ -67,6 +67,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
     channels: createChannels(config.channels, outbound),
+    recipients: createRecipientPolicy(config.channels as AllowToConfig),
     logger,
     observer: metrics,
   });

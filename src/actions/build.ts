@@ -2,8 +2,10 @@ import { HookError, type ErrorCode } from '../errors.js';
 import { normalizeChannelName } from '../channels/index.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
 import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, WakeMode } from './types.js';
-import type { ModelPolicy } from './models.js';
+import { createModelPolicy, type ModelPolicy } from './models.js';
 import { newTimeOrderedId } from './ids.js';
+import { ANY_RECIPIENT, createRecipientPolicy, defaultLastChannel, type AllowToConfig, type RecipientPolicy } from '../channels/recipients.js';
+import type { Config } from '../config/schema.js';
 
 /** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
 export interface AgentFields {
@@ -39,6 +41,10 @@ export interface ActionBuilder {
 
 export interface ActionBuilderDeps {
   models: ModelPolicy;
+  /** channels.<id>.allowTo; none → any recipient. */
+  recipients?: RecipientPolicy;
+  /** Where `last` goes before the main session has a route (see defaultLastChannel in src/runtime/routing.ts). */
+  lastChannel?: string;
   newRunId?: () => string;
 }
 
@@ -49,6 +55,8 @@ export interface ActionBuilderDeps {
  */
 export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
   const newRunId = deps.newRunId ?? newTimeOrderedId;
+  const recipients = deps.recipients ?? ANY_RECIPIENT;
+  const lastChannel = deps.lastChannel ?? 'last';
   return {
     agent(fields, context) {
       const message = requireText(fields.message, context, 'message');
@@ -66,6 +74,7 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
       };
       if (context.content !== 'trusted') action.envelope = context.content;
       const to = optionalText(fields.to);
+      recipients.checkAdmission(channel, to, lastChannel);
       if (to !== undefined) action.to = to;
       const model = optionalText(fields.model);
       if (model !== undefined) action.model = deps.models.resolveOverride(model);
@@ -82,6 +91,16 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
       return action;
     },
   };
+}
+
+/** The builder a configuration asks for: its model allow-list and its channels' recipient lists. */
+export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels'>): ActionBuilder {
+  const defaults = config.agents.defaults;
+  return createActionBuilder({
+    models: createModelPolicy(defaults),
+    recipients: createRecipientPolicy(config.channels as AllowToConfig),
+    lastChannel: defaultLastChannel(defaults),
+  });
 }
 
 function requireText(value: string, context: BuildContext, field: 'message' | 'text'): string {

@@ -1,8 +1,8 @@
-import Type, { type Static, type TBoolean, type TObject, type TOptional } from 'typebox';
+import Type, { type Static, type TArray, type TBoolean, type TObject, type TOptional, type TString } from 'typebox';
 import type { Channel, ChannelDeps } from './types.js';
 
 /** The schema of `channels.<name>`: `enabled` plus the channel's own keys, nothing else. */
-export type ChannelBlockSchema<S extends TObject> = TObject<S['properties'] & { enabled: TOptional<TBoolean> }>;
+export type ChannelBlockSchema<S extends TObject> = TObject<S['properties'] & { enabled: TOptional<TBoolean>; allowTo: TOptional<TArray<TString>> }>;
 
 /** One entry of the channel registry (src/channels/index.ts). */
 export interface ChannelDefinition<S extends TObject = TObject, N extends string = string> {
@@ -45,11 +45,20 @@ export function defineChannel<S extends TObject, const N extends string>(def: Ch
   if (!Number.isInteger(def.maxMessageChars) || def.maxMessageChars < MIN_MESSAGE_CHARS) {
     throw new Error(`channel "${def.name}": maxMessageChars must be an integer >= ${MIN_MESSAGE_CHARS}`);
   }
-  if ('enabled' in def.configSchema.properties) throw new Error(`channel "${def.name}": "enabled" is added by the registry`);
+  for (const key of ['enabled', 'allowTo']) {
+    if (key in def.configSchema.properties) throw new Error(`channel "${def.name}": "${key}" is added by the registry`);
+  }
   const blockSchema = Type.Object(
     {
       ...def.configSchema.properties,
       enabled: Type.Optional(Type.Boolean({ description: `Set false to keep the ${def.name} block but turn the channel off.` })),
+      allowTo: Type.Optional(
+        Type.Array(Type.String({ minLength: 1 }), {
+          description:
+            `Recipients a hook request may name as \`to\` on ${def.name} (exact match). A request naming another is refused with 400 RECIPIENT_NOT_ALLOWED; ` +
+            'deliveries to another (through `last`, say) fail. Unset: any recipient.',
+        }),
+      ),
     },
     { additionalProperties: false, description: def.summary },
   ) as ChannelBlockSchema<S>;

@@ -66,7 +66,7 @@ export function createChannels(config: ChannelsConfig, deps: ChannelDeps): Map<s
       for (const error of validator.Errors(block)) issues.push({ path: `/channels/${definition.name}${error.instancePath}`, message: error.message });
       continue;
     }
-    const { enabled: _enabled, ...own } = block;
+    const { enabled: _enabled, allowTo: _allowTo, ...own } = block;
     wanted.push([definition, own]);
   }
   if (issues.length > 0) throw new ConfigError(issues);

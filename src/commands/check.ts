@@ -1,8 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
-import { createActionBuilder } from '../actions/build.js';
-import { createModelPolicy } from '../actions/models.js';
+import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createLiveEngine } from '../mapping/live-engine.js';
 import { createProviders } from '../providers/index.js';
 import { createChannels } from '../channels/index.js';
@@ -49,7 +48,7 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
 }
 
 async function checkMappings(config: ResolvedConfig, notes: string[]): Promise<void> {
-  const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
+  const builder = createConfiguredActionBuilder(config);
   const live = await createLiveEngine(config.hooks, builder, silentLogger());
   try {
     const engine = live.current();

@@ -3,8 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
-import { createActionBuilder } from '../actions/build.js';
-import { createModelPolicy } from '../actions/models.js';
+import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createMappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
 import type { TransformPort } from '../mapping/transform-port.js';
@@ -35,7 +34,7 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const payload = await readPayload(resolvePath(io.cwd, args.payload));
     const transforms = usesTransforms(config) ? await openSandbox(config) : undefined;
     runner = transforms;
-    const builder = createActionBuilder({ models: createModelPolicy(config.agents.defaults) });
+    const builder = createConfiguredActionBuilder(config);
     const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
     const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
     io.stdout(args.json ? `${JSON.stringify(explanationJson(explanation, engine.warnings), null, 2)}\n` : formatExplanation(explanation, engine.warnings));

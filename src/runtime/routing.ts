@@ -6,9 +6,9 @@ import { inTransaction } from '../store/sqlite.js';
 import { writeWhenFree } from '../store/write-when-free.js';
 import type { ChannelPort, DeliverFn, DeliveryOutcome, ProviderPort, RecordedDelivery, RuntimeObserver } from './ports.js';
 import type { Clock } from './clock.js';
+import { defaultLastChannel, type RecipientPolicy } from '../channels/recipients.js';
 
-/** Where `last` goes before any delivery happened and no default route is configured (the spec's fallback). */
-export const FALLBACK_CHANNEL = 'whatsapp';
+export { FALLBACK_CHANNEL, defaultLastChannel } from '../channels/recipients.js';
 /** The log channel writes to the service's own log; it needs no recipient and this one names the main session. */
 export const LOG_CHANNEL_RECIPIENT = 'main';
 const LAST_ROUTE_KEY = 'last_route';
@@ -23,6 +23,8 @@ export interface RoutingDeps {
   defaults: Config['agents']['defaults'];
   channels: ReadonlyMap<string, ChannelPort>;
   deliver: DeliverFn;
+  /** channels.<id>.allowTo: the recipients a channel may be sent to. */
+  recipients: RecipientPolicy;
   logger: Logger;
   now: () => number;
   /** Aborted by Runtime.stop(): pending retries give up. */
@@ -60,7 +62,7 @@ export function resolveRoute(db: DatabaseSync, defaults: Config['agents']['defau
   let to = requested.to;
   if (channel === 'last') {
     const last = readLastRoute(db);
-    channel = last?.channel ?? defaults.delivery?.channel ?? FALLBACK_CHANNEL;
+    channel = last?.channel ?? defaultLastChannel(defaults);
     to ??= last?.to;
   }
   to ??= getState(db, `last_to:${channel}`);
@@ -69,7 +71,12 @@ export function resolveRoute(db: DatabaseSync, defaults: Config['agents']['defau
   return to === undefined ? { channel } : { channel, to };
 }
 
-/** Resolves, sends and records one delivery; never throws. A success becomes the main session's last route. */
+/**
+ * Resolves, sends and records one delivery; never throws. Only a success of the main session's own
+ * turn (a heartbeat) becomes its last route and the channel's last recipient: a hook run delivers
+ * where its request said, but never changes where later heartbeat replies go (a caller-chosen `to`
+ * must not redirect the main session).
+ */
 export async function deliverReply(deps: RoutingDeps, request: DeliveryRequest): Promise<DeliveryOutcome> {
   let outcome: DeliveryOutcome;
   try {
@@ -89,6 +96,10 @@ async function send(deps: RoutingDeps, request: DeliveryRequest): Promise<Delive
   }
   if (route.to === undefined) {
     return failed(route, `no recipient for channel "${route.channel}": set "to" (or agents.defaults.delivery.to); none was used before`);
+  }
+  // Admission refuses a `to` outside the list already; this catches `last` and rows stored before it.
+  if (!deps.recipients.allows(route.channel, route.to)) {
+    return failed(route, `recipient is not in channels.${route.channel}.allowTo`);
   }
   return deps.deliver(channel, route.to, request.text, { signal: deps.signal });
 }
@@ -121,7 +132,7 @@ async function record(deps: RoutingDeps, request: DeliveryRequest, outcome: Deli
           ...(outcome.channel === 'log' ? { text: request.text } : {}),
           ...(outcome.status === 'failed' ? { reason: outcome.reason } : {}),
         });
-        if (outcome.status === 'delivered') {
+        if (outcome.status === 'delivered' && request.heartbeatId !== undefined) {
           setState(deps.db, LAST_ROUTE_KEY, JSON.stringify({ channel: outcome.channel, to: outcome.to }));
           setState(deps.db, `last_to:${outcome.channel}`, outcome.to);
         }

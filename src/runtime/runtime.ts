@@ -14,6 +14,7 @@ import { runHeartbeat } from './main-session.js';
 import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver } from './ports.js';
 import { recoverUnfinished } from './recovery.js';
 import type { RoutingDeps } from './routing.js';
+import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
 import { createRunQueue } from './runner.js';
 
 /** Characters of earlier exchanges sent with a turn; older exchanges are dropped first. */
@@ -39,6 +40,8 @@ export interface RuntimeOptions {
   channels: ReadonlyMap<string, ChannelPort>;
   /** Splits, retries, reports; defaults to src/channels/deliver.ts deliverText. */
   deliver?: DeliverFn;
+  /** channels.<id>.allowTo; none → any recipient. */
+  recipients?: RecipientPolicy;
   logger: Logger;
   clock?: Clock;
   historyBudgetChars?: number;
@@ -57,6 +60,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     defaults,
     channels: options.channels,
     deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger })),
+    recipients: options.recipients ?? ANY_RECIPIENT,
     logger,
     now: () => clock.now(),
     signal: shutdown.signal,

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRunView } from '../../src/store/runtime-repo.js';
-import { getState } from '../../src/store/session-repo.js';
+import { getState, setState } from '../../src/store/session-repo.js';
 import { agentAction, fakeChannel, fakeProvider, insertRun, makeDefaults, makeRuntime, rows, settle, tempStore, type Sent, type TempStore } from './helpers.js';
 import type { AgentAction } from '../../src/actions/types.js';
 import type { Harness } from './helpers.js';
+import { createRecipientPolicy } from '../../src/channels/recipients.js';
 
 let store: TempStore;
 beforeEach(() => {
@@ -20,7 +21,7 @@ async function runOne(h: Harness, overrides: Partial<AgentAction>): Promise<Retu
 }
 
 describe('delivery routing', () => {
-  it('sends last with no history to agents.defaults.delivery and then remembers that route', async () => {
+  it('sends last with no history to agents.defaults.delivery; a run\'s delivery does not become the main session\'s route', async () => {
     const sent: Sent[] = [];
     const h = makeRuntime(store.db, {
       defaults: makeDefaults({ delivery: { channel: 'telegram', to: '1001' } }),
@@ -31,8 +32,8 @@ describe('delivery routing', () => {
     expect(view?.status).toBe('ok');
     expect(view?.delivery).toEqual({ status: 'delivered', channel: 'telegram', to: '1001', parts: 1, attempts: 1 });
     expect(sent).toEqual([{ channel: 'telegram', to: '1001', text: 'reply to: ping' }]);
-    expect(JSON.parse(getState(store.db, 'last_route') ?? 'null')).toEqual({ channel: 'telegram', to: '1001' });
-    expect(getState(store.db, 'last_to:telegram')).toBe('1001');
+    expect(getState(store.db, 'last_route')).toBeUndefined();
+    expect(getState(store.db, 'last_to:telegram')).toBeUndefined();
     await h.runtime.stop();
   });
 
@@ -60,7 +61,7 @@ describe('delivery routing', () => {
     await h.runtime.stop();
   });
 
-  it('routes last to the previous successful route and an omitted to to the last recipient of that channel', async () => {
+  it('routes last to the main session\'s route and an omitted to to the main session\'s last recipient on that channel', async () => {
     const sent: Sent[] = [];
     const h = makeRuntime(store.db, {
       channels: new Map([
@@ -68,17 +69,14 @@ describe('delivery routing', () => {
         ['slack', fakeChannel('slack', sent)],
       ]),
     });
+    // What the main session's own deliveries leave (runs never write these).
+    setState(store.db, 'last_route', JSON.stringify({ channel: 'slack', to: 'S9' }));
+    setState(store.db, 'last_to:discord', 'C1');
     h.runtime.start();
-    await runOne(h, { channel: 'discord', to: 'C1', message: 'a' });
-    await runOne(h, { channel: 'slack', to: 'S9', message: 'b' });
     await runOne(h, { channel: 'last', message: 'c' });
     await runOne(h, { channel: 'discord', message: 'd' });
-    expect(sent.map((s) => `${s.channel}:${s.to}:${s.text}`)).toEqual([
-      'discord:C1:reply to: a',
-      'slack:S9:reply to: b',
-      'slack:S9:reply to: c',
-      'discord:C1:reply to: d',
-    ]);
+    await runOne(h, { channel: 'discord', to: 'C2', message: 'e' });
+    expect(sent.map((s) => `${s.channel}:${s.to}:${s.text}`)).toEqual(['slack:S9:reply to: c', 'discord:C1:reply to: d', 'discord:C2:reply to: e']);
     await h.runtime.stop();
   });
 
@@ -140,7 +138,49 @@ describe('delivery routing', () => {
       delivery: { status: 'failed', channel: 'telegram', reason: 'telegram: 403 Forbidden: bot was blocked by the user' },
     });
     expect(readRunView(store.db, good.runId)).toMatchObject({ status: 'ok', delivery: { status: 'delivered', channel: 'slack' } });
-    expect(getState(store.db, 'last_route')).toBe(JSON.stringify({ channel: 'slack', to: 'C' }));
+    expect(getState(store.db, 'last_route')).toBeUndefined();
+    await h.runtime.stop();
+  });
+});
+
+describe('a hook request cannot steer the main session', () => {
+  const HEARTBEAT = 'You have mail.';
+  const replyOf = (call: { messages: Array<{ role: string; content: string }> }): string => (call.messages[0]?.role === 'system' ? HEARTBEAT : 'run reply');
+
+  it('keeps heartbeat replies on the main session\'s route after a run delivered to a caller-chosen recipient', async () => {
+    const sent: Sent[] = [];
+    const h = makeRuntime(store.db, {
+      defaults: makeDefaults({ delivery: { channel: 'telegram', to: 'owner' } }),
+      providers: new Map([['fake', fakeProvider('fake', replyOf)]]),
+      channels: new Map([['telegram', fakeChannel('telegram', sent)]]),
+    });
+    h.runtime.start();
+    const attack = await runOne(h, { channel: 'telegram', to: 'attacker', wakeMode: 'now' });
+    expect(attack?.delivery).toMatchObject({ status: 'delivered', to: 'attacker' });
+    // The summary's heartbeat and every later one still reply to the owner, not to the attacker.
+    const later = await runOne(h, { channel: 'last', wakeMode: 'now' });
+    expect(later?.delivery).toMatchObject({ status: 'delivered', channel: 'telegram', to: 'owner' });
+    const heartbeatReplies = sent.filter((message) => message.text === HEARTBEAT);
+    expect(heartbeatReplies.length).toBeGreaterThan(0);
+    expect(heartbeatReplies.every((message) => message.to === 'owner')).toBe(true);
+    // Nor does a run that names the channel without a recipient inherit the attacker's.
+    const sameChannel = await runOne(h, { channel: 'telegram' });
+    expect(sameChannel?.delivery).toMatchObject({ status: 'delivered', to: 'owner' });
+    expect(JSON.parse(getState(store.db, 'last_route') ?? 'null')).toEqual({ channel: 'telegram', to: 'owner' });
+    await h.runtime.stop();
+  });
+
+  it('fails a delivery to a recipient outside channels.<id>.allowTo, whatever route led there', async () => {
+    const sent: Sent[] = [];
+    const h = makeRuntime(store.db, {
+      defaults: makeDefaults({ delivery: { channel: 'telegram', to: 'stale' } }),
+      channels: new Map([['telegram', fakeChannel('telegram', sent)]]),
+      recipients: createRecipientPolicy({ telegram: { allowTo: ['owner'] } }),
+    });
+    h.runtime.start();
+    const view = await runOne(h, { channel: 'last' });
+    expect(view?.delivery).toEqual({ status: 'failed', channel: 'telegram', to: 'stale', reason: 'recipient is not in channels.telegram.allowTo', attempts: 0 });
+    expect(sent).toEqual([]);
     await h.runtime.stop();
   });
 });
