@@ -85,11 +85,13 @@ export function wrapUntrusted(content: string, meta: EnvelopeMeta): string {
 
 /**
  * Untrusted event text for the main session (a hook's wake text): sanitised, with its metadata as one
- * bracketed prefix, but no notice and no markers of its own. The heartbeat prompt puts all such lines
- * inside one envelope (src/runtime/heartbeat-prompt.ts), so the notice is said once per prompt.
+ * bracketed prefix when it says more than the envelope's own `Source: Webhook`, but no notice and no
+ * markers of its own. The heartbeat prompt puts all such lines inside one envelope
+ * (src/runtime/heartbeat-prompt.ts), so the notice is said once per prompt.
  */
 export function eventText(sanitized: string, meta: EnvelopeMeta): string {
-  return `[${headerLines(meta).join('; ')}] ${sanitized}`;
+  const lines = headerLines(meta);
+  return lines.length === 1 && lines[0] === 'Source: Webhook' ? sanitized : `[${lines.join('; ')}] ${sanitized}`;
 }
 
 /** The wrapped content and the suspicious pattern families found in it (see detectSuspiciousPatterns). */

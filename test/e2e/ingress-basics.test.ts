@@ -15,7 +15,7 @@ describe('wake and agent over a real socket', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ok: true, mode: 'now' });
     const rows = svc.service.db.prepare("SELECT text, mode, hook, trusted FROM events WHERE hook = 'wake'").all();
-    expect(rows).toEqual([{ text: '[Source: Webhook] New email', mode: 'now', hook: 'wake', trusted: 0 }]);
+    expect(rows).toEqual([{ text: 'New email', mode: 'now', hook: 'wake', trusted: 0 }]);
   });
 
   it('defaults the wake mode to now', async () => {

@@ -134,7 +134,7 @@ describe('no payload text reaches a prompt unsanitised', () => {
       const prompt = lastContent(provider.calls[0]);
       expect(prompt.split(SECURITY_NOTICE)).toHaveLength(2);
       expect(prompt).toMatch(/^System: \[[^\]]+\] from a mapping that opted out\nSECURITY NOTICE/);
-      expect(inspectEnvelope(prompt).content.split('\n')).toEqual(Array.from({ length: 5 }, (_, i) => expect.stringMatching(new RegExp(`^System: \\[[^\\]]+\\] \\[Source: Webhook\\] event ${i}$`))));
+      expect(inspectEnvelope(prompt).content.split('\n')).toEqual(Array.from({ length: 5 }, (_, i) => expect.stringMatching(new RegExp(`^System: \\[[^\\]]+\\] event ${i}$`))));
     } finally {
       store.cleanup();
     }
