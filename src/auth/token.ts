@@ -1,4 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
+import { HookError } from '../errors.js';
 
 export type TokenSource = 'bearer' | 'header' | 'query';
 
@@ -7,27 +8,49 @@ export interface PresentedToken {
   source: TokenSource;
 }
 
+/** Headers as node gives them in `req.headersDistinct`: every value a list, repeats kept apart. */
+export type DistinctHeaders = Record<string, string[] | undefined>;
+
 /**
  * Finds the token a request carries. `Authorization: Bearer` wins, then `x-hookgate-token`,
- * then the deprecated `?token=` query parameter.
+ * then the deprecated `?token=` query parameter. Takes `req.headersDistinct`: node keeps only the
+ * first of two `Authorization` headers in `req.headers`, and a repeated credential header is
+ * refused (400), never guessed at.
  */
-export function extractToken(headers: Record<string, string | string[] | undefined>, querystring: string): PresentedToken | undefined {
-  const authorization = single(headers['authorization']);
-  if (authorization !== undefined) {
-    const match = /^Bearer[ \t]+(\S.*)$/i.exec(authorization.trim());
-    if (match?.[1] !== undefined) return { value: match[1].trim(), source: 'bearer' };
-  }
-  const header = single(headers['x-hookgate-token']);
-  if (header !== undefined && header.trim() !== '') return { value: header.trim(), source: 'header' };
+export function extractToken(headers: DistinctHeaders, querystring: string): PresentedToken | undefined {
+  const bearer = bearerToken(headers);
+  if (bearer !== undefined) return { value: bearer, source: 'bearer' };
+  const header = singleHeader(headers, 'x-hookgate-token');
+  const value = header === undefined ? '' : trimAsciiWhitespace(header);
+  if (value !== '') return { value, source: 'header' };
   // Parsed only when no header carries a token: the common request never pays for it.
   const fromQuery = querystring === '' ? null : new URLSearchParams(querystring).get('token');
   if (fromQuery !== null && fromQuery !== '') return { value: fromQuery, source: 'query' };
   return undefined;
 }
 
-function single(value: string | string[] | undefined): string | undefined {
-  // A repeated header is ambiguous: take none rather than guess which one counts.
-  return Array.isArray(value) ? undefined : value;
+/** The token of an `Authorization: Bearer <t>` header, if there is one (repeated: 400). */
+export function bearerToken(headers: DistinctHeaders): string | undefined {
+  const authorization = singleHeader(headers, 'authorization');
+  if (authorization === undefined) return undefined;
+  const match = /^Bearer[ \t]+(.+)$/i.exec(trimAsciiWhitespace(authorization));
+  return match?.[1] === undefined ? undefined : match[1];
+}
+
+/** A credential header's one value; sent twice it is ambiguous, so the request is refused. */
+export function singleHeader(headers: DistinctHeaders, name: string): string | undefined {
+  const values = headers[name];
+  if (values === undefined || values.length === 0) return undefined;
+  if (values.length > 1) throw new HookError('AMBIGUOUS_CREDENTIALS', `the ${name} header was sent more than once`);
+  return values[0];
+}
+
+/**
+ * Only HTTP's own white space (space, tab) is trimmed: `String.prototype.trim` also removes U+00A0
+ * and other Unicode spaces, which would make a token with a trailing no-break space pass.
+ */
+export function trimAsciiWhitespace(value: string): string {
+  return value.replace(/^[ \t]+|[ \t]+$/g, '');
 }
 
 /** Compares in time independent of where the strings differ (and of their lengths: both are hashed). */

@@ -42,9 +42,20 @@ const GatewaySchema = Type.Object(
 const ThrottleSchema = Type.Object(
   {
     maxFailures: Type.Integer({ minimum: 1, default: 20, description: 'Failed auth attempts from one client allowed within windowSeconds.' }),
-    windowSeconds: Type.Integer({ minimum: 1, default: 60, description: 'Window over which failures are counted; also how long a blocked client waits.' }),
+    windowSeconds: Type.Integer({ minimum: 1, default: 60, description: 'Window over which failures are counted; also how long the first block lasts.' }),
+    maxBlockSeconds: Type.Integer({
+      minimum: 1,
+      default: 3600,
+      description:
+        'Longest block. After a block, each further failure blocks again for twice the previous block, up to this; a quiet address is forgotten after it.',
+    }),
   },
-  { additionalProperties: false, default: {}, description: 'Failed-auth throttling per client address (429 with Retry-After).' },
+  {
+    additionalProperties: false,
+    default: {},
+    description:
+      'Failed-auth throttling per client address (hooks and GET /metrics): while blocked, every request gets 429 with Retry-After, the right token included.',
+  },
 );
 
 const TransformLimitsSchema = Type.Object(

@@ -11,13 +11,21 @@ export interface HookAuthDeps {
   logger: Logger;
 }
 
-/** Token check with failed-auth throttling; a valid token passes even a blocked client and clears it. */
+/**
+ * Token check with failed-auth throttling. A blocked client is refused (429) before its token is
+ * looked at, so even the right token gets 429 while the block lasts: the throttle answers the same
+ * whatever a guess carries. A success clears only the failures of a client that was never blocked.
+ */
 export function hookAuth(deps: HookAuthDeps): Middleware {
   const matches = createTokenMatcher(deps.token);
   return async (ctx, next) => {
     const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
     ctx.state['client'] = client;
-    const presented = extractToken(ctx.req.headers, ctx.querystring);
+    const wait = deps.throttle.blockedFor(client);
+    if (wait !== undefined) {
+      throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
+    }
+    const presented = extractToken(ctx.req.headersDistinct, ctx.querystring);
     if (presented !== undefined && matches(presented.value)) {
       deps.throttle.recordSuccess(client);
       if (presented.source === 'query') {
@@ -28,10 +36,6 @@ export function hookAuth(deps: HookAuthDeps): Middleware {
       }
       await next();
       return;
-    }
-    const wait = deps.throttle.blockedFor(client);
-    if (wait !== undefined) {
-      throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
     }
     deps.throttle.recordFailure(client);
     throw new HookError('UNAUTHORIZED', presented === undefined ? 'missing hook token' : 'invalid hook token', {

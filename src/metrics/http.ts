@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { HookError } from '../errors.js';
 import type { AuthThrottle } from '../auth/throttle.js';
-import { createTokenMatcher } from '../auth/token.js';
+import { bearerToken, createTokenMatcher } from '../auth/token.js';
 import type { Metrics, RouteLabel } from './metrics.js';
 
 /**
@@ -50,7 +50,10 @@ export function metricsEndpoint(deps: MetricsEndpointDeps): Middleware {
   return async (ctx) => {
     if (matches === undefined) throw new HookError('NOT_FOUND', 'not found');
     const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
-    const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(ctx.get('Authorization'))?.[1];
+    // Same rules as the hooks: a blocked address gets 429 whatever it carries.
+    const wait = deps.throttle.blockedFor(client);
+    if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
+    const bearer = bearerToken(ctx.req.headersDistinct);
     if (bearer !== undefined && matches(bearer)) {
       deps.throttle.recordSuccess(client);
       ctx.set('Cache-Control', 'no-store');
@@ -58,8 +61,6 @@ export function metricsEndpoint(deps: MetricsEndpointDeps): Middleware {
       ctx.body = await deps.metrics.render();
       return;
     }
-    const wait = deps.throttle.blockedFor(client);
-    if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
     deps.throttle.recordFailure(client);
     throw new HookError('UNAUTHORIZED', bearer === undefined ? 'missing token' : 'invalid token', { headers: { 'WWW-Authenticate': 'Bearer' } });
   };

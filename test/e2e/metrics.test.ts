@@ -100,8 +100,10 @@ describe('GET /metrics', () => {
   });
 
   it('counts throttled attempts separately from plain 401s', async () => {
-    const svc = await start({ gateway: { auth: { token: GATEWAY_TOKEN } }, hooks: { throttle: { maxFailures: 2, windowSeconds: 60 } } });
-    for (let attempt = 0; attempt < 3; attempt += 1) await post(`${svc.hooksUrl}/wake`, { text: 'x' }, { authorization: 'Bearer nope' });
+    // The guesser comes through the (trusted) local proxy from another address: the scraper's own is not blocked.
+    const svc = await start({ gateway: { auth: { token: GATEWAY_TOKEN }, trustedProxies: ['127.0.0.1', '::1'] }, hooks: { throttle: { maxFailures: 2, windowSeconds: 60 } } });
+    const guesser = { authorization: 'Bearer nope', 'x-forwarded-for': '203.0.113.9' };
+    for (let attempt = 0; attempt < 3; attempt += 1) await post(`${svc.hooksUrl}/wake`, { text: 'x' }, guesser);
     const samples = parseExposition((await scrape(svc)).text);
     expect(valueOf(samples, 'hookgate_auth_failures_total', { outcome: 'unauthorized' })).toBe(2);
     expect(valueOf(samples, 'hookgate_auth_failures_total', { outcome: 'throttled' })).toBe(1);

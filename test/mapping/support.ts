@@ -29,7 +29,7 @@ export function hooksConfig(overrides: Partial<Config['hooks']> = {}): Config['h
     bodyTimeoutMs: 10000,
     maxJsonDepth: 64,
     idempotencyTtlHours: 24,
-    throttle: { maxFailures: 20, windowSeconds: 60 },
+    throttle: { maxFailures: 20, windowSeconds: 60, maxBlockSeconds: 3600 },
     presets: [],
     transformLimits: { memoryMb: 32, timeoutMs: 1000, workers: 2 },
     mappings: [],
