@@ -11,6 +11,8 @@ export const ERROR_CATALOG = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, expose: true },
   MODEL_NOT_ALLOWED: { status: 400, expose: true },
   RECIPIENT_NOT_ALLOWED: { status: 400, expose: true },
+  INVALID_HOOK_NAME: { status: 400, expose: true },
+  AMBIGUOUS_CREDENTIALS: { status: 400, expose: true },
   MAPPING_INVALID: { status: 400, expose: true },
   UNAUTHORIZED: { status: 401, expose: true },
   NOT_FOUND: { status: 404, expose: true },

@@ -65,12 +65,15 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const body = jsonBodyReader(hooks);
   const lengthGuard = declaredLengthGuard(hooks.maxBodyBytes);
 
+  // OPTIONS says what each route serves, before auth (it reveals nothing a 405 would not).
+  router.options(`${prefix}/runs/:runId`, allowOnly('GET, HEAD'));
   router.get(`${prefix}/runs/:runId`, auth, (ctx) => {
     const view = deps.runView?.(ctx.params['runId'] ?? '');
     if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
     ctx.body = { ok: true, run: view };
   });
-  router.all(`${prefix}{/*rest}`, onlyPost, lengthGuard, auth, body, async (ctx) => {
+  router.options(`${prefix}{/*rest}`, allowOnly('POST'));
+  router.all(`${prefix}{/*rest}`, onlyPost, refuseEncodedSlash(prefix), lengthGuard, auth, body, async (ctx) => {
     const name = (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');
     if (name === '') throw new HookError('NOT_FOUND', `POST ${prefix}/<name>: a hook name is required`);
     if (name === 'wake') return handlers.wake(ctx);
@@ -85,6 +88,28 @@ const onlyPost: Middleware = async (ctx, next) => {
   }
   await next();
 };
+
+/** `OPTIONS`: 204 with the methods the route serves. */
+function allowOnly(methods: string): Middleware {
+  return (ctx) => {
+    ctx.set('Allow', methods);
+    ctx.status = 204;
+  };
+}
+
+/**
+ * The router percent-decodes a hook name once (`/hooks/%77ake` is `/hooks/wake`). An encoded `/`
+ * would then reach a mapping whose path has a slash (`ci%2fdeploy` → `ci/deploy`) past reverse-proxy
+ * rules written for `ci/deploy`: refused instead (docs/security.md says how names are decoded).
+ */
+function refuseEncodedSlash(prefix: string): Middleware {
+  return async (ctx, next) => {
+    if (/%2f/i.test(ctx.path.slice(prefix.length))) {
+      throw new HookError('INVALID_HOOK_NAME', 'a hook name may not contain an encoded "/" (%2F)');
+    }
+    await next();
+  };
+}
 
 const securityHeaders: Middleware = async (ctx, next) => {
   ctx.set('X-Content-Type-Options', 'nosniff');

@@ -22,15 +22,22 @@ export function declaredLengthGuard(maxBodyBytes: number): Middleware {
 /** Media types read as JSON: JSON itself, any `+json` type, text/plain, or none declared. */
 const JSON_TYPES = ['application/json', '+json', 'text/plain'];
 
+/** Where the body's bytes are kept for the request's later steps (idempotency fingerprint, signatures). */
+export const RAW_BODY_STATE = 'rawBody';
+
 /**
  * Reads and parses the body as a JSON object, within the size limit and the read timeout.
  * co-body (under koa-body) parses with bourne, which refuses `__proto__` and
  * `constructor.prototype` keys, so a payload can never pollute a prototype.
+ * The body's bytes stay on `ctx.state.rawBody` (a Buffer, see {@link rawBodyOf}): the bytes as
+ * received after any Content-Encoding is undone; co-body reads them as UTF-8, so a body that is not
+ * valid UTF-8 has its invalid sequences replaced (U+FFFD) there as in the parsed payload.
  */
 export function jsonBodyReader(limits: BodyLimits): Middleware {
   const parse = koaBody({
     json: true,
     jsonStrict: true,
+    includeUnparsed: true,
     jsonLimit: limits.maxBodyBytes,
     jsonTypes: JSON_TYPES,
     text: false,
@@ -49,9 +56,22 @@ export function jsonBodyReader(limits: BodyLimits): Middleware {
       throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON (Content-Type: application/json)', { closeConnection: true });
     }
     await withDeadline(parse(ctx, async () => undefined), limits.bodyTimeoutMs);
+    ctx.state[RAW_BODY_STATE] = Buffer.from(unparsedText(ctx), 'utf8');
     ctx.state['payload'] = checkPayload(ctx, limits.maxJsonDepth);
     await next();
   };
+}
+
+/** koa-body (`includeUnparsed`) leaves the body's text on `ctx.request.rawBody`. */
+function unparsedText(ctx: Context): string {
+  const raw: unknown = (ctx.request as { rawBody?: unknown }).rawBody;
+  return typeof raw === 'string' ? raw : '';
+}
+
+/** The body's bytes as {@link jsonBodyReader} kept them. */
+export function rawBodyOf(ctx: Context): Buffer {
+  const raw: unknown = ctx.state[RAW_BODY_STATE];
+  return Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
 }
 
 function checkPayload(ctx: Context, maxDepth: number): Record<string, unknown> {

@@ -7,6 +7,7 @@ import type { IngressStore } from '../store/store.js';
 import type { Logger } from '../log.js';
 import type { MappingEngine } from '../mapping/engine.js';
 import { AgentRequestSchema, WakeRequestSchema, requestValidator } from './request-schemas.js';
+import { rawBodyOf } from './body.js';
 
 export interface HookHandlerDeps {
   store: IngressStore;
@@ -22,9 +23,8 @@ const validateAgent = requestValidator(AgentRequestSchema, ['message']);
 
 export function createHookHandlers(deps: HookHandlerDeps) {
   async function commit(ctx: Context, hook: string, produce: () => Promise<Produced>): Promise<void> {
-    const payload = ctx.state['payload'] as Record<string, unknown>;
     const key = idempotencyKey(ctx);
-    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, payload) };
+    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, rawBodyOf(ctx)) };
     if (idempotency !== undefined) {
       const previous = deps.store.replay(idempotency.key, idempotency.fingerprint);
       if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
@@ -104,8 +104,12 @@ function idempotencyKey(ctx: Context): string | undefined {
   return value;
 }
 
-function fingerprintOf(hook: string, payload: Record<string, unknown>): string {
-  return createHash('sha256').update(hook).update('\n').update(JSON.stringify(payload)).digest('base64url');
+/**
+ * Over the body's bytes, not the parsed payload: parsing folds different bodies together
+ * (`{"x":1e400}` and `{"x":null}`, duplicate keys), and a retry is the same request only byte for byte.
+ */
+function fingerprintOf(hook: string, rawBody: Buffer): string {
+  return createHash('sha256').update(hook).update('\n').update(rawBody).digest('base64url');
 }
 
 // The request as the mapping engine takes it; the engine itself removes credentials (auth headers,
