@@ -9,6 +9,7 @@ import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
 import { deliverReply, insertSkipped, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
+import { digestForLog } from '../log-digest.js';
 
 export interface AgentRunDeps extends TurnDeps {
   /** The canonical default model, used when the action carries none. */
@@ -57,7 +58,8 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
   const skipped = outcome.kind === 'ok' && action !== undefined ? skipReason(deps, action, outcome.text) : undefined;
   await writeWhenFree(() => recordEnd(deps, row, action, { status, detail, skipped }));
   deps.logger.info(
-    { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: detail }) },
+    // A reason may quote request fields (a model, a recipient): a digest here, the text in the store (GET runs/<id>).
+    { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: digestForLog(detail) }) },
     'run finished',
   );
   deps.observer?.runFinished(status);

@@ -10,13 +10,14 @@ function capture() {
 }
 
 describe('log channel', () => {
-  it('writes one delivery.log line with channel, recipient and length, and by default not the text', async () => {
+  it('writes one delivery.log line with channel, a digest of the recipient and the length, and by default not the text', async () => {
     const { lines, logger } = capture();
     const channel = logChannel.create({}, { fetch: globalThis.fetch, logger });
-    expect(await deliverText(channel, 'main', 'the reply')).toEqual({ status: 'delivered', channel: 'log', to: 'main', parts: 1, attempts: 1 });
+    expect(await deliverText(channel, 'caller-chosen-42', 'the reply')).toEqual({ status: 'delivered', channel: 'log', to: 'caller-chosen-42', parts: 1, attempts: 1 });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 30, event: 'delivery.log', channel: 'log', to: 'main', length: 9 });
+    expect(lines[0]).toMatchObject({ level: 30, event: 'delivery.log', channel: 'log', to: { sha256: expect.stringMatching(/^[0-9a-f]{12}$/), length: 16 }, length: 9 });
     expect(JSON.stringify(lines)).not.toContain('the reply');
+    expect(JSON.stringify(lines)).not.toContain('caller-chosen-42');
   });
 
   it('includes the text up to maxLoggedChars when that is set', async () => {

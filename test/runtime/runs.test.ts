@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRunView } from '../../src/store/runtime-repo.js';
+import { createLogger } from '../../src/log.js';
 import {
   agentAction,
   blockingProvider,
@@ -176,5 +177,20 @@ describe('agent runs', () => {
     expect(promptEvents(lastContent(provider.calls[1]))).toMatch(/^System: \[[^\]]+\] Hook Now: run reply$/);
     expect(rows(store.db, "SELECT id FROM events WHERE status = 'pending'")).toEqual([]);
     await h.runtime.stop();
+  });
+
+  it('logs a digest of a failed run\'s reason, never the request fields it quotes', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+    const h = makeRuntime(store.db, { logger });
+    h.runtime.start();
+    const action = insertRun(store.db, agentAction({ model: 'secret-model-name' }), h.clock.now());
+    h.runtime.notify([action]);
+    await settle(h.clock, h.runtime);
+    await h.runtime.stop();
+    const finished = lines.find((line) => line['event'] === 'run.finished');
+    expect(finished).toMatchObject({ status: 'error', reason: { sha256: expect.stringMatching(/^[0-9a-f]{12}$/), length: expect.any(Number) } });
+    expect(JSON.stringify(lines)).not.toContain('secret-model-name');
+    expect(readRunView(store.db, action.runId)?.error).toContain('secret-model-name');
   });
 });
