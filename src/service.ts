@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from './log.js';
 import type { ResolvedConfig } from './config/load.js';
-import { openDatabase } from './store/sqlite.js';
+import { openDatabase, storePermissionProblems } from './store/sqlite.js';
 import { createIngressStore } from './store/ingress-sqlite.js';
 import type { IngressStore } from './store/store.js';
 import { createConfiguredActionBuilder } from './actions/build.js';
@@ -47,6 +47,9 @@ export interface ServiceOptions {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const db = openDatabase(config.storage.path, { synchronous: config.storage.synchronous });
+  for (const problem of storePermissionProblems(config.storage.path)) {
+    logger.warn({ event: 'store.permissions_too_wide' }, `${problem}: the store holds payloads and transcripts`);
+  }
   const metrics = createMetrics({ db });
   const storeHealth = createStoreHealth({ metrics });
   // The ingress store commits on its own writer thread and connection (synchronous as configured).

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { MIGRATIONS } from './migrations.js';
@@ -8,9 +8,19 @@ export interface OpenOptions {
   synchronous: 'full' | 'normal';
 }
 
-/** Opens (creating if needed) the SQLite file in WAL mode and brings its schema up to date. */
+/** The store holds payloads and transcripts: only the service's user may read them. */
+export const DATA_DIR_MODE = 0o700;
+export const STORE_FILE_MODE = 0o600;
+
+/**
+ * Opens (creating if needed) the SQLite file in WAL mode and brings its schema up to date. A new
+ * data directory is created 0700 and a new database file 0600; SQLite gives its `-wal` and `-shm`
+ * files the mode of the database file. Existing ones are left as they are: see storePermissionProblems.
+ */
 export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: DATA_DIR_MODE });
+  // O_CREAT with 0600 before SQLite opens it (SQLite would create it 0644); an existing file is kept.
+  closeSync(openSync(path, 'a', STORE_FILE_MODE));
   const db = new DatabaseSync(path, { timeout: 5000 });
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -20,6 +30,26 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   db.exec('PRAGMA wal_autocheckpoint = 1000');
   migrate(db);
   return db;
+}
+
+/**
+ * The store's files and directory that others than the service's user may read or write (a file
+ * made by an older version, a directory the operator made): one message each, for a start-up warning.
+ */
+export function storePermissionProblems(path: string): string[] {
+  const problems: string[] = [];
+  const check = (target: string, wanted: number, what: string): void => {
+    let mode: number;
+    try {
+      mode = statSync(target).mode & 0o777;
+    } catch {
+      return; // not there (no WAL yet): nothing to protect
+    }
+    if ((mode & ~wanted) !== 0) problems.push(`${what} ${target} has mode ${mode.toString(8).padStart(4, '0')}; expected ${wanted.toString(8).padStart(4, '0')} (chmod ${wanted.toString(8)} it)`);
+  };
+  check(dirname(path), DATA_DIR_MODE, 'data directory');
+  for (const suffix of ['', '-wal', '-shm']) check(`${path}${suffix}`, STORE_FILE_MODE, 'store file');
+  return problems;
 }
 
 function migrate(db: DatabaseSync): void {
