@@ -63,6 +63,15 @@ const TransformLimitsSchema = Type.Object(
     memoryMb: Type.Integer({ minimum: 8, maximum: 1024, default: 32, description: 'Heap limit of one transform isolate, in MiB.' }),
     timeoutMs: Type.Integer({ minimum: 10, maximum: 60000, default: 1000, description: 'Time limit of one transform call, async work included.' }),
     workers: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'Sandbox worker processes.' }),
+    workerRssMb: Type.Optional(
+      Type.Integer({
+        minimum: 64,
+        maximum: 65536,
+        description:
+          'Resident memory (MiB) past which a sandbox worker process is killed and replaced: checked on every answer and every 200 ms while calls run (Linux). ' +
+          'Catches memory outside the isolate heap that memoryMb cannot bound. Default 256 + memoryMb.',
+      }),
+    ),
   },
   { additionalProperties: false, default: {}, description: 'Limits of the transform sandbox.' },
 );

@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import type { CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, WorkerReply } from './protocol.js';
 import { WorkerProcess, type Serialization } from './worker-process.js';
+import { CAN_SAMPLE_RSS, readRss, RSS_CHECK_MS } from './rss.js';
 
 export type ModuleCode = Omit<LoadMessage, 't' | 'id'>;
 
@@ -9,8 +10,13 @@ export interface PoolOptions {
   init: InitMessage;
   logger: Logger;
   serialization?: Serialization;
-  /** RSS above which a worker is retired; default 256 MiB + the isolate memory limit. */
+  /**
+   * RSS above which a worker is recycled (transformLimits.workerRssMb); default 256 MiB + the isolate
+   * memory limit. Checked on every call's answer and, while calls run, every RSS_CHECK_MS.
+   */
   rssCeilingMb?: number;
+  /** Sampling period of busy workers' RSS; 0 turns it off (tests of the answer-time check). */
+  rssCheckMs?: number;
 }
 
 interface Waiter {
@@ -44,12 +50,15 @@ export class SandboxPool {
   private readonly options: PoolOptions;
   private readonly rssCeiling: number;
   private closed = false;
+  private readonly rssTimer: NodeJS.Timeout | undefined;
 
   constructor(options: PoolOptions) {
     this.options = options;
     this.rssCeiling = (options.rssCeilingMb ?? 256 + options.init.memoryMb) * 1024 * 1024;
     this.quickDeaths = Array.from({ length: options.size }, () => 0);
     this.workers = Array.from({ length: options.size }, (_, i) => this.spawn(i));
+    const every = options.rssCheckMs ?? RSS_CHECK_MS;
+    this.rssTimer = CAN_SAMPLE_RSS && every > 0 ? setInterval(() => void this.checkBusyRss(), every).unref() : undefined;
   }
 
   /** Pids of every live worker process, retiring ones included. */
@@ -95,6 +104,7 @@ export class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.rssTimer);
     for (const [key, waiters] of this.queues) {
       this.queues.delete(key);
       for (const waiter of waiters) {
@@ -149,6 +159,27 @@ export class SandboxPool {
     this.retired.add(worker);
     worker.retire();
     this.replace(index);
+  }
+
+  /**
+   * Memory outside the isolate heap (a builtin's backing store) is not bounded by the isolate's limit
+   * and can grow for seconds before the call's deadline: a busy worker past the ceiling is killed at
+   * once (its calls answer 503) and replaced, rather than waiting for an answer that may never come.
+   */
+  private async checkBusyRss(): Promise<void> {
+    // Calls only, as on answers: a ceiling below a fresh worker's size must not churn loads forever.
+    const busy = this.workers.filter((w): w is WorkerProcess => w?.usable === true && w.calls.size > 0);
+    for (const worker of busy) {
+      const rss = await readRss(worker.pid);
+      if (rss === undefined || rss <= this.rssCeiling || !worker.usable) continue;
+      const index = this.workers.indexOf(worker);
+      if (index < 0) continue;
+      this.options.logger.warn({ event: 'sandbox.retire', pid: worker.pid, rss, wedged: false, reason: 'rss' }, 'sandbox worker over its RSS ceiling; killing it');
+      this.retired.add(worker);
+      worker.retire();
+      worker.kill();
+      this.replace(index);
+    }
   }
 
   private ensureLoaded(worker: WorkerProcess, module: ModuleCode): Promise<WorkerReply> {

@@ -18,8 +18,10 @@ export const MAX_OUTPUT_CHARS = 1_000_000;
 export interface SandboxRunnerOptions extends TransformRunnerOptions {
   /** IPC encoding between the ingress and its workers (bench/transform-call.ts compares them). */
   serialization?: Serialization;
-  /** Worker RSS ceiling in MiB; default 256 + limits.memoryMb. */
+  /** Worker RSS ceiling in MiB, overriding limits.workerRssMb (tests); default 256 + limits.memoryMb. */
   rssCeilingMb?: number;
+  /** Sampling period of busy workers' RSS (default RSS_CHECK_MS); 0 turns it off. */
+  rssCheckMs?: number;
 }
 
 /** The runner plus what tests and `hookgate status` need to see of it. */
@@ -49,6 +51,10 @@ function describeLoadFailure(reply: Extract<LoadReply, { ok: false }>, timeoutMs
   return reply.error;
 }
 
+function rssCeiling(mb: number | undefined): { rssCeilingMb?: number } {
+  return mb === undefined ? {} : { rssCeilingMb: mb };
+}
+
 export function createTransformRunner(options: SandboxRunnerOptions): SandboxTransformRunner {
   return new SandboxRunner(options);
 }
@@ -73,7 +79,8 @@ class SandboxRunner implements SandboxTransformRunner {
       init: { t: 'init', prelude: guestPrelude(MAX_OUTPUT_CHARS), memoryMb, timeoutMs },
       logger: options.logger,
       ...(options.serialization ? { serialization: options.serialization } : {}),
-      ...(options.rssCeilingMb === undefined ? {} : { rssCeilingMb: options.rssCeilingMb }),
+      ...rssCeiling(options.rssCeilingMb ?? options.limits.workerRssMb),
+      ...(options.rssCheckMs === undefined ? {} : { rssCheckMs: options.rssCheckMs }),
     });
   }
 

@@ -55,6 +55,8 @@ export interface SandboxLimits {
   timeoutMs: number;
   /** Number of sandbox worker processes. */
   workers: number;
+  /** RSS (MiB) past which a worker is recycled; default 256 + memoryMb. */
+  workerRssMb?: number | undefined;
 }
 
 export interface TransformRunnerOptions {

@@ -83,12 +83,32 @@ describe('the worker pool under load and failure', () => {
   });
 
   it('a worker above the RSS ceiling is retired after its reply and replaced', async () => {
-    const t = startRunner({ limits: { workers: 1 }, rssCeilingMb: 1 });
+    // The timer would kill it mid-call at this ceiling: this is the answer-time check alone.
+    const t = startRunner({ limits: { workers: 1 }, rssCeilingMb: 1, rssCheckMs: 0 });
     try {
       const echo = await t.runner.load({ module: 'echo.js' });
       const [first] = t.runner.workerPids();
       await expect(t.runner.run(echo, input({ n: 1 }))).resolves.toMatchObject({ kind: 'override' });
       expect(t.logs.find((l) => l['event'] === 'sandbox.retire')).toMatchObject({ wedged: false });
+      await expect.poll(() => isAlive(first!), { timeout: 3000 }).toBe(false);
+      await expect(t.runner.run(echo, input({ n: 2 }))).resolves.toMatchObject({ kind: 'override', value: { message: 'echo 2' } });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a worker whose memory outside the isolate heap passes workerRssMb is killed mid-call, long before the deadline, and replaced', async () => {
+    // array-fill.js grows a backing store the isolate limit does not see and outlives the time limit.
+    const t = startRunner({ limits: { workers: 1, timeoutMs: 20_000, workerRssMb: 160 } });
+    try {
+      const fill = await t.runner.load({ module: 'array-fill.js' });
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const [first] = t.runner.workerPids();
+      await expect(t.runner.run(fill, input({}))).rejects.toMatchObject({ code: 'TRANSFORM_UNAVAILABLE' });
+      const retire = t.logs.find((l) => l['event'] === 'sandbox.retire');
+      expect(retire).toMatchObject({ pid: first, reason: 'rss' });
+      expect(retire?.['rss']).toBeGreaterThan(160 * 1024 * 1024);
+      expect(t.logs.find((l) => l['event'] === 'sandbox.killed')).toBeUndefined(); // not the 20 s deadline
       await expect.poll(() => isAlive(first!), { timeout: 3000 }).toBe(false);
       await expect(t.runner.run(echo, input({ n: 2 }))).resolves.toMatchObject({ kind: 'override', value: { message: 'echo 2' } });
     } finally {
