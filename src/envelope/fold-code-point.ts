@@ -1,3 +1,4 @@
+import { CONFUSABLES } from './confusables.js';
 import { LOOKALIKES } from './lookalikes.js';
 
 /*
@@ -30,11 +31,19 @@ function foldPart(part: string): string {
  * One non-ASCII code point folded: NFKD (full-width, mathematical, circled, small forms → ASCII),
  * look-alikes mapped, lower-cased, NFKD again (lower-casing can produce a decomposable letter), then
  * invisible characters and combining marks dropped. Dropping marks is stronger than NFKC: `é` → `e`.
+ * What that leaves outside ASCII is looked up in Unicode's confusables data (confusables.ts).
  */
 export function foldCodePoint(ch: string): string {
   // Before NFKD too: some look-alikes decompose into a letter that no longer looks Latin (ϲ → ς).
   const direct = LOOKALIKES.get(ch);
   if (direct !== undefined) return direct;
+  const folded = foldByNormalising(ch);
+  if (/^[\x00-\x7f]*$/.test(folded)) return folded;
+  // The character itself, else its lower case (Cherokee Ꭼ lower-cases to ꭼ, which the data may not list).
+  return CONFUSABLES.get(ch) ?? CONFUSABLES.get(folded) ?? folded;
+}
+
+function foldByNormalising(ch: string): string {
   let out = '';
   for (const part of ch.normalize('NFKD')) {
     const mapped = LOOKALIKES.get(part);

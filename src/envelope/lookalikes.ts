@@ -2,7 +2,8 @@
  * Characters that a model reads like the ASCII punctuation or Latin letters of a marker or control
  * token but that Unicode normalisation (NFKD) leaves alone. The folded view maps them (after NFKD and
  * lower-casing) to their ASCII reading. Best-effort by nature: the tables cover the look-alikes known
- * to be used in injection payloads, not every confusable in Unicode.
+ * to be used in injection payloads; Unicode's confusables data (confusables.ts) covers the rest of
+ * the scripts, for characters these steps leave outside ASCII.
  */
 
 /** Single and double angle brackets; doubles fold to two (or three) ASCII brackets. */
@@ -24,7 +25,8 @@ const LETTERS: Readonly<Record<string, string>> = {
   b: 'вβʙ',
   c: 'сϲᴄ',
   d: 'ԁᴅ',
-  e: 'еεᴇ',
+  // є/Є (Ukrainian ye) and ɛ/Ɛ: Unicode's data maps them to Ꞓ, not to a Latin letter.
+  e: 'еεᴇєɛ',
   g: 'ɡɢ',
   h: 'һнʜ',
   i: 'іιıɩɪ',
