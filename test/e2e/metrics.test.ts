@@ -109,6 +109,14 @@ describe('GET /metrics', () => {
     expect(valueOf(samples, 'hookgate_auth_failures_total', { outcome: 'throttled' })).toBe(1);
   });
 
+  it('shares the hooks\' throttle: an address blocked for guessing hook tokens gets 429 on /metrics, the gateway token included', async () => {
+    const svc = await start({ gateway: { auth: { token: GATEWAY_TOKEN } }, hooks: { throttle: { maxFailures: 2, windowSeconds: 60 } } });
+    for (let attempt = 0; attempt < 2; attempt += 1) await post(`${svc.hooksUrl}/wake`, { text: 'x' }, { authorization: 'Bearer nope' });
+    const blocked = await scrape(svc);
+    expect(blocked.status).toBe(429);
+    expect(blocked.text).not.toContain('hookgate_');
+  });
+
   it('reads pending events from the store when scraped', async () => {
     const svc = await start();
     for (const text of ['a', 'b', 'c']) await post(`${svc.hooksUrl}/wake`, { text, mode: 'next-heartbeat' });
