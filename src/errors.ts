@@ -6,6 +6,7 @@
 export const ERROR_CATALOG = {
   INVALID_JSON: { status: 400, expose: true },
   INVALID_BODY: { status: 400, expose: true },
+  EMPTY_BODY: { status: 400, expose: true },
   BODY_TOO_DEEP: { status: 400, expose: true },
   FORBIDDEN_KEY: { status: 400, expose: true },
   INVALID_IDEMPOTENCY_KEY: { status: 400, expose: true },

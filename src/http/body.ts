@@ -49,6 +49,9 @@ export function jsonBodyReader(limits: BodyLimits): Middleware {
     },
   });
   return async (ctx, next) => {
+    // Neither Content-Length nor Transfer-Encoding: HTTP says there is no body. Checked before the
+    // media type, which type-is cannot see on a body-less request (it would answer 415).
+    if (ctx.req.headers['content-length'] === undefined && ctx.req.headers['transfer-encoding'] === undefined) throw emptyBody();
     const declaredType = ctx.get('Content-Type');
     if (declaredType === '') {
       ctx.req.headers['content-type'] = 'application/json';
@@ -56,7 +59,10 @@ export function jsonBodyReader(limits: BodyLimits): Middleware {
       throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON (Content-Type: application/json)', { closeConnection: true });
     }
     await withDeadline(parse(ctx, async () => undefined), limits.bodyTimeoutMs);
-    ctx.state[RAW_BODY_STATE] = Buffer.from(unparsedText(ctx), 'utf8');
+    const text = unparsedText(ctx);
+    // co-body reads a zero-length body as {}: tell the sender what is missing instead of `text required`.
+    if (isBlank(text)) throw emptyBody();
+    ctx.state[RAW_BODY_STATE] = Buffer.from(text, 'utf8');
     ctx.state['payload'] = checkPayload(ctx, limits.maxJsonDepth);
     await next();
   };
@@ -123,9 +129,10 @@ async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
   }
 }
 
-function translateParseError(error: Error & { status?: number; type?: string }, maxBodyBytes: number): HookError {
+function translateParseError(error: Error & { status?: number; type?: string; body?: unknown }, maxBodyBytes: number): HookError {
   if (error instanceof HookError) return error;
   if (error.status === 413 || error.type === 'entity.too.large') return tooLarge(maxBodyBytes);
+  if (isBlank(error.body)) return emptyBody();
   if (error.type === 'request.aborted') return new HookError('INVALID_JSON', 'request body was aborted', { closeConnection: true });
   if (error.type === 'request.size.invalid') {
     return new HookError('INVALID_JSON', 'request body length does not match Content-Length', { closeConnection: true });
@@ -141,4 +148,13 @@ function translateParseError(error: Error & { status?: number; type?: string }, 
 
 function tooLarge(maxBodyBytes: number): HookError {
   return new HookError('PAYLOAD_TOO_LARGE', `request body exceeds ${maxBodyBytes} bytes`, { closeConnection: true });
+}
+
+/** No bytes, or only JSON whitespace: nothing was sent, which is not the same mistake as bad JSON. */
+function isBlank(raw: unknown): boolean {
+  return typeof raw === 'string' && /^[\x20\x09\x0a\x0d]*$/.test(raw);
+}
+
+function emptyBody(): HookError {
+  return new HookError('EMPTY_BODY', 'empty body: send a JSON object');
 }

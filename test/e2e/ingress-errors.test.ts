@@ -48,6 +48,26 @@ describe('the status table of bad requests', () => {
     expect(response.body.error).toMatch(/JSON/);
   });
 
+  it('answers an empty body with 400 EMPTY_BODY, whatever the framing or Content-Type', async () => {
+    const auth = `Authorization: Bearer ${TEST_TOKEN}\r\n`;
+    const requests = {
+      'json, Content-Length 0': `Content-Type: application/json\r\nContent-Length: 0\r\n\r\n`,
+      'json, no length': `Content-Type: application/json\r\n\r\n`,
+      'no type, Content-Length 0': `Content-Length: 0\r\n\r\n`,
+      'no type, no length': `\r\n`,
+      'json, empty chunked': `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      'json, only whitespace': `Content-Type: application/json\r\nContent-Length: 3\r\n\r\n \n `,
+    };
+    for (const [label, rest] of Object.entries(requests)) {
+      const socket = await openSocket(svc.url);
+      socket.write(`POST /hooks/wake HTTP/1.1\r\nHost: x\r\n${auth}${rest}`);
+      const response = await readResponse(socket);
+      socket.destroy();
+      expect(response.status, label).toBe(400);
+      expect(JSON.parse(response.body), label).toEqual({ ok: false, error: 'empty body: send a JSON object', code: 'EMPTY_BODY' });
+    }
+  });
+
   it('reads text/plain, +json and a missing Content-Type as JSON', async () => {
     expect((await post(`${svc.hooksUrl}/wake`, { text: 'a' }, { 'content-type': 'text/plain' })).status).toBe(200);
     expect((await post(`${svc.hooksUrl}/wake`, { text: 'b' }, { 'content-type': 'application/vnd.acme+json' })).status).toBe(200);
