@@ -1,5 +1,5 @@
 import { HookError, type ErrorCode } from '../errors.js';
-import { normalizeChannelName } from '../channels/index.js';
+import { CHANNEL_NAMES, normalizeChannelName } from '../channels/index.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
 import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, WakeMode } from './types.js';
 import { createModelPolicy, type ModelPolicy } from './models.js';
@@ -118,8 +118,14 @@ function optionalText(value: string | undefined): string | undefined {
 function resolveChannel(input: string | undefined): string {
   if (input === undefined) return 'last';
   const name = normalizeChannelName(input);
-  if (name === undefined) throw new HookError('INVALID_BODY', `channel "${input.slice(0, 40)}" is not a known channel`);
+  if (name === undefined) throw new HookError('INVALID_BODY', unknownChannelMessage(input));
   return name;
+}
+
+/** Phrased like every other enum field (src/schema-errors.ts); the input is echoed short and escaped. */
+export function unknownChannelMessage(input: string): string {
+  const allowed = ['last', ...CHANNEL_NAMES].map((name) => JSON.stringify(name)).join(', ');
+  return `channel must be one of ${allowed} (got ${JSON.stringify(input.slice(0, 40))})`;
 }
 
 function defaultName(origin: ActionOrigin): string {

@@ -3,6 +3,7 @@ import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { ConfigSchema, type Config } from './schema.js';
+import { collapseLiteralUnions } from '../schema-errors.js';
 import { createProviders } from '../providers/index.js';
 import { silentLogger } from '../log.js';
 
@@ -42,7 +43,7 @@ function schemaIssues(value: unknown): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   let providersFailed = false;
   const seen = new Set<string>();
-  for (const error of checker.Errors(value)) {
+  for (const error of collapseLiteralUnions(checker.Errors(value))) {
     let issue: ConfigIssue;
     if (error.instancePath.startsWith('/models/providers/')) {
       providersFailed = true; // a union over `api`: its per-branch errors are noise, see providerIssues

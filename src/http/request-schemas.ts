@@ -2,6 +2,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { HookError } from '../errors.js';
 import { WakeModeSchema } from '../actions/types.js';
+import { collapseLiteralUnions } from '../schema-errors.js';
 
 /** POST {hooks.path}/wake. Unknown fields are ignored. */
 export const WakeRequestSchema = Type.Object({
@@ -25,7 +26,7 @@ export const AgentRequestSchema = Type.Object({
 });
 export type AgentRequest = Static<typeof AgentRequestSchema>;
 
-/** A validator that turns the first schema error into a 400 naming the field. */
+/** A validator that turns the first schema error into a 400 naming the field (an enum lists its values). */
 export function requestValidator<S extends TSchema>(schema: S, required: readonly string[]) {
   const compiled = Compile(schema);
   return (body: Record<string, unknown>): Static<S> => {
@@ -33,8 +34,8 @@ export function requestValidator<S extends TSchema>(schema: S, required: readonl
     for (const field of required) {
       if (typeof body[field] !== 'string') throw new HookError('INVALID_BODY', `${field} required`);
     }
-    const first = compiled.Errors(body)[0];
-    const field = first?.instancePath.replace(/^\//, '') || 'body';
+    const first = collapseLiteralUnions(compiled.Errors(body))[0];
+    const field = first?.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
     throw new HookError('INVALID_BODY', `${field} ${first?.message ?? 'is invalid'}`);
   };
 }

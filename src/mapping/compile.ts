@@ -1,5 +1,5 @@
 import { HookError, type ConfigIssue } from '../errors.js';
-import type { ActionBuilder } from '../actions/build.js';
+import { unknownChannelMessage, type ActionBuilder } from '../actions/build.js';
 import { normalizeChannelName } from '../channels/index.js';
 import type { MappingConfig } from '../config/mapping-schema.js';
 import { isForbiddenKey } from './context.js';
@@ -120,7 +120,7 @@ function checkContentSource(config: MappingConfig, problem: Problem, warnings: s
  */
 function checkStaticFields(config: MappingConfig, builder: ActionBuilder, problem: Problem): void {
   if (config.channel !== undefined && normalizeChannelName(config.channel) === undefined) {
-    problem('channel', `channel "${config.channel}" is not a known channel`);
+    problem('channel', unknownChannelMessage(config.channel));
   }
   const model = config.model;
   if (model === undefined || model.includes('{{') || model.trim() === '') return;

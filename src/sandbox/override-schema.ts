@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { collapseLiteralUnions } from '../schema-errors.js';
 
 /**
  * What a transform may return. `allowUnsafeExternalContent` is deliberately absent: opting out of
@@ -35,7 +36,7 @@ export function parseOverride(json: string): { ok: true; value: TransformOverrid
     return { ok: false, reason: 'result is not valid JSON' };
   }
   if (validator.Check(value)) return { ok: true, value };
-  const first = validator.Errors(value)[0];
+  const first = collapseLiteralUnions(validator.Errors(value))[0];
   const where = first?.instancePath ? ` at ${first.instancePath}` : '';
   return { ok: false, reason: `result is not a valid override${where}: ${first?.message ?? 'invalid'}` };
 }

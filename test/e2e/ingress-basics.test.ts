@@ -56,6 +56,7 @@ describe('wake and agent over a real socket', () => {
     const badChannel = await post(`${svc.hooksUrl}/agent`, { message: 'x', channel: 'carrier-pigeon' });
     expect(badChannel.status).toBe(400);
     expect(badChannel.body.code).toBe('INVALID_BODY');
+    expect(badChannel.body.error).toMatch(/^channel must be one of "last", "log", "telegram", .*\(got "carrier-pigeon"\)$/);
     const emptyModel = await post(`${svc.hooksUrl}/agent`, { message: 'x', model: '' });
     expect(emptyModel.status).toBe(400);
   });
@@ -63,7 +64,7 @@ describe('wake and agent over a real socket', () => {
   it('rejects a bad mode value with 400 naming the field', async () => {
     const response = await post(`${svc.hooksUrl}/wake`, { text: 'x', mode: 'later' });
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatch(/^mode /);
+    expect(response.body.error).toBe('mode must be one of "now", "next-heartbeat"');
   });
 
   it('returns 404 for an unknown hook name and for the bare prefix', async () => {
