@@ -72,6 +72,10 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
     if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
     ctx.body = { ok: true, run: view };
   });
+  // Runs are looked up one at a time; without an id this is a wrong URL (404), not a wrong method.
+  router.get(`${prefix}/runs`, auth, () => {
+    throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);
+  });
   router.options(`${prefix}{/*rest}`, allowOnly('POST'));
   router.all(`${prefix}{/*rest}`, onlyPost, refuseEncodedSlash(prefix), lengthGuard, auth, body, async (ctx) => {
     const name = (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');

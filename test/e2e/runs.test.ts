@@ -33,6 +33,15 @@ describe('GET {path}/runs/<runId>', () => {
     expect((await runOf(svc, body.runId, {})).status).toBe(401);
   });
 
+  it('answers GET {path}/runs without an id with 404 saying the id is missing, not 405', async () => {
+    for (const url of [`${svc.hooksUrl}/runs`, `${svc.hooksUrl}/runs/`]) {
+      const response = await fetch(url, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+      expect(response.status, url).toBe(404);
+      expect(await response.json(), url).toEqual({ ok: false, error: 'a run id is required: GET /hooks/runs/<runId>', code: 'NOT_FOUND' });
+    }
+    expect((await fetch(`${svc.hooksUrl}/runs`)).status).toBe(401);
+  });
+
   it('answers 404 for an unknown run', async () => {
     const view = await runOf(svc, '00000000-0000-0000-0000-000000000000');
     expect(view.status).toBe(404);
