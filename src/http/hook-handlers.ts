@@ -65,7 +65,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           headers: requestHeaders(ctx),
           query: requestQuery(ctx),
         });
-        if (outcome.kind === 'no-match') throw unknownHook(name);
+        if (outcome.kind === 'no-match') throw engine.serves(name) ? noMappingMatched(name, ctx.state['payload'] as Record<string, unknown>) : unknownHook(name);
         if (outcome.kind === 'skip') return { actions: [], response: { status: 204, body: null } };
         return { actions: outcome.actions, response: responseFor(outcome.actions) };
       }),
@@ -90,7 +90,23 @@ function send(ctx: Context, response: AcceptedResponse, hook: string, replayed: 
 }
 
 function unknownHook(name: string): HookError {
-  return new HookError('NOT_FOUND', `no hook named "${name.slice(0, 100)}"`);
+  return new HookError('NOT_FOUND', `no hook named ${quoted(name)}`);
+}
+
+/** The hook exists but every mapping for it wants another payload `source`: say which one came. */
+function noMappingMatched(name: string, payload: Record<string, unknown>): HookError {
+  const source = Object.hasOwn(payload, 'source') ? payload['source'] : undefined;
+  const given = typeof source === 'string' ? `source ${quoted(source)}` : 'no string "source" field';
+  return new HookError('NOT_FOUND', `no mapping matched hook ${quoted(name)} for a payload with ${given}`);
+}
+
+/**
+ * Request text echoed in an error: at most 100 code points, control and bidi characters replaced,
+ * then JSON-quoted, so a payload cannot forge lines or reorder text in a response or a log.
+ */
+function quoted(text: string): string {
+  const points = Array.from(text.replace(/[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/gu, '\uFFFD'));
+  return JSON.stringify(points.length > 100 ? `${points.slice(0, 100).join('')}…` : points.join(''));
 }
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;

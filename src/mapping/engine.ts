@@ -49,6 +49,11 @@ export interface MappingEngine {
   /** The same decision with its reasons, for `hookgate try`. No side effects; a HookError is reported, not thrown. */
   explain(request: HookRequest): Promise<Explanation>;
   readonly mappingCount: number;
+  /**
+   * Whether a mapping exists for this hook name (by `match.path`, or one without a path): after a
+   * no-match, true means only `match.source` kept it from matching, false that the name is unknown.
+   */
+  serves(name: string): boolean;
   /** Load-time warnings (also logged once at creation), e.g. mappings without the envelope. */
   readonly warnings: readonly string[];
 }
@@ -86,6 +91,9 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       const mapping = index.find(name, source);
       if (mapping === undefined) return { kind: 'no-match' };
       return (await runMapping(mapping, prepare(request, name, now()), runDeps)).outcome;
+    },
+    serves(name) {
+      return index.serves(trimSlashes(name));
     },
     async explain(request) {
       return explainRequest(mappings, request, now(), runDeps);

@@ -8,6 +8,8 @@ export interface Matchable {
 export interface MatchIndex<T extends Matchable> {
   /** The first entry, in global order, whose path and source hold for this request. */
   find(name: string, source: string | undefined): T | undefined;
+  /** Whether some entry could match this name (its path, or a path-less one) given the right `source`. */
+  serves(name: string): boolean;
 }
 
 /**
@@ -35,6 +37,10 @@ export function createMatchIndex<T extends Matchable>(entries: readonly T[]): Ma
       if (name === '' || RESERVED_NAMES.has(name)) return undefined;
       const candidates = byPath.get(name) ?? pathless;
       return candidates.find((entry) => sourceHolds(entry, source));
+    },
+    serves(name) {
+      if (name === '' || RESERVED_NAMES.has(name)) return false;
+      return (byPath.get(name) ?? pathless).length > 0;
     },
   };
 }

@@ -59,7 +59,22 @@ describe('mapped hooks over a real socket', () => {
 
   it('answers 404 for a name no mapping matches', async () => {
     svc = await startTestService({ hooks: { mappings: [SENSOR] } });
-    expect((await post(`${svc.hooksUrl}/other`, { a: 1 })).status).toBe(404);
+    const response = await post(`${svc.hooksUrl}/other`, { a: 1 });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ ok: false, error: 'no hook named "other"', code: 'NOT_FOUND' });
+  });
+
+  it('answers 404 naming the hook and the payload source when only match.source kept a mapping from matching', async () => {
+    const ingest = { match: { path: 'ingest', source: 'ci' }, action: 'wake', textTemplate: 'x' };
+    svc = await startTestService({ hooks: { mappings: [ingest] } });
+    const wrongSource = await post(`${svc.hooksUrl}/ingest`, { source: 'uptime' });
+    expect(wrongSource.status).toBe(404);
+    expect(wrongSource.body).toEqual({ ok: false, error: 'no mapping matched hook "ingest" for a payload with source "uptime"', code: 'NOT_FOUND' });
+    const noSource = await post(`${svc.hooksUrl}/ingest`, { source: 7 });
+    expect(noSource.body.error).toBe('no mapping matched hook "ingest" for a payload with no string "source" field');
+    // The source is payload text: cut to 100 code points, control and bidi characters replaced.
+    const hostile = await post(`${svc.hooksUrl}/ingest`, { source: `a\nb\u202e${'x'.repeat(300)}` });
+    expect(hostile.body.error).toBe(`no mapping matched hook "ingest" for a payload with source "a\uFFFDb\uFFFD${'x'.repeat(96)}…"`);
   });
 
   it('reloads an edited config file and keeps the last good version when an edit is broken', async () => {

@@ -88,6 +88,16 @@ describe('matching through the engine', () => {
     expect(await engine.resolve(request('gitlab'))).toEqual({ kind: 'no-match' });
   });
 
+  it('says which names a mapping serves, so a source mismatch is told apart from an unknown name', async () => {
+    const bySource = await engineWith({ mappings: [{ match: { path: 'ingest', source: 'ci' }, ...message('m') }] });
+    expect(bySource.serves('ingest')).toBe(true);
+    expect(bySource.serves('/ingest/')).toBe(true);
+    expect(bySource.serves('other')).toBe(false);
+    const pathless = await engineWith({ mappings: [{ match: { source: 'ci' }, ...message('m') }] });
+    expect(pathless.serves('anything')).toBe(true);
+    expect(pathless.serves('wake')).toBe(false);
+  });
+
   it('gives mappings without an id the id mapping-<index>', async () => {
     const engine = await engineWith({ mappings: [{ match: { path: 'a' }, ...message('m') }, { match: { path: 'b' }, ...message('m') }] });
     expect(await engine.resolve(request('b'))).toMatchObject({ mappingId: 'mapping-1' });
