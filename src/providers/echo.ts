@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { defineProvider } from './define.js';
 import { abortedError, type ChatMessage } from './types.js';
+import { unwrapEnvelopes } from '../envelope/unwrap.js';
 
 /** Longest echoed part, in Unicode code points (never splits a surrogate pair). */
 export const ECHO_MAX_CHARS = 500;
@@ -16,12 +17,14 @@ export const EchoConfigSchema = Type.Object(
 /**
  * The documented echo rule (docs/providers.md), relied on by tests across the project:
  * no user message, or a last user message that is empty or only whitespace → `HEARTBEAT_OK`;
- * otherwise `Echo: ` + the first 500 code points of that message with surrounding whitespace trimmed.
- * Model, thinking and every other message are ignored.
+ * otherwise `Echo: ` + the first 500 code points of that message with surrounding whitespace trimmed,
+ * each untrusted-content envelope in it replaced by the text it wraps — so a demo's summaries and
+ * deliveries repeat what the sender wrote, not the security notice (the provider still receives
+ * the envelope). Model, thinking and every other message are ignored.
  */
 export function echoReply(messages: readonly ChatMessage[]): string {
   const lastUser = messages.findLast((message) => message.role === 'user');
-  const content = lastUser?.content.trim() ?? '';
+  const content = unwrapEnvelopes(lastUser?.content ?? '').trim();
   if (content === '') return HEARTBEAT_OK;
   return `Echo: ${Array.from(content).slice(0, ECHO_MAX_CHARS).join('')}`;
 }

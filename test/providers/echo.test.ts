@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { ECHO_MAX_CHARS, echoProvider, echoReply, HEARTBEAT_OK } from '../../src/providers/echo.js';
 import { ProviderError, type ChatMessage } from '../../src/providers/types.js';
+import { wrapUntrusted } from '../../src/envelope/envelope.js';
 
 const deps = { fetch: globalThis.fetch, logger: silentLogger() };
 const echo = echoProvider.create('echo', { api: 'echo' }, deps);
@@ -16,6 +17,13 @@ describe('echo provider', () => {
   it('replies "Echo: " and the trimmed last user message', async () => {
     const messages: ChatMessage[] = [{ role: 'system', content: 'sys' }, user('first'), { role: 'assistant', content: 'a' }, user('  ping \n')];
     await expect(echo.complete({ model: 'echo', messages, signal })).resolves.toEqual({ text: 'Echo: ping' });
+  });
+
+  it("echoes the sender's own text from inside the envelope, not the security notice", async () => {
+    const message = wrapUntrusted('Summarise the build failure', { source: 'Webhook', task: 'CI' });
+    expect(echoReply([user(message)])).toBe('Echo: Summarise the build failure');
+    const heartbeat = `System: [2026-01-01T10:00:00Z] ${wrapUntrusted('Sensor garage reports 31°C', { source: 'Webhook' })}`;
+    expect(echoReply([user(heartbeat)])).toBe('Echo: System: [2026-01-01T10:00:00Z] Sensor garage reports 31°C');
   });
 
   it('replies HEARTBEAT_OK when the last user message is empty or whitespace', () => {
