@@ -72,6 +72,10 @@ const TransformLimitsSchema = Type.Object(
           'Catches memory outside the isolate heap that memoryMb cannot bound. Default 256 + memoryMb.',
       }),
     ),
+    console: Type.Boolean({
+      default: false,
+      description: "Log transforms' console.* lines as `transform.console` events. Off by default: they usually carry payload text, which the log otherwise never holds.",
+    }),
   },
   { additionalProperties: false, default: {}, description: 'Limits of the transform sandbox.' },
 );

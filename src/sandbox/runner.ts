@@ -72,7 +72,7 @@ class SandboxRunner implements SandboxTransformRunner {
   constructor(options: SandboxRunnerOptions) {
     this.options = options;
     this.logger = options.logger;
-    this.console = new ConsoleLimiter(options.logger, options.now);
+    this.console = new ConsoleLimiter(options.logger, options.now, options.limits.console === true);
     const { memoryMb, timeoutMs } = options.limits;
     this.pool = new SandboxPool({
       size: Math.max(1, options.limits.workers),

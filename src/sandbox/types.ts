@@ -57,6 +57,8 @@ export interface SandboxLimits {
   workers: number;
   /** RSS (MiB) past which a worker is recycled; default 256 + memoryMb. */
   workerRssMb?: number | undefined;
+  /** Log what transforms write with console.* (`transform.console`); off when absent. */
+  console?: boolean;
 }
 
 export interface TransformRunnerOptions {

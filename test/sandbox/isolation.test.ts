@@ -5,7 +5,7 @@ let t: TestRunner;
 let clock = 1_000_000;
 
 beforeAll(() => {
-  t = startRunner({ now: () => clock });
+  t = startRunner({ now: () => clock, limits: { console: true } });
 });
 
 afterAll(async () => {
@@ -48,6 +48,23 @@ describe('nothing a call leaves behind is seen by the next call', () => {
 });
 
 describe('console output', () => {
+  it('is not logged unless hooks.transformLimits.console is on: one line per module says so, without the text', async () => {
+    const quiet = startRunner({ now: () => clock });
+    try {
+      const handle = await quiet.runner.load({ module: 'outcomes.js', export: 'logs' });
+      await quiet.runner.run(handle, input({ lines: 3, width: 40 }));
+      await quiet.runner.run(handle, input({ lines: 3, width: 40 }));
+      expect(quiet.logs.filter((l) => l['event'] === 'transform.console')).toEqual([]);
+      expect(quiet.logs.filter((l) => l['event'] === 'transform.console.off')).toEqual([
+        expect.objectContaining({ module: 'outcomes.js#logs', msg: expect.stringContaining('hooks.transformLimits.console') }),
+      ]);
+      expect(JSON.stringify(quiet.logs)).not.toContain('x'.repeat(40));
+    } finally {
+      await quiet.close();
+    }
+  });
+
+
   it('becomes log lines tagged with the module, at most 20 a second, each at most 500 characters', async () => {
     const handle = await t.runner.load({ module: 'outcomes.js', export: 'logs' });
     const consoleLines = (): Array<Record<string, unknown>> => t.logs.filter((l) => l['event'] === 'transform.console');
