@@ -34,6 +34,8 @@ export const REDACTED_PATHS = [
   '*.payload',
   'body',
   '*.body',
+  'rawBody',
+  '*.rawBody',
 ];
 
 export type LogFormat = 'json' | 'pretty';
