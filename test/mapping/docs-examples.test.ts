@@ -95,7 +95,7 @@ function documented(file: string, id: string): DocBlock {
 }
 
 beforeAll(() => {
-  runner = createTransformRunner({ transformsDir: TRANSFORMS, limits: { memoryMb: 32, timeoutMs: 2000, workers: 1 }, logger: silentLogger() });
+  runner = createTransformRunner({ transformsDir: TRANSFORMS, limits: { memoryMb: 32, timeoutMs: 10000, workers: 1 }, logger: silentLogger() });
 });
 afterAll(async () => {
   await runner.close();

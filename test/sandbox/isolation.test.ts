@@ -5,7 +5,7 @@ let t: TestRunner;
 let clock = 1_000_000;
 
 beforeAll(() => {
-  t = startRunner({ now: () => clock, limits: { console: true } });
+  t = startRunner({ now: () => clock, limits: { console: true, timeoutMs: 10000 } }); // no test here is about the time limit
 });
 
 afterAll(async () => {
@@ -49,7 +49,7 @@ describe('nothing a call leaves behind is seen by the next call', () => {
 
 describe('console output', () => {
   it('is not logged unless hooks.transformLimits.console is on: one line per module says so, without the text', async () => {
-    const quiet = startRunner({ now: () => clock });
+    const quiet = startRunner({ now: () => clock, limits: { timeoutMs: 10000, workers: 1 } }); // busy machines: no time-limit noise
     try {
       const handle = await quiet.runner.load({ module: 'outcomes.js', export: 'logs' });
       await quiet.runner.run(handle, input({ lines: 3, width: 40 }));
