@@ -6,6 +6,7 @@ import { AgentRequestSchema, WakeRequestSchema, requestValidator } from '../../s
 import { collapseLiteralUnions } from '../../src/schema-errors.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { ConfigError } from '../../src/errors.js';
+import { parseOverride } from '../../src/sandbox/override-schema.js';
 
 function messageOf(run: () => unknown): string {
   try {
@@ -49,6 +50,10 @@ describe('collapseLiteralUnions', () => {
       '/mixed must be object',
       '/mixed must match a schema in anyOf',
     ]);
+  });
+
+  it("phrases an enum field of a transform's result the same way (the transform.failed detail)", () => {
+    expect(parseOverride('{"wakeMode":"soon"}')).toEqual({ ok: false, reason: 'result is not a valid override at /wakeMode: must be one of "now", "next-heartbeat"' });
   });
 
   it('phrases enum fields of the configuration the same way', () => {
