@@ -8,6 +8,8 @@ export interface Matchable {
 export interface MatchIndex<T extends Matchable> {
   /** The first entry, in global order, whose path and source hold for this request. */
   find(name: string, source: string | undefined): T | undefined;
+  /** Every entry that may serve this name, whatever the payload's source. */
+  candidates(name: string): readonly T[];
 }
 
 /**
@@ -35,6 +37,10 @@ export function createMatchIndex<T extends Matchable>(entries: readonly T[]): Ma
       if (name === '' || RESERVED_NAMES.has(name)) return undefined;
       const candidates = byPath.get(name) ?? pathless;
       return candidates.find((entry) => sourceHolds(entry, source));
+    },
+    candidates(name) {
+      if (name === '' || RESERVED_NAMES.has(name)) return [];
+      return byPath.get(name) ?? pathless;
     },
   };
 }

@@ -27,6 +27,8 @@ export const github: SignatureScheme = {
     return found ? { ok: true, timestamp: undefined } : { ok: false, reason: 'mismatch' };
   },
   deliveryId: (headers) => headers['x-github-delivery'] || undefined,
+  // GitHub sends a signed ping when a webhook is created: acknowledged, nothing to act on.
+  handshake: (headers) => (headers['x-github-event'] === 'ping' ? { ok: true, ping: true } : undefined),
   async sign(settings, body, _now, deliveryId) {
     const signature = await sign(settings.secrets[0] ?? '', body.toString('utf8'));
     return { 'X-GitHub-Event': 'push', 'X-GitHub-Delivery': deliveryId, 'X-Hub-Signature-256': signature };

@@ -14,6 +14,11 @@ export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = [github, stripe, sl
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
+/** The fixed signature header names of the built-in schemes (hmac's is configured per mapping). */
+export const SIGNATURE_HEADER_NAMES: readonly string[] = SIGNATURE_SCHEMES.flatMap((scheme) =>
+  scheme.signatureHeaders({ secrets: [], toleranceSeconds: DEFAULT_TOLERANCE_SECONDS }).filter((name) => name !== ''),
+);
+
 /** A mapping's signature, checked and ready: what the HTTP layer verifies per request. */
 export interface CompiledSignature {
   readonly scheme: SignatureScheme;

@@ -29,6 +29,11 @@ export const slack: SignatureScheme = {
   },
   // Events API callbacks carry event_id (kept across Slack's retries); slash commands carry none.
   deliveryId: (_headers, payload) => stringField(payload, 'event_id'),
+  // Slack confirms a new Events API URL with a signed url_verification that must echo the challenge.
+  handshake(_headers, payload) {
+    const challenge = payload['challenge'];
+    return payload['type'] === 'url_verification' && typeof challenge === 'string' ? { challenge } : undefined;
+  },
   async sign(settings, body, now) {
     const signature = hmac('sha256', settings.secrets[0] ?? '', `v0:${now}:`, body).toString('hex');
     return { 'X-Slack-Request-Timestamp': String(now), 'X-Slack-Signature': `v0=${signature}` };

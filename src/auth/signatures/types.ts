@@ -44,6 +44,11 @@ export interface SignatureScheme {
   verify(settings: SignatureSettings, request: SignedRequest): Promise<Verification>;
   /** The provider's delivery id (replay protection), from the verified headers or payload. */
   deliveryId(headers: Readonly<Record<string, string | undefined>>, payload: Record<string, unknown>): string | undefined;
+  /**
+   * A verified request the provider sends to test the endpoint, answered 200 with this body and no
+   * action (Slack's url_verification, GitHub's ping); undefined for an ordinary delivery.
+   */
+  handshake?(headers: Readonly<Record<string, string | undefined>>, payload: Record<string, unknown>): Record<string, unknown> | undefined;
   /** The headers a sender would send for `body` at `nowSeconds` (first secret): `hookgate sign` and tests. */
   sign(settings: SignatureSettings, body: Buffer, nowSeconds: number, deliveryId: string): Promise<Record<string, string>>;
 }

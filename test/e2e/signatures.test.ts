@@ -1,0 +1,225 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { compileSignature, SIGNATURE_SCHEMES, type CompiledSignature } from '../../src/auth/signatures/index.js';
+import type { SignatureConfig } from '../../src/config/signature-schema.js';
+import { startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
+
+const SECRET = 'whsec_ZTJlLXNpZ25pbmctc2VjcmV0LWZvci10ZXN0cw==';
+const OLD_SECRET = 'whsec_b2xkLXNpZ25pbmctc2VjcmV0LXJldGlyaW5n';
+const WRONG = 'whsec_d3Jvbmctc2lnbmluZy1zZWNyZXQtZ3Vlc3M=';
+
+function signatureConfig(scheme: string, secret: Partial<SignatureConfig> = { secret: SECRET }): SignatureConfig {
+  return { scheme, ...secret, ...(scheme === 'hmac' ? { header: 'X-Signature', prefix: 'sha256=' } : {}) } as SignatureConfig;
+}
+
+function mapping(scheme: string, extra: Record<string, unknown> = {}) {
+  return { id: `m-${scheme}`, match: { path: scheme }, action: 'wake', wakeMode: 'next-heartbeat', textTemplate: 'event {{action}} {{id}}', signature: signatureConfig(scheme), ...extra };
+}
+
+function signer(config: SignatureConfig): CompiledSignature {
+  return compileSignature(config).signature as CompiledSignature;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+interface SendOptions {
+  /** Hook name; default the scheme's name. */
+  path?: string;
+  secret?: string;
+  at?: number;
+  delivery?: string;
+  headers?: Record<string, string>;
+  omit?: readonly string[];
+  sendBody?: string;
+  contentType?: string;
+}
+
+async function sendSigned(svc: TestService, scheme: string, body: string, options: SendOptions = {}) {
+  const signature = signer(signatureConfig(scheme, { secret: options.secret ?? SECRET }));
+  const signed = await signature.scheme.sign(signature.settings, Buffer.from(body), options.at ?? nowSeconds(), options.delivery ?? `d-${Math.random()}`);
+  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json', ...signed, ...options.headers };
+  for (const name of options.omit ?? []) for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
+  const response = await fetch(`${svc.hooksUrl}/${options.path ?? scheme}`, { method: 'POST', headers, body: options.sendBody ?? body });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text), headers: response.headers };
+}
+
+function wakeTexts(svc: TestService): string[] {
+  return svc.service.db.prepare('SELECT text FROM events ORDER BY id').all().map((row) => (row as { text: string }).text);
+}
+
+describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme.timestamped]))('signed hooks over HTTP: %s', (scheme, timestamped) => {
+  let svc: TestService;
+  afterEach(async () => {
+    await svc.close();
+  });
+  const start = (extra: Record<string, unknown> = {}, hooks: Record<string, unknown> = {}) =>
+    startTestService({ hooks: { mappings: [mapping(scheme, extra)], ...hooks } });
+  const body = (id: string) => JSON.stringify({ id, event_id: id, action: 'opened' });
+
+  it('accepts a valid signature without the hook token and creates the action', async () => {
+    svc = await start();
+    const response = await sendSigned(svc, scheme, body('evt_valid'));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ok: true, mode: 'next-heartbeat' });
+    expect(wakeTexts(svc).join('')).toContain('event opened evt_valid');
+  });
+
+  it('refuses a wrong secret, an altered body and a missing header with 401 SIGNATURE_INVALID, and stores nothing', async () => {
+    svc = await start();
+    const wrong = await sendSigned(svc, scheme, body('e1'), { secret: WRONG });
+    const altered = await sendSigned(svc, scheme, body('e2'), { sendBody: body('e3') });
+    const signatureHeaders = signer(signatureConfig(scheme)).secretHeaders;
+    const missing = await sendSigned(svc, scheme, body('e4'), { omit: signatureHeaders });
+    for (const response of [wrong, altered, missing]) {
+      expect(response.status).toBe(401);
+      expect(response.body.code).toBe('SIGNATURE_INVALID');
+    }
+    expect(missing.body.error).toMatch(/missing signature/);
+    expect(wakeTexts(svc)).toEqual([]);
+  });
+
+  it.runIf(timestamped)('refuses an old or a future timestamp with 401 SIGNATURE_EXPIRED', async () => {
+    svc = await start();
+    const old = await sendSigned(svc, scheme, body('e5'), { at: nowSeconds() - 3600 });
+    const future = await sendSigned(svc, scheme, body('e6'), { at: nowSeconds() + 3600 });
+    expect([old.status, old.body.code]).toEqual([401, 'SIGNATURE_EXPIRED']);
+    expect([future.status, future.body.code]).toEqual([401, 'SIGNATURE_EXPIRED']);
+    expect(wakeTexts(svc)).toEqual([]);
+  });
+
+  it('accepts the old and the new secret during a rotation', async () => {
+    svc = await start({ signature: signatureConfig(scheme, { secrets: [SECRET, OLD_SECRET] }) });
+    expect((await sendSigned(svc, scheme, body('r1'), { secret: OLD_SECRET })).status).toBe(200);
+    expect((await sendSigned(svc, scheme, body('r2'), { secret: SECRET })).status).toBe(200);
+    expect((await sendSigned(svc, scheme, body('r3'), { secret: WRONG })).status).toBe(401);
+  });
+
+  it.runIf(scheme !== 'hmac')('answers a replayed delivery with the first response and no second action', async () => {
+    svc = await start();
+    const first = await sendSigned(svc, scheme, body('evt_replay'), { delivery: 'delivery-replay' });
+    const again = await sendSigned(svc, scheme, body('evt_replay'), { delivery: 'delivery-replay' });
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(wakeTexts(svc).filter((text) => text.includes('evt_replay'))).toHaveLength(1);
+  });
+
+  it('refuses a body over the limit with 413 before verifying it', async () => {
+    svc = await start({}, { maxBodyBytes: 1024 });
+    const big = JSON.stringify({ id: 'big', event_id: 'big', action: 'x'.repeat(2000) });
+    const response = await sendSigned(svc, scheme, big);
+    expect(response.status).toBe(413);
+    expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses the hook token alone (fail closed) unless allowToken is set', async () => {
+    svc = await start();
+    const tokenOnly = await fetch(`${svc.hooksUrl}/${scheme}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: body('t1') });
+    expect(tokenOnly.status).toBe(401);
+    expect(((await tokenOnly.json()) as { code: string }).code).toBe('SIGNATURE_INVALID');
+    await svc.close();
+    svc = await start({ signature: { ...signatureConfig(scheme), allowToken: true } });
+    const allowed = await fetch(`${svc.hooksUrl}/${scheme}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: body('t2') });
+    expect(allowed.status).toBe(200);
+  });
+});
+
+describe('signed hooks: routing, provider handshakes, secrecy', () => {
+  let svc: TestService;
+  afterEach(async () => {
+    await svc.close();
+  });
+
+  it('verifies against the mapping match.source picks, and lets the token reach only the unsigned one', async () => {
+    svc = await startTestService({
+      hooks: {
+        mappings: [
+          { id: 'ingest-gh', match: { path: 'ingest', source: 'github' }, action: 'wake', textTemplate: 'gh {{action}}', signature: { scheme: 'github', secret: SECRET } },
+          { id: 'ingest-other', match: { path: 'ingest' }, action: 'wake', textTemplate: 'other {{action}}' },
+        ],
+      },
+    });
+    const gh = JSON.stringify({ source: 'github', action: 'signed' });
+    expect((await sendSigned(svc, 'github', gh, { path: 'ingest' })).status).toBe(200);
+    const forged = await fetch(`${svc.hooksUrl}/ingest`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ source: 'github', action: 'forged' }) });
+    expect(forged.status).toBe(401);
+    const other = await fetch(`${svc.hooksUrl}/ingest`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ source: 'ci', action: 'tokened' }) });
+    expect(other.status).toBe(200);
+    const noToken = await fetch(`${svc.hooksUrl}/ingest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: 'ci', action: 'anon' }) });
+    expect(noToken.status).toBe(401);
+    const texts = wakeTexts(svc).join('\n');
+    expect(texts).toContain('gh signed');
+    expect(texts).toContain('other tokened');
+    expect(texts).not.toContain('forged');
+    expect(texts).not.toContain('anon');
+  });
+
+  it('answers 401, not 400, to an unsigned request whose body does not parse', async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('github')] } });
+    const response = await fetch(`${svc.hooksUrl}/github`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    expect(response.status).toBe(401);
+    const signedBad = await sendSigned(svc, 'github', '{not json');
+    expect([signedBad.status, signedBad.body.code]).toEqual([400, 'INVALID_JSON']);
+  });
+
+  it("answers Slack's url_verification with its challenge and no action", async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('slack')] } });
+    const response = await sendSigned(svc, 'slack', JSON.stringify({ type: 'url_verification', challenge: 'c-123', token: 'legacy' }));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ challenge: 'c-123' });
+    expect(wakeTexts(svc)).toEqual([]);
+  });
+
+  it('gives templates a Slack form body as fields, with payload parsed from JSON', async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('slack', { textTemplate: '{{command}} {{text}} / {{payload.payload.type}} {{payload.payload.user.name}}' })] } });
+    const slash = new URLSearchParams({ command: '/deploy', text: 'prod now' }).toString();
+    expect((await sendSigned(svc, 'slack', slash, { contentType: 'application/x-www-form-urlencoded' })).status).toBe(200);
+    const action = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { name: 'ana' } }) }).toString();
+    expect((await sendSigned(svc, 'slack', action, { contentType: 'application/x-www-form-urlencoded' })).status).toBe(200);
+    const texts = wakeTexts(svc).join('\n');
+    expect(texts).toContain('/deploy prod now /');
+    expect(texts).toContain('block_actions ana');
+  });
+
+  it('refuses a form body for a scheme that sends JSON, and accepts it for hmac with bodyFormat form', async () => {
+    svc = await startTestService({
+      hooks: { mappings: [mapping('github'), mapping('hmac', { signature: { ...signatureConfig('hmac'), bodyFormat: 'form' }, textTemplate: 'form {{action}}' })] },
+    });
+    const form = 'action=submitted';
+    const github = await sendSigned(svc, 'github', form, { contentType: 'application/x-www-form-urlencoded' });
+    expect([github.status, github.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    expect((await sendSigned(svc, 'hmac', form, { contentType: 'application/x-www-form-urlencoded' })).status).toBe(200);
+    expect(wakeTexts(svc).join('')).toContain('form submitted');
+  });
+
+  it("answers GitHub's ping with 200 and no action", async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('github')] } });
+    const response = await sendSigned(svc, 'github', JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }), { headers: { 'X-GitHub-Event': 'ping' } });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ok: true, ping: true });
+    expect(wakeTexts(svc)).toEqual([]);
+  });
+
+  it('counts signature failures in the failed-auth throttle (429) and in hookgate_signature_failures_total', async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('stripe')], throttle: { maxFailures: 3, windowSeconds: 600 } } });
+    const statuses: number[] = [];
+    for (const id of ['a', 'b', 'c', 'd']) statuses.push((await sendSigned(svc, 'stripe', JSON.stringify({ id }), { secret: WRONG })).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const metrics = await svc.service.metrics.render();
+    expect(metrics).toMatch(/hookgate_signature_failures_total\{scheme="stripe",reason="mismatch"\} 4/);
+  });
+
+  it('never writes the secret, the signature or the body to the logs, nor shows signature headers to templates', async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('github', { textTemplate: 'sig[{{headers.x-hub-signature-256}}] ev[{{headers.x-github-event}}]', allowUnsafeExternalContent: true })] } });
+    const body = JSON.stringify({ action: 'body-marker-7731' });
+    const ok = await sendSigned(svc, 'github', body, { headers: { 'X-GitHub-Event': 'issues' } });
+    const bad = await sendSigned(svc, 'github', body, { secret: WRONG });
+    expect([ok.status, bad.status]).toEqual([200, 401]);
+    expect(wakeTexts(svc)).toEqual(['sig[] ev[issues]']);
+    const signature = signer(signatureConfig('github', { secret: WRONG }));
+    const wrongHeader = (await signature.scheme.sign(signature.settings, Buffer.from(body), 0, 'x'))['X-Hub-Signature-256'] as string;
+    const logs = svc.rawLogs();
+    for (const secret of [SECRET, WRONG, wrongHeader.slice('sha256='.length), 'body-marker-7731']) expect(logs).not.toContain(secret);
+  });
+});
