@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileSignature, SIGNATURE_SCHEMES, type CompiledSignature } from '../../src/auth/signatures/index.js';
 import type { SignatureConfig } from '../../src/config/signature-schema.js';
@@ -19,6 +23,7 @@ function signer(config: SignatureConfig): CompiledSignature {
   return compileSignature(config).signature as CompiledSignature;
 }
 
+const TRANSFORMS = fileURLToPath(new URL('../fixtures/transforms/root', import.meta.url));
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 interface SendOptions {
@@ -221,5 +226,45 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     const wrongHeader = (await signature.scheme.sign(signature.settings, Buffer.from(body), 0, 'x'))['X-Hub-Signature-256'] as string;
     const logs = svc.rawLogs();
     for (const secret of [SECRET, WRONG, wrongHeader.slice('sha256='.length), 'body-marker-7731']) expect(logs).not.toContain(secret);
+  });
+});
+
+describe('signed hooks: transforms and durability', () => {
+  let svc: TestService | undefined;
+  afterEach(async () => {
+    await svc?.close();
+  });
+
+  it('gives a transform input.signature (scheme, id, timestamp) and no signature header', async () => {
+    svc = await startTestService({
+      hooks: { transformsDir: TRANSFORMS, mappings: [mapping('standard-webhooks', { transform: { module: 'signature-echo.js' }, allowUnsafeExternalContent: true })] },
+    });
+    const at = nowSeconds();
+    const response = await sendSigned(svc, 'standard-webhooks', JSON.stringify({ type: 'user.created' }), { delivery: 'msg_42', at });
+    expect(response.status).toBe(200);
+    expect(wakeTexts(svc)).toEqual([`sig {"scheme":"standard-webhooks","id":"msg_42","timestamp":${at}} headers[]`]);
+  });
+
+  it('remembers a delivery id across a restart: the replay gets the first response, no second action', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-signed-restart-'));
+    try {
+      const config = { hooks: { mappings: [mapping('github')] } };
+      svc = await startTestService(config, { dir });
+      const body = JSON.stringify({ action: 'restart-replay' });
+      const first = await sendSigned(svc, 'github', body, { delivery: 'gh-delivery-9' });
+      await svc.close();
+      svc = await startTestService(config, { dir });
+      const again = await sendSigned(svc, 'github', body, { delivery: 'gh-delivery-9' });
+      expect(first.status).toBe(200);
+      expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([200, first.body, 'true']);
+      expect(wakeTexts(svc).filter((text) => text.includes('restart-replay'))).toHaveLength(1);
+      const other = await sendSigned(svc, 'github', body, { delivery: 'gh-delivery-10' });
+      expect(other.status).toBe(200);
+      expect(wakeTexts(svc).filter((text) => text.includes('restart-replay'))).toHaveLength(2);
+    } finally {
+      await svc?.close();
+      svc = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
