@@ -268,3 +268,20 @@ describe('signed hooks: transforms and durability', () => {
     }
   });
 });
+
+describe('signed hooks: configuration', () => {
+  it('refuses to start with an unknown scheme or a signature without a secret, naming each path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-signed-config-'));
+    try {
+      const mappings = [
+        { ...mapping('github'), signature: { scheme: 'gitlab', secret: 'x' } },
+        { ...mapping('stripe'), signature: { scheme: 'stripe' } },
+      ];
+      const start = startTestService({ hooks: { mappings } }, { dir });
+      await expect(start).rejects.toThrow(/\/hooks\/mappings\/0\/signature\/scheme: .*unknown signature scheme "gitlab"/);
+      await expect(start).rejects.toThrow(/\/hooks\/mappings\/1\/signature\/secret: .*exactly one of secret or secrets/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
