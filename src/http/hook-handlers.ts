@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { MappingEngine } from '../mapping/engine.js';
 import { AgentRequestSchema, WakeRequestSchema, requestValidator } from './request-schemas.js';
 import { rawBodyOf } from './body.js';
-import { SIGNED_STATE, type SignedState } from './signature-auth.js';
+import { ENGINE_STATE, SIGNED_STATE, type SignedState } from './signature-auth.js';
 
 export interface HookHandlerDeps {
   store: IngressStore;
@@ -60,8 +60,8 @@ export function createHookHandlers(deps: HookHandlerDeps) {
     mapped: (ctx: Context, name: string) =>
       commit(ctx, name, async () => {
         const signed = signedState(ctx);
-        // The engine whose mapping verified the signature, even if a reload swapped it since.
-        const engine = signed?.engine ?? deps.mappings();
+        // The engine whose mapping authenticated the request, even if a reload swapped it since.
+        const engine = (ctx.state[ENGINE_STATE] as MappingEngine | undefined) ?? deps.mappings();
         if (engine === undefined) throw unknownHook(name);
         const outcome = await engine.resolve({
           name,

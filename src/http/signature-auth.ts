@@ -12,12 +12,13 @@ import { readSignedBody, type SignedBody } from './signed-body.js';
 
 /** What a signed request leaves on ctx.state for the hook handler once it is authenticated. */
 export interface SignedState {
-  engine: MappingEngine;
   signature: VerifiedSignature;
   /** Replay key of the provider's delivery id, per mapping; undefined when the scheme or request has none. */
   deliveryKey: string | undefined;
 }
 export const SIGNED_STATE = 'signed';
+/** The engine that chose the request's mapping: the handler resolves with it even if a reload swaps engines meanwhile. */
+export const ENGINE_STATE = 'engine';
 
 export interface HookGateDeps {
   /** The hook-token middleware (token, throttle): used where no signature applies. */
@@ -48,6 +49,7 @@ export function hookGate(deps: HookGateDeps): Middleware {
   return async (ctx, next) => {
     const name = deps.nameOf(ctx);
     const engine = name === 'wake' || name === 'agent' ? undefined : deps.mappings();
+    ctx.state[ENGINE_STATE] = engine;
     if (engine === undefined || !engine.mayRequireSignature(name)) return deps.tokenAuth(ctx, () => deps.jsonBody(ctx, next));
     const body = await readSignedBody(ctx, deps.limits);
     const routed = engine.route(name, body.payload ?? {});
@@ -60,12 +62,11 @@ export function hookGate(deps: HookGateDeps): Middleware {
       await next();
     };
     if (routed?.signature === undefined) return deps.tokenAuth(ctx, admitted);
-    await verifySigned(ctx, { ...deps, nowSeconds }, { engine, routed, signature: routed.signature, body }, admitted);
+    await verifySigned(ctx, { ...deps, nowSeconds }, { routed, signature: routed.signature, body }, admitted);
   };
 }
 
 interface SignedRoute {
-  engine: MappingEngine;
   routed: RoutedMapping;
   signature: CompiledSignature;
   body: SignedBody;
@@ -87,7 +88,6 @@ async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () 
   const payload = body.payload ?? {};
   const id = body.problem === undefined ? signature.scheme.deliveryId(headers, payload) : undefined;
   const state: SignedState = {
-    engine: route.engine,
     signature: { scheme: signature.scheme.name, id: id ?? null, timestamp: verdict.timestamp ?? null },
     deliveryKey: id === undefined ? undefined : deliveryKeyOf(routed.id, id),
   };

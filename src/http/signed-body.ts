@@ -18,17 +18,10 @@ export interface SignedBody {
 /**
  * Reads the body's bytes exactly as received (a signature covers them, so nothing may be decoded,
  * inflated or re-encoded first), within the size limit (413 before any signature work) and the
- * read timeout, then parses them as JSON or, for schemes that allow it, as a form.
+ * read timeout, then parses them as JSON or, for schemes that allow it, as a form. A body that
+ * cannot be parsed is not an error yet: the sender must be authenticated before it learns why.
  */
 export async function readSignedBody(ctx: Context, limits: BodyLimits): Promise<SignedBody> {
-  const encoding = ctx.get('Content-Encoding').toLowerCase();
-  if (encoding !== '' && encoding !== 'identity') {
-    throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'a signed request body must not be content-encoded', { closeConnection: true });
-  }
-  const format = ctx.get('Content-Type') === '' || ctx.is(JSON_TYPES) ? 'json' : ctx.is(FORM_TYPE) ? 'form' : undefined;
-  if (format === undefined) {
-    throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON (or a form for schemes that send one)', { closeConnection: true });
-  }
   const declared = ctx.get('Content-Length');
   let raw: Buffer = Buffer.alloc(0);
   const read = getRawBody(ctx.req, { limit: limits.maxBodyBytes, ...(/^\d+$/.test(declared) ? { length: Number(declared) } : {}) }).then((bytes) => {
@@ -41,14 +34,25 @@ export async function readSignedBody(ctx: Context, limits: BodyLimits): Promise<
     limits.bodyTimeoutMs,
   );
   ctx.state[RAW_BODY_STATE] = raw;
+  const format = formatOf(ctx);
   try {
+    if (typeof format !== 'string') throw format;
     const payload = format === 'json' ? parseJsonObject(raw.toString('utf8')) : parseForm(raw.toString('utf8'));
     checkShape(payload, limits.maxJsonDepth);
     return { raw, format, payload, problem: undefined };
   } catch (error) {
     if (!(error instanceof HookError)) throw error;
-    return { raw, format, payload: undefined, problem: error };
+    return { raw, format: format === 'form' ? 'form' : 'json', payload: undefined, problem: error };
   }
+}
+
+/** How the body is to be parsed, or why it cannot be (reported once the request is authenticated). */
+function formatOf(ctx: Context): 'json' | 'form' | HookError {
+  const encoding = ctx.get('Content-Encoding').toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') return new HookError('UNSUPPORTED_MEDIA_TYPE', 'a signed request body must not be content-encoded');
+  if (ctx.get('Content-Type') === '' || ctx.is(JSON_TYPES)) return 'json';
+  if (ctx.is(FORM_TYPE)) return 'form';
+  return new HookError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON (or a form for schemes that send one)');
 }
 
 function parseJsonObject(text: string): Record<string, unknown> {

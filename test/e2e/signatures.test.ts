@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileSignature, SIGNATURE_SCHEMES, type CompiledSignature } from '../../src/auth/signatures/index.js';
 import type { SignatureConfig } from '../../src/config/signature-schema.js';
 import { startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
+import { openSocket, readResponse } from '../helpers/raw-http.js';
 
 const SECRET = 'whsec_ZTJlLXNpZ25pbmctc2VjcmV0LWZvci10ZXN0cw==';
 const OLD_SECRET = 'whsec_b2xkLXNpZ25pbmctc2VjcmV0LXJldGlyaW5n';
@@ -52,81 +53,91 @@ function wakeTexts(svc: TestService): string[] {
   return svc.service.db.prepare('SELECT text FROM events ORDER BY id').all().map((row) => (row as { text: string }).text);
 }
 
-describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme.timestamped]))('signed hooks over HTTP: %s', (scheme, timestamped) => {
+// One service for every scheme (starting one per test would dominate the run time): per scheme a
+// mapping at /<scheme>, one with a rotation at /<scheme>-rotating and one with allowToken at /<scheme>-token.
+describe('signed hooks over HTTP, per scheme', () => {
   let svc: TestService;
-  afterEach(async () => {
+  beforeAll(async () => {
+    const mappings = SIGNATURE_SCHEMES.flatMap(({ name }) => [
+      mapping(name),
+      { ...mapping(name), id: `m-${name}-rotating`, match: { path: `${name}-rotating` }, signature: signatureConfig(name, { secrets: [SECRET, OLD_SECRET] }) },
+      { ...mapping(name), id: `m-${name}-token`, match: { path: `${name}-token` }, signature: { ...signatureConfig(name), allowToken: true } },
+    ]);
+    svc = await startTestService({ hooks: { maxBodyBytes: 1024, throttle: { maxFailures: 1_000_000, windowSeconds: 60 }, mappings } });
+  });
+  afterAll(async () => {
     await svc.close();
   });
-  const start = (extra: Record<string, unknown> = {}, hooks: Record<string, unknown> = {}) =>
-    startTestService({ hooks: { mappings: [mapping(scheme, extra)], ...hooks } });
-  const body = (id: string) => JSON.stringify({ id, event_id: id, action: 'opened' });
 
-  it('accepts a valid signature without the hook token and creates the action', async () => {
-    svc = await start();
-    const response = await sendSigned(svc, scheme, body('evt_valid'));
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ ok: true, mode: 'next-heartbeat' });
-    expect(wakeTexts(svc).join('')).toContain('event opened evt_valid');
-  });
+  describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme.timestamped]))('%s', (scheme, timestamped) => {
+    const marker = (id: string) => `${scheme}:${id}`;
+    const body = (id: string) => JSON.stringify({ id: marker(id), event_id: marker(id), action: 'opened' });
+    const stored = (id: string) => wakeTexts(svc).filter((text) => text.includes(marker(id)));
+    const withToken = (path: string, id: string) =>
+      fetch(`${svc.hooksUrl}/${path}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: body(id) });
 
-  it('refuses a wrong secret, an altered body and a missing header with 401 SIGNATURE_INVALID, and stores nothing', async () => {
-    svc = await start();
-    const wrong = await sendSigned(svc, scheme, body('e1'), { secret: WRONG });
-    const altered = await sendSigned(svc, scheme, body('e2'), { sendBody: body('e3') });
-    const signatureHeaders = signer(signatureConfig(scheme)).secretHeaders;
-    const missing = await sendSigned(svc, scheme, body('e4'), { omit: signatureHeaders });
-    for (const response of [wrong, altered, missing]) {
-      expect(response.status).toBe(401);
-      expect(response.body.code).toBe('SIGNATURE_INVALID');
-    }
-    expect(missing.body.error).toMatch(/missing signature/);
-    expect(wakeTexts(svc)).toEqual([]);
-  });
+    it('accepts a valid signature without the hook token and creates the action', async () => {
+      const response = await sendSigned(svc, scheme, body('valid'));
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ ok: true, mode: 'next-heartbeat' });
+      expect(stored('valid')).toHaveLength(1);
+    });
 
-  it.runIf(timestamped)('refuses an old or a future timestamp with 401 SIGNATURE_EXPIRED', async () => {
-    svc = await start();
-    const old = await sendSigned(svc, scheme, body('e5'), { at: nowSeconds() - 3600 });
-    const future = await sendSigned(svc, scheme, body('e6'), { at: nowSeconds() + 3600 });
-    expect([old.status, old.body.code]).toEqual([401, 'SIGNATURE_EXPIRED']);
-    expect([future.status, future.body.code]).toEqual([401, 'SIGNATURE_EXPIRED']);
-    expect(wakeTexts(svc)).toEqual([]);
-  });
+    it('refuses a wrong secret, an altered body and a missing header with 401 SIGNATURE_INVALID, and stores nothing', async () => {
+      const wrong = await sendSigned(svc, scheme, body('wrong'), { secret: WRONG });
+      const altered = await sendSigned(svc, scheme, body('signed'), { sendBody: body('altered') });
+      const signatureHeaders = signer(signatureConfig(scheme)).secretHeaders;
+      const missing = await sendSigned(svc, scheme, body('missing'), { omit: signatureHeaders });
+      for (const response of [wrong, altered, missing]) {
+        expect(response.status).toBe(401);
+        expect(response.body.code).toBe('SIGNATURE_INVALID');
+      }
+      expect(missing.body.error).toMatch(/missing signature/);
+      expect([...stored('wrong'), ...stored('signed'), ...stored('altered'), ...stored('missing')]).toEqual([]);
+    });
 
-  it('accepts the old and the new secret during a rotation', async () => {
-    svc = await start({ signature: signatureConfig(scheme, { secrets: [SECRET, OLD_SECRET] }) });
-    expect((await sendSigned(svc, scheme, body('r1'), { secret: OLD_SECRET })).status).toBe(200);
-    expect((await sendSigned(svc, scheme, body('r2'), { secret: SECRET })).status).toBe(200);
-    expect((await sendSigned(svc, scheme, body('r3'), { secret: WRONG })).status).toBe(401);
-  });
+    it.runIf(timestamped)('refuses an old or a future timestamp with 401 SIGNATURE_EXPIRED', async () => {
+      const old = await sendSigned(svc, scheme, body('old'), { at: nowSeconds() - 3600 });
+      const future = await sendSigned(svc, scheme, body('future'), { at: nowSeconds() + 3600 });
+      expect([old.status, old.body.code]).toEqual([401, 'SIGNATURE_EXPIRED']);
+      expect([future.status, future.body.code]).toEqual([401, 'SIGNATURE_EXPIRED']);
+      expect([...stored('old'), ...stored('future')]).toEqual([]);
+    });
 
-  it.runIf(scheme !== 'hmac')('answers a replayed delivery with the first response and no second action', async () => {
-    svc = await start();
-    const first = await sendSigned(svc, scheme, body('evt_replay'), { delivery: 'delivery-replay' });
-    const again = await sendSigned(svc, scheme, body('evt_replay'), { delivery: 'delivery-replay' });
-    expect(first.status).toBe(200);
-    expect(again.status).toBe(200);
-    expect(again.body).toEqual(first.body);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(wakeTexts(svc).filter((text) => text.includes('evt_replay'))).toHaveLength(1);
-  });
+    it('accepts the old and the new secret during a rotation', async () => {
+      const path = `${scheme}-rotating`;
+      expect((await sendSigned(svc, scheme, body('rot-old'), { path, secret: OLD_SECRET })).status).toBe(200);
+      expect((await sendSigned(svc, scheme, body('rot-new'), { path, secret: SECRET })).status).toBe(200);
+      expect((await sendSigned(svc, scheme, body('rot-wrong'), { path, secret: WRONG })).status).toBe(401);
+      expect((await sendSigned(svc, scheme, body('rot-retired'), { secret: OLD_SECRET })).status).toBe(401);
+    });
 
-  it('refuses a body over the limit with 413 before verifying it', async () => {
-    svc = await start({}, { maxBodyBytes: 1024 });
-    const big = JSON.stringify({ id: 'big', event_id: 'big', action: 'x'.repeat(2000) });
-    const response = await sendSigned(svc, scheme, big);
-    expect(response.status).toBe(413);
-    expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
-  });
+    it.runIf(scheme !== 'hmac')('answers a replayed delivery with the first response and no second action', async () => {
+      const first = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery') });
+      const again = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery') });
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(stored('replay')).toHaveLength(1);
+    });
 
-  it('refuses the hook token alone (fail closed) unless allowToken is set', async () => {
-    svc = await start();
-    const tokenOnly = await fetch(`${svc.hooksUrl}/${scheme}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: body('t1') });
-    expect(tokenOnly.status).toBe(401);
-    expect(((await tokenOnly.json()) as { code: string }).code).toBe('SIGNATURE_INVALID');
-    await svc.close();
-    svc = await start({ signature: { ...signatureConfig(scheme), allowToken: true } });
-    const allowed = await fetch(`${svc.hooksUrl}/${scheme}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: body('t2') });
-    expect(allowed.status).toBe(200);
+    it('refuses a body over the limit with 413 before verifying it', async () => {
+      const big = JSON.stringify({ id: marker('big'), event_id: marker('big'), action: 'x'.repeat(2000) });
+      const response = await sendSigned(svc, scheme, big);
+      expect(response.status).toBe(413);
+      expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('refuses the hook token alone (fail closed) unless allowToken is set', async () => {
+      const tokenOnly = await withToken(scheme, 'token-only');
+      expect(tokenOnly.status).toBe(401);
+      expect(((await tokenOnly.json()) as { code: string }).code).toBe('SIGNATURE_INVALID');
+      const allowed = await withToken(`${scheme}-token`, 'token-allowed');
+      expect(allowed.status).toBe(200);
+      expect(stored('token-only')).toEqual([]);
+      expect(stored('token-allowed')).toHaveLength(1);
+    });
   });
 });
 
@@ -166,6 +177,26 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     expect(response.status).toBe(401);
     const signedBad = await sendSigned(svc, 'github', '{not json');
     expect([signedBad.status, signedBad.body.code]).toEqual([400, 'INVALID_JSON']);
+  });
+
+  it('refuses a chunked body that grows past the limit with 413, and an encoded or non-JSON body only once authenticated', async () => {
+    svc = await startTestService({ hooks: { maxBodyBytes: 1024, mappings: [mapping('github')] } });
+    const socket = await openSocket(svc.url);
+    try {
+      const chunk = 'x'.repeat(800);
+      const size = chunk.length.toString(16);
+      socket.write(`POST /hooks/github HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\n${chunk}\r\n${size}\r\n${chunk}\r\n0\r\n\r\n`);
+      const response = await readResponse(socket);
+      expect([response.status, JSON.parse(response.body).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    } finally {
+      socket.destroy();
+    }
+    const unsigned = await fetch(`${svc.hooksUrl}/github`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
+    expect(unsigned.status).toBe(401);
+    const signedXml = await sendSigned(svc, 'github', '<a/>', { contentType: 'application/xml' });
+    expect([signedXml.status, signedXml.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const signedGzip = await sendSigned(svc, 'github', '{"a":1}', { headers: { 'Content-Encoding': 'gzip' } });
+    expect([signedGzip.status, signedGzip.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
   it("answers Slack's url_verification with its challenge and no action", async () => {
