@@ -49,6 +49,14 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
     expect(response.status).toBe(200);
   });
 
+  it('hookgate check names the signed mappings and never prints a secret', async () => {
+    const checked = await cli(['check']);
+    expect(checked.code).toBe(0);
+    expect(checked.out).toContain('3 custom (2 signed: github, standard-webhooks)');
+    expect(checked.out).not.toContain('gh-secret-value');
+    expect(checked.out).not.toContain(SECRET);
+  });
+
   it('refuses a hook whose mapping takes the token, or that no mapping receives', async () => {
     expect((await cli(['sign', 'plain', '--payload', 'push.json'])).err).toMatch(/mapping "plain" receives "plain" but has no signature/);
     expect((await cli(['sign', 'nowhere', '--payload', 'push.json'])).err).toMatch(/no mapping in hooks.mappings receives "nowhere"/);
