@@ -122,9 +122,9 @@ function refuse(deps: HookGateDeps, client: string, scheme: string, reason: Sign
   throw new HookError(reason === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID', `${MESSAGES[reason]} (scheme ${scheme})`);
 }
 
-/** Lower-cased header names; a repeated header is ambiguous and counts as absent. */
+/** Lower-cased header names; a repeated header is ambiguous and counts as absent (Node would join it with ", "). */
 function singleHeaders(ctx: Context): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
-  for (const [name, value] of Object.entries(ctx.req.headers)) out[name] = Array.isArray(value) ? undefined : value;
+  for (const [name, values] of Object.entries(ctx.req.headersDistinct)) out[name] = values !== undefined && values.length === 1 ? values[0] : undefined;
   return out;
 }

@@ -199,6 +199,24 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     expect([signedGzip.status, signedGzip.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
+  it('counts a repeated signature header as missing, whatever its copies say', async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('github')] } });
+    const body = JSON.stringify({ action: 'twice' });
+    const signature = signer(signatureConfig('github'));
+    const valid = (await signature.scheme.sign(signature.settings, Buffer.from(body), 0, 'x'))['X-Hub-Signature-256'] as string;
+    // Two header lines on the wire (fetch would join them into one).
+    const socket = await openSocket(svc.url);
+    try {
+      socket.write(`POST /hooks/github HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Hub-Signature-256: ${valid}\r\nX-Hub-Signature-256: ${valid}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      const response = await readResponse(socket);
+      expect(response.status).toBe(401);
+      expect(JSON.parse(response.body).error).toMatch(/missing signature/);
+    } finally {
+      socket.destroy();
+    }
+    expect(wakeTexts(svc)).toEqual([]);
+  });
+
   it("answers Slack's url_verification with its challenge and no action", async () => {
     svc = await startTestService({ hooks: { mappings: [mapping('slack')] } });
     const response = await sendSigned(svc, 'slack', JSON.stringify({ type: 'url_verification', challenge: 'c-123', token: 'legacy' }));
