@@ -236,6 +236,18 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     expect(texts).toContain('block_actions ana');
   });
 
+  it('reads a repeated form field as a list, keeps a non-JSON payload field as text, and refuses a __proto__ field', async () => {
+    svc = await startTestService({ hooks: { mappings: [mapping('slack', { textTemplate: 'tags {{tag}} / {{payload.payload}}' })] } });
+    const form = { contentType: 'application/x-www-form-urlencoded' };
+    expect((await sendSigned(svc, 'slack', 'tag=a&tag=b&payload=plain%20text', form)).status).toBe(200);
+    expect(wakeTexts(svc).join('')).toContain('tags ["a","b"] / plain text');
+    const polluting = await sendSigned(svc, 'slack', '__proto__=x&text=y', form);
+    expect([polluting.status, polluting.body.code]).toEqual([400, 'FORBIDDEN_KEY']);
+    const nested = await sendSigned(svc, 'slack', `payload=${encodeURIComponent('{"__proto__":{"polluted":1}}')}`, form);
+    expect([nested.status, nested.body.code]).toEqual([400, 'FORBIDDEN_KEY']);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
   it('refuses a form body for a scheme that sends JSON, and accepts it for hmac with bodyFormat form', async () => {
     svc = await startTestService({
       hooks: { mappings: [mapping('github'), mapping('hmac', { signature: { ...signatureConfig('hmac'), bodyFormat: 'form' }, textTemplate: 'form {{action}}' })] },
