@@ -98,6 +98,10 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       const { name, source } = identify(request);
       const mapping = index.find(name, source);
       if (mapping === undefined) return { kind: 'no-match' };
+      // Defence in depth: the HTTP layer verifies before it resolves; a signed mapping never runs unverified.
+      if (mapping.signature !== undefined && request.signature === undefined && !mapping.signature.allowToken) {
+        throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${mapping.signature.scheme.name})`);
+      }
       return (await runMapping(mapping, prepare(request, name, now(), mapping), runDeps)).outcome;
     },
     route(name, payload) {
