@@ -51,6 +51,7 @@ export function hookGate(deps: HookGateDeps): Middleware {
     const engine = name === 'wake' || name === 'agent' ? undefined : deps.mappings();
     ctx.state[ENGINE_STATE] = engine;
     if (engine === undefined || !engine.mayRequireSignature(name)) return deps.tokenAuth(ctx, () => deps.jsonBody(ctx, next));
+    refuseBlocked(ctx, deps);
     const body = await readSignedBody(ctx, deps.limits);
     const routed = engine.route(name, body.payload ?? {});
     const admitted = async (): Promise<void> => {
@@ -72,10 +73,20 @@ interface SignedRoute {
   body: SignedBody;
 }
 
-async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () => number }, route: SignedRoute, admitted: Next): Promise<void> {
-  const { signature, body, routed } = route;
+/**
+ * As for the token: a blocked address gets 429 whatever it carries, a valid signature included, and
+ * before its body is read or verified.
+ */
+function refuseBlocked(ctx: Context, deps: HookGateDeps): void {
   const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
   ctx.state['client'] = client;
+  const wait = deps.throttle.blockedFor(client);
+  if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
+}
+
+async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () => number }, route: SignedRoute, admitted: Next): Promise<void> {
+  const { signature, body, routed } = route;
+  const client = ctx.state['client'] as string;
   const headers = singleHeaders(ctx);
   const verdict = await signature.scheme.verify(signature.settings, { body: body.raw, headers, nowSeconds: deps.nowSeconds() });
   if (!verdict.ok) {
@@ -116,8 +127,6 @@ const MESSAGES: Record<SignatureFailure, string> = {
 
 function refuse(deps: HookGateDeps, client: string, scheme: string, reason: SignatureFailure): never {
   deps.metrics?.signatureFailed(scheme, reason);
-  const wait = deps.throttle.blockedFor(client);
-  if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
   deps.throttle.recordFailure(client);
   throw new HookError(reason === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID', `${MESSAGES[reason]} (scheme ${scheme})`);
 }

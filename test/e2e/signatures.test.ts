@@ -272,8 +272,10 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     const statuses: number[] = [];
     for (const id of ['a', 'b', 'c', 'd']) statuses.push((await sendSigned(svc, 'stripe', JSON.stringify({ id }), { secret: WRONG })).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
+    const valid = await sendSigned(svc, 'stripe', JSON.stringify({ id: 'e' }));
+    expect(valid.status).toBe(429); // blocked means blocked, a valid signature included
     const metrics = await svc.service.metrics.render();
-    expect(metrics).toMatch(/hookgate_signature_failures_total\{scheme="stripe",reason="mismatch"\} 4/);
+    expect(metrics).toMatch(/hookgate_signature_failures_total\{scheme="stripe",reason="mismatch"\} 3/);
   });
 
   it('never writes the secret, the signature or the body to the logs, nor shows signature headers to templates', async () => {
