@@ -24,6 +24,8 @@ export const REDACTED_PATHS = [
   '*.password',
   'secret',
   '*.secret',
+  'secrets',
+  '*.secrets',
   'clientSecret',
   '*.clientSecret',
   'appPassword',

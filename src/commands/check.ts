@@ -88,7 +88,7 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     `config ${config.configPath ?? '(inline)'}: OK`,
     `listen        http://${gateway.bind}:${gateway.port}`,
     `hooks         ${hooks.enabled ? `enabled at ${hooks.path} (token set, body ≤ ${hooks.maxBodyBytes} bytes)` : 'disabled'}`,
-    `mappings      ${hooks.mappings.length} custom; presets: ${hooks.presets.length === 0 ? 'none' : hooks.presets.join(', ')}`,
+    `mappings      ${hooks.mappings.length} custom${signedSummary(hooks.mappings)}; presets: ${hooks.presets.length === 0 ? 'none' : hooks.presets.join(', ')}`,
     `transforms    ${hooks.transformsDir ?? 'none'}${examples.length === 0 ? '' : ` (${examples.length} examples passed)`}`,
     `model         ${agents.defaults.model}${agents.defaults.models === undefined ? '' : ` (allow-list of ${agents.defaults.models.length})`}`,
     `providers     echo${Object.keys(config.models.providers).filter((id) => id !== 'echo').map((id) => `, ${id}`).join('')}`,
@@ -97,4 +97,10 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     ...notes,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** ` (2 signed: github, stripe)`: which schemes authenticate senders instead of the token. */
+function signedSummary(mappings: ResolvedConfig['hooks']['mappings']): string {
+  const schemes = mappings.flatMap((mapping) => (mapping.signature === undefined ? [] : [mapping.signature.scheme]));
+  return schemes.length === 0 ? '' : ` (${schemes.length} signed: ${[...new Set(schemes)].join(', ')})`;
 }

@@ -73,7 +73,8 @@ would receive. Exit 0 matched, 2 no mapping matched or a wrong command line, 1 a
 
 options:
   --payload FILE  the JSON request body (required)
-  --header K:V    a request header (repeatable)
+  --header K:V    a request header (repeatable); a signed mapping's signature headers given here
+                  are checked against the payload file's bytes (e.g. from \`hookgate sign\`)
   --query K=V     a query parameter (repeatable)
 ${CONFIG_OPTION}
   --json          print one JSON object instead of text
@@ -95,6 +96,24 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./status.js')).runStatus,
+  },
+  {
+    name: 'sign',
+    summary: 'print the signed headers (and a curl command) a sender would send',
+    usage: `usage: hookgate sign <hook> --payload FILE [--delivery ID] [--config FILE]
+
+Signs the payload file's bytes as the sender of the mapping that would receive POST
+{hooks.path}/<hook> would (its signature scheme, first secret, the current time) and prints the
+headers and a curl command that sends them, to try a signed mapping locally (docs/signatures.md).
+Exit 0 printed, 1 no signed mapping receives it or the file is unreadable, 2 a wrong command line.
+
+options:
+  --payload FILE  the request body to sign, sent byte for byte (required)
+  --delivery ID   the delivery id to put in the headers (default: a new UUID)
+${CONFIG_OPTION}
+${HELP_OPTION}
+`,
+    load: async () => (await import('./sign.js')).runSign,
   },
   {
     name: 'token',

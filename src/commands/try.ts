@@ -8,6 +8,7 @@ import { createMappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
 import type { TransformPort } from '../mapping/transform-port.js';
 import { parseCommandLine, UsageError } from './args.js';
+import { checkTrySignature, formatTrySignature } from './try-signature.js';
 
 export interface TryIo {
   stdout: (s: string) => void;
@@ -31,15 +32,21 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
   let runner: { close(): Promise<void> } | undefined;
   try {
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
-    const payload = await readPayload(resolvePath(io.cwd, args.payload));
+    const { payload, body } = await readPayload(resolvePath(io.cwd, args.payload));
     const transforms = usesTransforms(config) ? await openSandbox(config) : undefined;
     runner = transforms;
     const builder = createConfiguredActionBuilder(config);
     const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
     const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
-    io.stdout(args.json ? `${JSON.stringify(explanationJson(explanation, engine.warnings), null, 2)}\n` : formatExplanation(explanation, engine.warnings));
+    const signature = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers });
+    io.stdout(
+      args.json
+        ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature }, null, 2)}\n`
+        : `${formatExplanation(explanation, engine.warnings)}${explanation.mapping === undefined ? '' : formatTrySignature(signature)}`,
+    );
     if (explanation.mapping === undefined) return 2;
-    return explanation.error === undefined ? 0 : 1;
+    const badSignature = signature.result !== undefined && signature.result !== 'valid' && signature.result !== 'not-given';
+    return explanation.error === undefined && !badSignature ? 0 : 1;
   } catch (error) {
     if (error instanceof ConfigError || error instanceof PayloadError) {
       io.stderr(`${error.message}\n`);
@@ -96,21 +103,22 @@ function pairs(items: string[], separator: string, normalise: (key: string) => s
   return { ...out };
 }
 
-async function readPayload(path: string): Promise<Record<string, unknown>> {
-  let text: string;
+/** The file's bytes (a signature covers them exactly) and the JSON object they hold. */
+async function readPayload(path: string): Promise<{ payload: Record<string, unknown>; body: Buffer }> {
+  let body: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    body = await readFile(path);
   } catch (error) {
     throw new PayloadError(`hookgate try: cannot read payload ${path}: ${(error as Error).message}`);
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(body.toString('utf8'));
   } catch (error) {
     throw new PayloadError(`hookgate try: payload ${path} is not JSON: ${(error as Error).message}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PayloadError(`hookgate try: payload ${path} must be a JSON object`);
-  return value as Record<string, unknown>;
+  return { payload: value as Record<string, unknown>, body };
 }
 
 function usesTransforms(config: ResolvedConfig): boolean {

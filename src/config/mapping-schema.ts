@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { WakeModeSchema } from '../actions/types.js';
+import { SignatureSchema } from './signature-schema.js';
 
 /** One custom hook: how `POST {hooks.path}/<name>` turns a payload into a wake or agent action. */
 export const MappingSchema = Type.Object(
@@ -50,6 +51,7 @@ export const MappingSchema = Type.Object(
         { additionalProperties: false, description: 'Metadata of the untrusted-content envelope. Ignored when allowUnsafeExternalContent is true.' },
       ),
     ),
+    signature: Type.Optional(SignatureSchema),
     forEach: Type.Optional(
       Type.String({
         minLength: 1,

@@ -1,4 +1,4 @@
-import Koa, { type Middleware } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import Router from '@koa/router';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -12,6 +12,7 @@ import { declaredLengthGuard, jsonBodyReader } from './body.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
+import { hookGate } from './signature-auth.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
 
@@ -64,6 +65,17 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const auth = hookAuth({ token, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies), logger: deps.logger });
   const body = jsonBodyReader(hooks);
   const lengthGuard = declaredLengthGuard(hooks.maxBodyBytes);
+  const gate = hookGate({
+    tokenAuth: auth,
+    jsonBody: body,
+    mappings: deps.mappings,
+    limits: hooks,
+    throttle: deps.throttle,
+    clientAddress: createClientAddressResolver(gateway.trustedProxies),
+    logger: deps.logger,
+    metrics: deps.metrics,
+    nameOf: hookName,
+  });
 
   // OPTIONS says what each route serves, before auth (it reveals nothing a 405 would not).
   router.options(`${prefix}/runs/:runId`, allowOnly('GET, HEAD'));
@@ -77,13 +89,17 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
     throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);
   });
   router.options(`${prefix}{/*rest}`, allowOnly('POST'));
-  router.all(`${prefix}{/*rest}`, onlyPost, refuseEncodedSlash(prefix), lengthGuard, auth, body, async (ctx) => {
-    const name = (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');
+  router.all(`${prefix}{/*rest}`, onlyPost, refuseEncodedSlash(prefix), lengthGuard, gate, async (ctx) => {
+    const name = hookName(ctx);
     if (name === '') throw new HookError('NOT_FOUND', `POST ${prefix}/<name>: a hook name is required`);
     if (name === 'wake') return handlers.wake(ctx);
     if (name === 'agent') return handlers.agent(ctx);
     return handlers.mapped(ctx, name);
   });
+}
+
+function hookName(ctx: Context): string {
+  return (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');
 }
 
 const onlyPost: Middleware = async (ctx, next) => {

@@ -20,7 +20,7 @@ export function declaredLengthGuard(maxBodyBytes: number): Middleware {
 }
 
 /** Media types read as JSON: JSON itself, any `+json` type, text/plain, or none declared. */
-const JSON_TYPES = ['application/json', '+json', 'text/plain'];
+export const JSON_TYPES = ['application/json', '+json', 'text/plain'];
 
 /** Where the body's bytes are kept for the request's later steps (idempotency fingerprint, signatures). */
 export const RAW_BODY_STATE = 'rawBody';
@@ -113,7 +113,7 @@ export function inspectPayload(root: unknown, maxDepth: number): 'too-deep' | 'f
   return undefined;
 }
 
-async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
+export async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -129,7 +129,7 @@ async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
   }
 }
 
-function translateParseError(error: Error & { status?: number; type?: string; body?: unknown }, maxBodyBytes: number): HookError {
+export function translateParseError(error: Error & { status?: number; type?: string; body?: unknown }, maxBodyBytes: number): HookError {
   if (error instanceof HookError) return error;
   if (error.status === 413 || error.type === 'entity.too.large') return tooLarge(maxBodyBytes);
   if (isBlank(error.body)) return emptyBody();

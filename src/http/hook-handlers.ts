@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { MappingEngine } from '../mapping/engine.js';
 import { AgentRequestSchema, WakeRequestSchema, requestValidator } from './request-schemas.js';
 import { rawBodyOf } from './body.js';
+import { ENGINE_STATE, SIGNED_STATE, type SignedState } from './signature-auth.js';
 
 export interface HookHandlerDeps {
   store: IngressStore;
@@ -23,7 +24,8 @@ const validateAgent = requestValidator(AgentRequestSchema, ['message']);
 
 export function createHookHandlers(deps: HookHandlerDeps) {
   async function commit(ctx: Context, hook: string, produce: () => Promise<Produced>): Promise<void> {
-    const key = idempotencyKey(ctx);
+    // A signed delivery's id is its replay key; Idempotency-Key serves requests without one.
+    const key = signedState(ctx)?.deliveryKey ?? idempotencyKey(ctx);
     const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, rawBodyOf(ctx)) };
     if (idempotency !== undefined) {
       const previous = deps.store.replay(idempotency.key, idempotency.fingerprint);
@@ -57,19 +59,26 @@ export function createHookHandlers(deps: HookHandlerDeps) {
 
     mapped: (ctx: Context, name: string) =>
       commit(ctx, name, async () => {
-        const engine = deps.mappings();
+        const signed = signedState(ctx);
+        // The engine whose mapping authenticated the request, even if a reload swapped it since.
+        const engine = (ctx.state[ENGINE_STATE] as MappingEngine | undefined) ?? deps.mappings();
         if (engine === undefined) throw unknownHook(name);
         const outcome = await engine.resolve({
           name,
           payload: ctx.state['payload'] as Record<string, unknown>,
           headers: requestHeaders(ctx),
           query: requestQuery(ctx),
+          ...(signed === undefined ? {} : { signature: signed.signature }),
         });
         if (outcome.kind === 'no-match') throw engine.serves(name) ? noMappingMatched(name, ctx.state['payload'] as Record<string, unknown>) : unknownHook(name);
         if (outcome.kind === 'skip') return { actions: [], response: { status: 204, body: null } };
         return { actions: outcome.actions, response: responseFor(outcome.actions) };
       }),
   };
+}
+
+function signedState(ctx: Context): SignedState | undefined {
+  return ctx.state[SIGNED_STATE] as SignedState | undefined;
 }
 
 function responseFor(actions: readonly AdmittedAction[]): AcceptedResponse {

@@ -1,5 +1,6 @@
 import { HookError, type ConfigIssue } from '../errors.js';
 import { unknownChannelMessage, type ActionBuilder } from '../actions/build.js';
+import { compileSignature, type CompiledSignature } from '../auth/signatures/index.js';
 import { normalizeChannelName } from '../channels/index.js';
 import type { MappingConfig } from '../config/mapping-schema.js';
 import { isForbiddenKey } from './context.js';
@@ -41,6 +42,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   checkStaticFields(config, deps.builder, problem);
   if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
   const transform = await loadTransform(config, deps.transforms, problem);
+  const signature = checkSignature(config, problem);
   if (config.allowUnsafeExternalContent === true) {
     warnings.push(`mapping "${source.id}" (${source.label}) sets allowUnsafeExternalContent: its payloads reach the agent without the untrusted-content envelope`);
   }
@@ -60,6 +62,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     envelopeSource: config.envelope?.source ?? 'Webhook',
     forEach: config.forEach,
     transform,
+    signature,
   };
   return { mapping, issues, warnings };
 }
@@ -130,6 +133,13 @@ function checkStaticFields(config: MappingConfig, builder: ActionBuilder, proble
     if (!(error instanceof HookError)) throw error;
     problem('model', error.message);
   }
+}
+
+function checkSignature(config: MappingConfig, problem: Problem): CompiledSignature | undefined {
+  if (config.signature === undefined) return undefined;
+  const { signature, problems } = compileSignature(config.signature);
+  for (const issue of problems) problem(`signature/${issue.field}`, issue.message);
+  return signature;
 }
 
 async function loadTransform(config: MappingConfig, port: TransformPort | undefined, problem: Problem): Promise<TransformHandle | undefined> {

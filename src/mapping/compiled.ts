@@ -1,4 +1,5 @@
 import type { WakeMode } from '../actions/types.js';
+import type { CompiledSignature } from '../auth/signatures/index.js';
 import type { UntrustedSource } from '../envelope/envelope.js';
 import type { CompiledTemplate } from './template.js';
 import type { TransformHandle } from './transform-port.js';
@@ -25,6 +26,8 @@ export interface CompiledMapping {
   readonly envelopeSource: UntrustedSource;
   readonly forEach: string | undefined;
   readonly transform: TransformHandle | undefined;
+  /** The sender signs its requests (`signature`): verified by the HTTP layer before the mapping runs. */
+  readonly signature: CompiledSignature | undefined;
 }
 
 /** Where each templated field lives in the mapping record, for error paths. */

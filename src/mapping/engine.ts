@@ -12,7 +12,8 @@ import { createMatchIndex, mismatchReason } from './match.js';
 import { runMapping, type ItemTrace, type PreparedRequest } from './run.js';
 import { collectMappingSources } from './sources.js';
 import { createTemplateCompiler } from './template.js';
-import type { TransformPort } from './transform-port.js';
+import type { TransformPort, VerifiedSignature } from './transform-port.js';
+import type { CompiledSignature } from '../auth/signatures/index.js';
 
 export interface HookRequest {
   /** Sub-path after `{hooks.path}/`, slashes trimmed. */
@@ -21,6 +22,14 @@ export interface HookRequest {
   /** Lower-cased names. */
   headers: Record<string, string>;
   query: Record<string, string>;
+  /** Set by the HTTP layer once the routed mapping's signature verified; transforms see it as `input.signature`. */
+  signature?: VerifiedSignature;
+}
+
+/** The mapping a request would run, as the HTTP layer needs it to authenticate the request first. */
+export interface RoutedMapping {
+  id: string;
+  signature: CompiledSignature | undefined;
 }
 
 export type MappingOutcome =
@@ -46,6 +55,10 @@ export interface Explanation {
 export interface MappingEngine {
   /** Throws HookError (MAPPING_INVALID, MODEL_NOT_ALLOWED, INVALID_BODY, TRANSFORM_FAILED, TRANSFORM_UNAVAILABLE). */
   resolve(request: HookRequest): Promise<MappingOutcome>;
+  /** The mapping `resolve` would run for this name and payload, without running it (undefined: none). */
+  route(name: string, payload: Record<string, unknown>): RoutedMapping | undefined;
+  /** Whether a mapping that may serve this name verifies signatures: then the body is read before authentication. */
+  mayRequireSignature(name: string): boolean;
   /** The same decision with its reasons, for `hookgate try`. No side effects; a HookError is reported, not thrown. */
   explain(request: HookRequest): Promise<Explanation>;
   readonly mappingCount: number;
@@ -90,7 +103,19 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       const { name, source } = identify(request);
       const mapping = index.find(name, source);
       if (mapping === undefined) return { kind: 'no-match' };
-      return (await runMapping(mapping, prepare(request, name, now()), runDeps)).outcome;
+      // Defence in depth: the HTTP layer verifies before it resolves; a signed mapping never runs unverified.
+      if (mapping.signature !== undefined && request.signature === undefined && !mapping.signature.allowToken) {
+        throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${mapping.signature.scheme.name})`);
+      }
+      return (await runMapping(mapping, prepare(request, name, now(), mapping), runDeps)).outcome;
+    },
+    route(name, payload) {
+      const identified = identify({ name, payload, headers: {}, query: {} });
+      const mapping = index.find(identified.name, identified.source);
+      return mapping === undefined ? undefined : { id: mapping.id, signature: mapping.signature };
+    },
+    mayRequireSignature(name) {
+      return index.candidates(trimSlashes(name)).some((mapping) => mapping.signature !== undefined);
     },
     serves(name) {
       return index.serves(trimSlashes(name));
@@ -109,8 +134,8 @@ function identify(request: HookRequest): { name: string; source: string | undefi
   return { name: trimSlashes(request.name), source: typeof source === 'string' ? source : undefined };
 }
 
-function prepare(request: HookRequest, name: string, now: Date): PreparedRequest {
-  const headers = sanitizeHeaders(request.headers);
+function prepare(request: HookRequest, name: string, now: Date, mapping: CompiledMapping): PreparedRequest {
+  const headers = sanitizeHeaders(request.headers, mapping.signature?.secretHeaders);
   const query = sanitizeQuery(request.query);
   return {
     name,
@@ -121,6 +146,7 @@ function prepare(request: HookRequest, name: string, now: Date): PreparedRequest
     safeHeaders: toSafeRecord(headers),
     safeQuery: toSafeRecord(query),
     now: now.toISOString(),
+    signature: request.signature,
   };
 }
 
@@ -160,7 +186,7 @@ async function explainRequest(mappings: readonly CompiledMapping[], request: Hoo
   }
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
-    const { outcome, notes } = await runMapping(winner, prepare(request, name, now), deps, explanation.items);
+    const { outcome, notes } = await runMapping(winner, prepare(request, name, now, winner), deps, explanation.items);
     explanation.outcome = sealForDisplay(outcome, explanation.items, notes);
     explanation.notes.push(...notes);
   } catch (error) {

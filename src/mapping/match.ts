@@ -10,6 +10,8 @@ export interface MatchIndex<T extends Matchable> {
   find(name: string, source: string | undefined): T | undefined;
   /** Whether some entry could match this name (its path, or a path-less one) given the right `source`. */
   serves(name: string): boolean;
+  /** Every entry that may serve this name, whatever the payload's source. */
+  candidates(name: string): readonly T[];
 }
 
 /**
@@ -32,16 +34,13 @@ export function createMatchIndex<T extends Matchable>(entries: readonly T[]): Ma
       byPath.get(entry.path)?.push(entry);
     }
   }
+  const candidates = (name: string): readonly T[] => (name === '' || RESERVED_NAMES.has(name) ? [] : (byPath.get(name) ?? pathless));
   return {
     find(name, source) {
-      if (name === '' || RESERVED_NAMES.has(name)) return undefined;
-      const candidates = byPath.get(name) ?? pathless;
-      return candidates.find((entry) => sourceHolds(entry, source));
+      return candidates(name).find((entry) => sourceHolds(entry, source));
     },
-    serves(name) {
-      if (name === '' || RESERVED_NAMES.has(name)) return false;
-      return (byPath.get(name) ?? pathless).length > 0;
-    },
+    serves: (name) => candidates(name).length > 0,
+    candidates,
   };
 }
 

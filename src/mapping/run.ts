@@ -7,7 +7,7 @@ import { buildTemplateContext, type SafeRecord } from './context.js';
 import { splitItems, type FanOutItem } from './fan-out.js';
 import { checkOverride } from './override.js';
 import { buildAction, renderFields, type RenderedFields } from './render.js';
-import type { TransformOverride, TransformPort } from './transform-port.js';
+import type { TransformOverride, TransformPort, VerifiedSignature } from './transform-port.js';
 
 /** A request once matched: names trimmed, credentials removed from headers and query. */
 export interface PreparedRequest {
@@ -20,6 +20,7 @@ export interface PreparedRequest {
   safeHeaders: SafeRecord;
   safeQuery: SafeRecord;
   now: string;
+  signature: VerifiedSignature | undefined;
 }
 
 /** What happened to one item (the whole payload without forEach): shown by `hookgate try`. */
@@ -86,7 +87,8 @@ async function runTransform(mapping: CompiledMapping, request: PreparedRequest, 
   // Both are set together at compilation; a mapping with a transform implies a port.
   if (deps.transforms === undefined || mapping.transform === undefined) throw new HookError('TRANSFORM_UNAVAILABLE', 'transform sandbox unavailable');
   try {
-    return await deps.transforms.run(mapping.transform, { payload: item.payload, headers: request.headers, query: request.query, path: request.name });
+    const input = { payload: item.payload, headers: request.headers, query: request.query, path: request.name };
+    return await deps.transforms.run(mapping.transform, request.signature === undefined ? input : { ...input, signature: request.signature });
   } catch (error) {
     if (error instanceof HookError) throw error;
     deps.logger.error({ event: 'transform.failed', hook: request.name, mappingId: mapping.id, err: error }, 'transform failed');

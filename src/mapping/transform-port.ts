@@ -1,6 +1,6 @@
 import type { TransformHandle, TransformInput, TransformResult, TransformSpec } from '../sandbox/types.js';
 
-export type { TransformHandle, TransformInput, TransformResult, TransformSpec } from '../sandbox/types.js';
+export type { TransformHandle, TransformInput, TransformResult, TransformSpec, VerifiedSignature } from '../sandbox/types.js';
 export type { TransformOverride } from '../sandbox/override-schema.js';
 
 /**

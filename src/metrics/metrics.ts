@@ -25,6 +25,8 @@ export interface Metrics {
   deliveryFailed(channel: string): void;
   /** A store commit was refused (disk full, read-only, I/O error). */
   storeCommitFailed(): void;
+  /** A signed request was refused: scheme (registry name) and reason (missing, malformed, mismatch, expired). */
+  signatureFailed(scheme: string, reason: string): void;
 }
 
 export interface MetricsOptions {
@@ -63,6 +65,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const runsFinished = new Counter({ name: 'hookgate_runs_finished_total', help: 'Agent runs that ended, by status.', labelNames: ['status'], registers });
   const deliveryFailures = new Counter({ name: 'hookgate_delivery_failures_total', help: 'Failed deliveries, by channel.', labelNames: ['channel'], registers });
   const storeFailures = new Counter({ name: 'hookgate_store_commit_failures_total', help: 'Store commits refused (disk full, read-only, I/O error).', registers });
+  const signatureFailures = new Counter({
+    name: 'hookgate_signature_failures_total',
+    help: 'Signed requests refused, by scheme and reason (missing, malformed, mismatch, expired).',
+    labelNames: ['scheme', 'reason'],
+    registers,
+  });
   if (options.db !== undefined) registerQueueGauges(options.db, registers);
 
   return {
@@ -88,6 +96,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     storeCommitFailed() {
       storeFailures.inc();
+    },
+    signatureFailed(scheme, reason) {
+      signatureFailures.inc({ scheme: boundedLabel(scheme), reason: boundedLabel(reason) });
     },
   };
 }

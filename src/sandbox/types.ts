@@ -15,6 +15,17 @@ export interface TransformInput {
   headers: Record<string, string>;
   query: Record<string, string>;
   path: string;
+  /** The verified signature of a signed request (`signature` on the mapping); absent otherwise. */
+  signature?: VerifiedSignature;
+}
+
+/** What a transform learns about a verified signature: never the secret or the signature itself. */
+export interface VerifiedSignature {
+  scheme: string;
+  /** The provider's delivery id, or null when the scheme has none. */
+  id: string | null;
+  /** The signed Unix time in seconds, or null when the scheme signs none. */
+  timestamp: number | null;
 }
 
 export type TransformResult =

@@ -85,7 +85,7 @@ const bodyBytes = fc
   });
 
 const METHODS = ['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'TRACE', 'CONNECT', 'PROPFIND', 'FOO', 'post'];
-const SEGMENTS = ['wake', 'agent', 'gmail', 'x', '..', '.', '%2F', '%2f..%2fwake', '%00', '%E0%A4%A', '%', '%%', 'runs', 'runs/abc', '', 'a'.repeat(3000), '\u00e9' /* raw UTF-8 bytes in the path */, '?token=wrong', '?token=%E0', '#frag'];
+const SEGMENTS = ['wake', 'agent', 'gmail', 'signed', 'x', '..', '.', '%2F', '%2f..%2fwake', '%00', '%E0%A4%A', '%', '%%', 'runs', 'runs/abc', '', 'a'.repeat(3000), '\u00e9' /* raw UTF-8 bytes in the path */, '?token=wrong', '?token=%E0', '#frag'];
 const FRAMINGS = ['exact', 'none', 'short', 'long', 'chunked', 'chunked-lie', 'chunked-bad', 'cl-and-te', 'bad-cl', 'two-cl'] as const;
 type Framing = (typeof FRAMINGS)[number];
 type Header = readonly [string, string];
@@ -161,7 +161,12 @@ describe('fuzzing the ingress over real HTTP', () => {
 
   beforeAll(async () => {
     svc = await startTestService({
-      hooks: { bodyTimeoutMs: BODY_TIMEOUT_MS, throttle: { maxFailures: 1_000_000, windowSeconds: 60 } },
+      hooks: {
+        bodyTimeoutMs: BODY_TIMEOUT_MS,
+        throttle: { maxFailures: 1_000_000, windowSeconds: 60 },
+        // A signed mapping: its body is read before authentication, so framing lies reach that reader too.
+        mappings: [{ id: 'signed', match: { path: 'signed' }, action: 'wake', textTemplate: 'x', signature: { scheme: 'github', secret: 'fuzz-secret' } }],
+      },
       gateway: { http: { headersTimeoutMs: 2000, requestTimeoutMs: 3000 } },
     });
   });
@@ -176,7 +181,7 @@ describe('fuzzing the ingress over real HTTP', () => {
 
   it('answers random and adversarial JSON bodies with a documented status and a JSON error, never a 500', async () => {
     const seen = new Map<string, number>();
-    const endpoint = fc.constantFrom('wake', 'agent', 'gmail', 'no-such-hook');
+    const endpoint = fc.constantFrom('wake', 'agent', 'gmail', 'signed', 'no-such-hook');
     const contentType = fc.oneof(fc.constant('application/json'), fc.constantFrom(...CONTENT_TYPES));
     await fc.assert(
       fc.asyncProperty(endpoint, contentType, bodyBytes, async (name, type, body) => {

@@ -1,0 +1,41 @@
+import { hmac, parseUnixSeconds, sameSignature, stringField, withinWindow, type SignatureScheme } from './types.js';
+
+const SIGNATURE = 'x-slack-signature';
+const TIMESTAMP = 'x-slack-request-timestamp';
+const SHAPE = /^v0=[0-9a-f]{64}$/;
+
+/** Slack: `X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<ts>:<body>">` with `X-Slack-Request-Timestamp`. */
+export const slack: SignatureScheme = {
+  name: 'slack',
+  summary: 'X-Slack-Request-Timestamp: <unix>, X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<ts>:<body>">',
+  timestamped: true,
+  acceptsForm: true,
+  options: [],
+  checkSettings: () => [],
+  signatureHeaders: () => [SIGNATURE],
+  async verify(settings, request) {
+    const presented = request.headers[SIGNATURE];
+    const stamp = request.headers[TIMESTAMP];
+    if (presented === undefined || presented === '' || stamp === undefined || stamp === '') return { ok: false, reason: 'missing' };
+    const timestamp = parseUnixSeconds(stamp);
+    if (timestamp === undefined || !SHAPE.test(presented)) return { ok: false, reason: 'malformed' };
+    let found = false;
+    for (const secret of settings.secrets) {
+      const expected = `v0=${hmac('sha256', secret, `v0:${timestamp}:`, request.body).toString('hex')}`;
+      found = sameSignature(presented, expected) || found;
+    }
+    if (!found) return { ok: false, reason: 'mismatch' };
+    return withinWindow(timestamp, settings, request.nowSeconds);
+  },
+  // Events API callbacks carry event_id (kept across Slack's retries); slash commands carry none.
+  deliveryId: (_headers, payload) => stringField(payload, 'event_id'),
+  // Slack confirms a new Events API URL with a signed url_verification that must echo the challenge.
+  handshake(_headers, payload) {
+    const challenge = payload['challenge'];
+    return payload['type'] === 'url_verification' && typeof challenge === 'string' ? { challenge } : undefined;
+  },
+  async sign(settings, body, now) {
+    const signature = hmac('sha256', settings.secrets[0] ?? '', `v0:${now}:`, body).toString('hex');
+    return { 'X-Slack-Request-Timestamp': String(now), 'X-Slack-Signature': `v0=${signature}` };
+  },
+};

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { compileSignature, type CompiledSignature } from '../auth/signatures/index.js';
+import { mismatchReason } from '../mapping/match.js';
+import { trimSlashes } from '../mapping/compile.js';
+import { parseCommandLine, UsageError } from './args.js';
+import type { CommandIo } from './io.js';
+
+/** No signed mapping receives the request, or the payload file cannot be read: printed, exit 1. */
+class SignError extends Error {}
+
+/**
+ * `hookgate sign`: the headers a sender would send for this payload to the mapping that would
+ * receive it, signed now with the mapping's (first) secret, and a curl command that sends them,
+ * so a signed mapping can be tried locally. It prints a signature, never the secret.
+ */
+export async function runSign(argv: string[], io: CommandIo): Promise<number> {
+  const args = parseSignArgs(argv);
+  try {
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const payloadPath = resolvePath(io.cwd, args.payload);
+    const body = await readBody(payloadPath);
+    const { id, signature } = signedMappingFor(config, args.name, body);
+    const now = Math.floor(Date.now() / 1000);
+    const headers = await signature.scheme.sign(signature.settings, body.bytes, now, args.delivery ?? randomUUID());
+    io.stdout(formatSigned({ config, name: args.name, mappingId: id, signature, headers, now, payloadPath, contentType: body.contentType }));
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof SignError) {
+      io.stderr(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+/** A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2). */
+function parseSignArgs(argv: string[]) {
+  const parsed = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { payload: { type: 'string' }, delivery: { type: 'string' }, config: { type: 'string' } },
+  });
+  const [name, ...extra] = parsed.positionals;
+  if (name === undefined || extra.length > 0) throw new UsageError('exactly one hook name is expected');
+  if (parsed.values.payload === undefined) throw new UsageError('--payload FILE is required');
+  return { name: trimSlashes(name), payload: parsed.values.payload, delivery: parsed.values.delivery, config: parsed.values.config };
+}
+
+interface Body {
+  bytes: Buffer;
+  contentType: string;
+  fields: Record<string, unknown>;
+}
+
+/** The file's bytes are what gets signed; its fields (JSON, else a form) only decide which mapping receives it. */
+async function readBody(path: string): Promise<Body> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw new SignError(`hookgate sign: cannot read payload ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    const fields = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return { bytes, contentType: 'application/json', fields };
+  } catch {
+    return { bytes, contentType: 'application/x-www-form-urlencoded', fields: Object.fromEntries(new URLSearchParams(bytes.toString('utf8'))) };
+  }
+}
+
+/** The first of hooks.mappings that would receive this request (presets never sign), with its signature. */
+function signedMappingFor(config: ResolvedConfig, name: string, body: Body): { id: string; signature: CompiledSignature } {
+  const source = typeof body.fields['source'] === 'string' ? body.fields['source'] : undefined;
+  for (const [index, mapping] of config.hooks.mappings.entries()) {
+    const entry = { path: mapping.match?.path === undefined ? undefined : trimSlashes(mapping.match.path), source: mapping.match?.source };
+    if (mismatchReason(entry, name, source) !== undefined) continue;
+    const id = mapping.id ?? `mapping-${index}`;
+    if (mapping.signature === undefined) throw new SignError(`hookgate sign: mapping "${id}" receives "${name}" but has no signature (it takes the hook token)`);
+    const { signature, problems } = compileSignature(mapping.signature);
+    if (signature === undefined) throw new SignError(`hookgate sign: mapping "${id}": ${problems.map((problem) => problem.message).join('; ')}`);
+    return { id, signature };
+  }
+  throw new SignError(`hookgate sign: no mapping in hooks.mappings receives "${name}" with this payload`);
+}
+
+interface Signed {
+  config: ResolvedConfig;
+  name: string;
+  mappingId: string;
+  signature: CompiledSignature;
+  headers: Record<string, string>;
+  now: number;
+  payloadPath: string;
+  contentType: string;
+}
+
+function formatSigned(signed: Signed): string {
+  const { config, signature } = signed;
+  const host = config.gateway.bind === '0.0.0.0' || config.gateway.bind === '::' ? '127.0.0.1' : config.gateway.bind;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.gateway.port}${config.hooks.path}/${signed.name}`;
+  const window = signature.scheme.timestamped ? `, valid for ${signature.settings.toleranceSeconds} s` : '';
+  const lines = [`# mapping "${signed.mappingId}", scheme ${signature.scheme.name}, signed at ${new Date(signed.now * 1000).toISOString()}${window}`];
+  for (const [name, value] of Object.entries(signed.headers)) lines.push(`${name}: ${value}`);
+  const curlHeaders = [`Content-Type: ${signed.contentType}`, ...Object.entries(signed.headers).map(([name, value]) => `${name}: ${value}`)];
+  lines.push('', `curl -sS -X POST ${quote(url)} ${curlHeaders.map((header) => `-H ${quote(header)}`).join(' ')} --data-binary @${quote(signed.payloadPath)}`, '');
+  return lines.join('\n');
+}
+
+/** POSIX shell single quotes. */
+function quote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}

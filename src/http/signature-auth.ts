@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { Context, Middleware, Next } from 'koa';
+import { HookError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { AuthThrottle } from '../auth/throttle.js';
+import type { CompiledSignature, SignatureFailure } from '../auth/signatures/index.js';
+import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
+import type { VerifiedSignature } from '../mapping/transform-port.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { BodyLimits } from './body.js';
+import { readSignedBody, type SignedBody } from './signed-body.js';
+
+/** What a signed request leaves on ctx.state for the hook handler once it is authenticated. */
+export interface SignedState {
+  signature: VerifiedSignature;
+  /** Replay key of the provider's delivery id, per mapping; undefined when the scheme or request has none. */
+  deliveryKey: string | undefined;
+}
+export const SIGNED_STATE = 'signed';
+/** The engine that chose the request's mapping: the handler resolves with it even if a reload swaps engines meanwhile. */
+export const ENGINE_STATE = 'engine';
+
+export interface HookGateDeps {
+  /** The hook-token middleware (token, throttle): used where no signature applies. */
+  tokenAuth: Middleware;
+  /** Reads the JSON body after the token check, as for every unsigned route. */
+  jsonBody: Middleware;
+  mappings: () => MappingEngine | undefined;
+  limits: BodyLimits;
+  throttle: AuthThrottle;
+  clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
+  logger: Logger;
+  metrics: Metrics | undefined;
+  /** The hook name the request addresses (sub-path, slashes trimmed). */
+  nameOf: (ctx: Context) => string;
+  /** Unix seconds now (tests inject a clock). */
+  nowSeconds?: () => number;
+}
+
+/**
+ * Picks the verifier per request. A hook name no signed mapping may serve is checked by token
+ * before its body is read, as always. Otherwise the body's bytes are read first (a signature
+ * covers them and `match.source` needs the payload), the mapping is chosen, and that mapping's
+ * scheme decides: its signature, or the token when it has none. Nothing past this point (template,
+ * transform, store) ever sees an unauthenticated request.
+ */
+export function hookGate(deps: HookGateDeps): Middleware {
+  const nowSeconds = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+  return async (ctx, next) => {
+    const name = deps.nameOf(ctx);
+    const engine = name === 'wake' || name === 'agent' ? undefined : deps.mappings();
+    ctx.state[ENGINE_STATE] = engine;
+    if (engine === undefined || !engine.mayRequireSignature(name)) return deps.tokenAuth(ctx, () => deps.jsonBody(ctx, next));
+    refuseBlocked(ctx, deps);
+    const body = await readSignedBody(ctx, deps.limits);
+    const routed = engine.route(name, body.payload ?? {});
+    const admitted = async (): Promise<void> => {
+      if (body.problem !== undefined) throw body.problem;
+      ctx.state['payload'] = body.payload;
+      if (body.format === 'form' && routed?.signature?.acceptsForm !== true) {
+        throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'this hook takes JSON bodies (Content-Type: application/json)');
+      }
+      await next();
+    };
+    if (routed?.signature === undefined) return deps.tokenAuth(ctx, admitted);
+    await verifySigned(ctx, { ...deps, nowSeconds }, { routed, signature: routed.signature, body }, admitted);
+  };
+}
+
+interface SignedRoute {
+  routed: RoutedMapping;
+  signature: CompiledSignature;
+  body: SignedBody;
+}
+
+/**
+ * As for the token: a blocked address gets 429 whatever it carries, a valid signature included, and
+ * before its body is read or verified.
+ */
+function refuseBlocked(ctx: Context, deps: HookGateDeps): void {
+  const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
+  ctx.state['client'] = client;
+  const wait = deps.throttle.blockedFor(client);
+  if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
+}
+
+async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () => number }, route: SignedRoute, admitted: Next): Promise<void> {
+  const { signature, body, routed } = route;
+  const client = ctx.state['client'] as string;
+  const headers = singleHeaders(ctx);
+  const verdict = await signature.scheme.verify(signature.settings, { body: body.raw, headers, nowSeconds: deps.nowSeconds() });
+  if (!verdict.ok) {
+    const carriesSignature = signature.secretHeaders.some((name) => headers[name] !== undefined);
+    // allowToken: a request with the hook token and no signature at all goes the token way.
+    if (signature.allowToken && !carriesSignature) return deps.tokenAuth(ctx, admitted);
+    return refuse(deps, client, signature.scheme.name, verdict.reason);
+  }
+  deps.throttle.recordSuccess(client);
+  const payload = body.payload ?? {};
+  const id = body.problem === undefined ? signature.scheme.deliveryId(headers, payload) : undefined;
+  const state: SignedState = {
+    signature: { scheme: signature.scheme.name, id: id ?? null, timestamp: verdict.timestamp ?? null },
+    deliveryKey: id === undefined ? undefined : deliveryKeyOf(routed.id, id),
+  };
+  ctx.state[SIGNED_STATE] = state;
+  const handshake = body.problem === undefined ? signature.scheme.handshake?.(headers, payload) : undefined;
+  if (handshake !== undefined) {
+    ctx.status = 200;
+    ctx.body = handshake;
+    deps.logger.info({ event: 'hook.handshake', mappingId: routed.id, scheme: signature.scheme.name }, 'signed handshake answered');
+    return;
+  }
+  await admitted();
+}
+
+/** Per mapping; the id is hashed so any length or character a provider uses fits the key column. */
+function deliveryKeyOf(mappingId: string, id: string): string {
+  return `signature:${mappingId}:${createHash('sha256').update(id).digest('base64url')}`;
+}
+
+const MESSAGES: Record<SignatureFailure, string> = {
+  missing: 'missing signature',
+  malformed: 'malformed signature',
+  mismatch: 'invalid signature',
+  expired: 'signature timestamp outside the allowed window',
+};
+
+function refuse(deps: HookGateDeps, client: string, scheme: string, reason: SignatureFailure): never {
+  deps.metrics?.signatureFailed(scheme, reason);
+  deps.throttle.recordFailure(client);
+  throw new HookError(reason === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID', `${MESSAGES[reason]} (scheme ${scheme})`);
+}
+
+/** Lower-cased header names; a repeated header is ambiguous and counts as absent (Node would join it with ", "). */
+function singleHeaders(ctx: Context): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
+  for (const [name, values] of Object.entries(ctx.req.headersDistinct)) out[name] = values !== undefined && values.length === 1 ? values[0] : undefined;
+  return out;
+}

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const SECRET = 'whsec_c2lnbi1jb21tYW5kLXRlc3Qtc2VjcmV0';
+const MAPPINGS = [
+  { id: 'gh', match: { path: 'github' }, action: 'wake', textTemplate: 'gh {{action}}', signature: { scheme: 'github', secret: '${GH_SECRET}' } },
+  { id: 'sw', match: { path: 'events' }, action: 'wake', textTemplate: 'sw {{action}}', signature: { scheme: 'standard-webhooks', secret: SECRET } },
+  { id: 'plain', match: { path: 'plain' }, action: 'wake', textTemplate: 'plain' },
+];
+
+describe('hookgate sign and hookgate try on signed mappings', () => {
+  let dir: string;
+  let svc: TestService | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-sign-'));
+    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings: MAPPINGS } }));
+    writeFileSync(join(dir, 'push.json'), '{"action":"opened", "note":"spaces  kept"}');
+  });
+  afterEach(async () => {
+    await svc?.close();
+    svc = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cli(argv: string[]) {
+    let out = '';
+    let err = '';
+    const code = await runCli(argv, { stdout: (text) => void (out += text), stderr: (text) => void (err += text), env: { GH_SECRET: 'gh-secret-value' }, cwd: dir });
+    return { code, out, err };
+  }
+
+  function headersOf(out: string): Record<string, string> {
+    const lines = out.split('\n').filter((line) => /^[A-Za-z0-9-]+: /.test(line));
+    return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+  }
+
+  it('prints headers the running service accepts, and a curl command', async () => {
+    const signed = await cli(['sign', 'events', '--payload', 'push.json']);
+    expect(signed.code).toBe(0);
+    expect(signed.out).toMatch(/# mapping "sw", scheme standard-webhooks, signed at .*valid for 300 s/);
+    expect(signed.out).toMatch(/curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/hooks\/events' -H 'Content-Type: application\/json' .*--data-binary @'.*push\.json'/);
+    expect(signed.out).not.toContain(SECRET);
+    svc = await startTestService({ hooks: { mappings: MAPPINGS.slice(1) } });
+    const response = await fetch(`${svc.hooksUrl}/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...headersOf(signed.out) }, body: '{"action":"opened", "note":"spaces  kept"}' });
+    expect(response.status).toBe(200);
+  });
+
+  it('hookgate check names the signed mappings and never prints a secret', async () => {
+    const checked = await cli(['check']);
+    expect(checked.code).toBe(0);
+    expect(checked.out).toContain('3 custom (2 signed: github, standard-webhooks)');
+    expect(checked.out).not.toContain('gh-secret-value');
+    expect(checked.out).not.toContain(SECRET);
+  });
+
+  it('refuses a hook whose mapping takes the token, or that no mapping receives', async () => {
+    expect((await cli(['sign', 'plain', '--payload', 'push.json'])).err).toMatch(/mapping "plain" receives "plain" but has no signature/);
+    expect((await cli(['sign', 'nowhere', '--payload', 'push.json'])).err).toMatch(/no mapping in hooks.mappings receives "nowhere"/);
+    expect((await cli(['sign', '--payload', 'push.json'])).code).toBe(2);
+  });
+
+  it('try says a signature is required and checks the one given, without printing it', async () => {
+    const signed = await cli(['sign', 'github', '--payload', 'push.json']);
+    const given = Object.entries(headersOf(signed.out)).flatMap(([name, value]) => ['--header', `${name}: ${value}`]);
+    const signatureValue = headersOf(signed.out)['X-Hub-Signature-256'] as string;
+    const unchecked = await cli(['try', 'github', '--payload', 'push.json']);
+    expect(unchecked.code).toBe(0);
+    expect(unchecked.out).toMatch(/signature: required, scheme github .*\n {2}not checked/);
+    const valid = await cli(['try', 'github', '--payload', 'push.json', ...given]);
+    expect([valid.code, valid.out]).toEqual([0, expect.stringMatching(/signature: required, scheme github[^\n]*\n {2}valid/)]);
+    expect(valid.out).not.toContain(signatureValue.slice('sha256='.length));
+    writeFileSync(join(dir, 'push.json'), '{"action":"closed", "note":"spaces  kept"}');
+    const altered = await cli(['try', 'github', '--payload', 'push.json', ...given]);
+    expect(altered.code).toBe(1);
+    expect(altered.out).toContain('INVALID: does not match the payload file');
+    expect((await cli(['try', 'plain', '--payload', 'push.json'])).out).toContain('signature: not required');
+  });
+});
