@@ -19,6 +19,7 @@ export const ERROR_CATALOG = {
   METHOD_NOT_ALLOWED: { status: 405, expose: true },
   BODY_TIMEOUT: { status: 408, expose: true },
   IDEMPOTENCY_CONFLICT: { status: 409, expose: true },
+  RUN_NOT_RETRYABLE: { status: 409, expose: true },
   PAYLOAD_TOO_LARGE: { status: 413, expose: true },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, expose: true },
   TOO_MANY_AUTH_FAILURES: { status: 429, expose: true },

@@ -87,6 +87,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     builder,
     mappings: () => mappings.current(),
     runView: (runId) => readRunView(db, runId),
+    retryRun: (runId) => runtime.retry(runId),
     throttle: createAuthThrottle(config.hooks.throttle),
     logger,
     isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),

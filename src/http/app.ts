@@ -12,6 +12,7 @@ import { declaredLengthGuard, jsonBodyReader } from './body.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
+import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
 
@@ -23,6 +24,8 @@ export interface AppDeps {
   mappings: () => MappingEngine | undefined;
   /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
   runView?: (runId: string) => unknown;
+  /** POST {hooks.path}/runs/<runId>/retry (run-routes.ts). */
+  retryRun?: NonNullable<RunRouteDeps['retryRun']>;
   throttle: AuthThrottle;
   logger: Logger;
   isReady: () => boolean;
@@ -67,11 +70,8 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
 
   // OPTIONS says what each route serves, before auth (it reveals nothing a 405 would not).
   router.options(`${prefix}/runs/:runId`, allowOnly('GET, HEAD'));
-  router.get(`${prefix}/runs/:runId`, auth, (ctx) => {
-    const view = deps.runView?.(ctx.params['runId'] ?? '');
-    if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
-    ctx.body = { ok: true, run: view };
-  });
+  router.options(`${prefix}/runs/:runId/retry`, allowOnly('POST'));
+  mountRunRoutes(router, prefix, auth, deps);
   router.options(`${prefix}{/*rest}`, allowOnly('POST'));
   router.all(`${prefix}{/*rest}`, onlyPost, refuseEncodedSlash(prefix), lengthGuard, auth, body, async (ctx) => {
     const name = (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');
