@@ -15,6 +15,7 @@ export const ERROR_CATALOG = {
   AMBIGUOUS_CREDENTIALS: { status: 400, expose: true },
   MAPPING_INVALID: { status: 400, expose: true },
   UNAUTHORIZED: { status: 401, expose: true },
+  CSRF_FAILED: { status: 403, expose: true },
   NOT_FOUND: { status: 404, expose: true },
   METHOD_NOT_ALLOWED: { status: 405, expose: true },
   BODY_TIMEOUT: { status: 408, expose: true },

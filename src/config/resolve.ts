@@ -89,12 +89,21 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
   if (typeof hooks.path !== 'string') return issues;
+  issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));
   if (normaliseHooksPath(hooks.path) === '/') {
     issues.push({ path: '/hooks/path', message: 'may not be "/" (hooks need their own prefix, e.g. /hooks)' });
   } else if (!/^\/[A-Za-z0-9._~\-/]*$/.test(normaliseHooksPath(hooks.path))) {
     issues.push({ path: '/hooks/path', message: 'may contain only letters, digits, and . _ ~ - /' });
   }
   return issues;
+}
+
+/** The console and the hooks each need their own prefix: neither may sit inside the other. */
+function consoleOverlap(consolePath: string | undefined, hooksPath: string): ConfigIssue[] {
+  if (typeof consolePath !== 'string') return [];
+  const inside = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
+  if (!inside(consolePath, hooksPath) && !inside(hooksPath, consolePath)) return [];
+  return [{ path: '/gateway/console/path', message: `must not overlap hooks.path ("${hooksPath}")` }];
 }
 
 /** `/hooks///` → `/hooks`, `hooks` → `/hooks`, `//` → `/`. */

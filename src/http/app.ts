@@ -15,6 +15,8 @@ import { createHookHandlers } from './hook-handlers.js';
 import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
+import type { ConsoleParts } from '../console/create.js';
+import { recordRequests } from '../console/record.js';
 
 export interface AppDeps {
   config: ResolvedConfig;
@@ -31,6 +33,8 @@ export interface AppDeps {
   isReady: () => boolean;
   /** Request counters and GET /metrics (behind gateway.auth.token); none → no /metrics route. */
   metrics?: Metrics;
+  /** The operator console (src/console); none → no console routes. */
+  console?: ConsoleParts;
 }
 
 /** Builds the Koa app; it never listens (the server and tests decide that). */
@@ -39,8 +43,10 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by errorResponder, once
   const hooksPath = deps.config.hooks.enabled ? deps.config.hooks.path : undefined;
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics, hooksPath)); // outside: sees the final status
+  if (deps.console !== undefined && hooksPath !== undefined) app.use(recordRequests(deps.console.requestLog, hooksPath, deps.console.showPayloads));
   app.use(errorResponder(deps.logger));
   app.use(securityHeaders);
+  if (deps.console !== undefined) app.use(deps.console.middleware);
   const router = new Router({ sensitive: true, strict: false });
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };

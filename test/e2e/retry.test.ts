@@ -1,19 +1,9 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
-
-const FAIL = join(fileURLToPath(new URL('../fixtures/providers/', import.meta.url)), 'fail.mjs');
-
-/** A service with a provider that always fails (`broken/x`) next to the echo default. */
-export function retryTestConfig(): Record<string, unknown> {
-  return {
-    models: { providers: { broken: { api: 'command', command: [process.execPath, FAIL] } } },
-    agents: { defaults: { delivery: { channel: 'log' } } },
-  };
-}
+import { failingProviderConfig as retryTestConfig } from '../helpers/failing-provider.js';
 
 async function runOf(svc: TestService, runId: string): Promise<any> {
   const response = await fetch(`${svc.hooksUrl}/runs/${runId}`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
