@@ -7,14 +7,14 @@ import type { RequestLog } from './request-log.js';
 const DELIVERY_ID_HEADERS = ['x-github-delivery', 'x-gitlab-event-uuid', 'x-request-id', 'x-delivery-id', 'x-event-id', 'webhook-id', 'svix-id'];
 
 /**
- * Records every request under hooks.path into the console's request log after it was answered
+ * Records every request under hooks.path (but run status polls) into the console's request log after it was answered
  * (it sits outside the error responder, so it sees the final status and code). Hook handlers leave
  * the actions they admitted in ctx.state.actions; nothing else of the request is kept unless
  * showPayloads is on, and then only redacted.
  */
 export function recordRequests(log: RequestLog, hooksPath: string, showPayloads: boolean, now: () => number = Date.now): Middleware {
   return async (ctx, next) => {
-    if (!(ctx.path === hooksPath || ctx.path.startsWith(`${hooksPath}/`))) return next();
+    if (!(ctx.path === hooksPath || ctx.path.startsWith(`${hooksPath}/`)) || isRunLookup(ctx, hooksPath)) return next();
     const started = now();
     try {
       await next();
@@ -44,6 +44,11 @@ function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number
     ...(ctx.response.get('Idempotent-Replayed') === 'true' ? { replayed: true } : {}),
     ...(showPayloads && payload !== undefined ? { payload: redactPayload(payload), headers: redactHeaders(ctx.req.headers) } : {}),
   };
+}
+
+/** GET {hooks.path}/runs/<id> is a status poll, not a hook request: it would crowd the page out. */
+function isRunLookup(ctx: Context, hooksPath: string): boolean {
+  return (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path.startsWith(`${hooksPath}/runs/`);
 }
 
 function errorCodeOf(body: unknown): string | undefined {

@@ -119,7 +119,11 @@ describe('console API', () => {
       expect(response.text).not.toContain('SECRET-PAYLOAD-TEXT');
       expect(response.text).not.toContain(TEST_TOKEN);
       const onlyRefused = await client.get('/api/requests?status=refused');
+      expect(onlyRefused.body.requests.length).toBeGreaterThan(0);
       expect(onlyRefused.body.requests.every((r: any) => r.status >= 400)).toBe(true);
+      await fetch(`${svc.hooksUrl}/runs/${failedRunId}`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+      const all = await client.get('/api/requests?limit=200');
+      expect(all.body.requests.some((r: any) => r.method === 'GET')).toBe(false); // run status polls are not hook requests
     });
 
     it('counts accepted and refused requests per minute on the overview', async () => {
