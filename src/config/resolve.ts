@@ -98,12 +98,13 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
   return issues;
 }
 
-/** The console and the hooks each need their own prefix: neither may sit inside the other. */
+/** The console needs its own prefix: neither it nor the hooks or a service endpoint may sit inside the other. */
 function consoleOverlap(consolePath: string | undefined, hooksPath: string): ConfigIssue[] {
   if (typeof consolePath !== 'string') return [];
   const inside = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
-  if (!inside(consolePath, hooksPath) && !inside(hooksPath, consolePath)) return [];
-  return [{ path: '/gateway/console/path', message: `must not overlap hooks.path ("${hooksPath}")` }];
+  const taken = [hooksPath, '/healthz', '/readyz', '/metrics'].find((path) => inside(consolePath, path) || inside(path, consolePath));
+  if (taken === undefined) return [];
+  return [{ path: '/gateway/console/path', message: `must not overlap ${taken === hooksPath ? `hooks.path ("${hooksPath}")` : `the ${taken} endpoint`}` }];
 }
 
 /** `/hooks///` → `/hooks`, `hooks` → `/hooks`, `//` → `/`. */

@@ -33,6 +33,7 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
     const failed = await post(`${svc.hooksUrl}/agent`, { message: `${RAW} this one fails`, name: 'Nightly report', model: 'broken/x' });
     failedRunId = failed.body.runId;
     await until(async () => runStatus(svc, failedRunId).then((status) => status === 'error'), 20_000);
+    await post(`${svc.hooksUrl}/greet`, {}, { authorization: 'Bearer not-the-hook-token' }); // a refused request for the chart
     chromium = await launchChromium();
     page = await chromium.browser.newPage();
     page.setDefaultTimeout(15_000);
