@@ -30,7 +30,7 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     svc = await startConsoleService();
-    const failed = await post(`${svc.hooksUrl}/agent`, { message: `${RAW} this one fails`, name: 'Nightly report', model: 'broken/x' });
+    const failed = await post(`${svc.hooksUrl}/agent`, { message: 'compile the nightly report', name: 'Nightly report', model: 'broken/x' });
     failedRunId = failed.body.runId;
     await until(async () => runStatus(svc, failedRunId).then((status) => status === 'error'), 20_000);
     await post(`${svc.hooksUrl}/greet`, {}, { authorization: 'Bearer not-the-hook-token' }); // a refused request for the chart
@@ -100,7 +100,8 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
 
   it('shows a webhook posted with fetch on the Requests page by itself (live update)', async () => {
     await go('#/requests', 'table[data-testid="requests"]');
-    await post(`${svc.hooksUrl}/greet`, { who: `Grace ${RAW}` }, { 'x-github-delivery': 'delivery-77' });
+    // The marker sits in a field no template uses: it can reach the page only if raw payloads leak.
+    await post(`${svc.hooksUrl}/greet`, { who: 'Grace', note: RAW }, { 'x-github-delivery': 'delivery-77' });
     await page.waitForFunction(() => document.querySelector('table[data-testid="requests"] tbody')?.textContent?.includes('delivery-77') === true);
     const row = await textOf('table[data-testid="requests"] tbody tr');
     expect(row).toContain('greet');
