@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { AuthThrottle } from '../auth/throttle.js';
-import { createClientAddressResolver } from '../http/client-address.js';
+import { createClientAddressResolver, createTrustedPeerCheck } from '../http/client-address.js';
 import type { MappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
 import { collectMappingSources } from '../mapping/sources.js';
@@ -65,6 +65,7 @@ export async function createConsole(wiring: ConsoleWiring): Promise<ConsoleParts
     ports: consolePorts(wiring, requestLog),
     throttle: wiring.throttle,
     clientAddress: createClientAddressResolver(gateway.trustedProxies),
+    trustedPeer: createTrustedPeerCheck(gateway.trustedProxies),
   });
   return { middleware, requestLog, showPayloads: settings.showPayloads };
 }

@@ -18,12 +18,14 @@ export interface ConsoleOptions {
   ports: ConsolePorts;
   throttle: AuthThrottle;
   clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
+  /** Whether the direct peer is a trusted proxy (gateway.trustedProxies), whose X-Forwarded-Proto is believed. */
+  trustedPeer: (peer: string | undefined) => boolean;
   now?: () => number;
 }
 
 /** No inline script or style, nothing from another origin, no framing, no plugin, forms only to us. */
 export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const BODY_LIMITS = { maxBodyBytes: 262_144, bodyTimeoutMs: 10_000, maxJsonDepth: 64 };
 
@@ -35,7 +37,9 @@ const BODY_LIMITS = { maxBodyBytes: 262_144, bodyTimeoutMs: 10_000, maxJsonDepth
 export function consoleMiddleware(options: ConsoleOptions): Middleware {
   const base = options.path;
   const now = options.now ?? Date.now;
-  const sessions = createConsoleSessions({ gatewayToken: options.gatewayToken, path: base, ttlMs: options.sessionMinutes * 60_000, now });
+  const isHttps = (ctx: Context) =>
+    ctx.secure || (options.trustedPeer(ctx.req.socket.remoteAddress) && ctx.get('x-forwarded-proto').split(',')[0]?.trim().toLowerCase() === 'https');
+  const sessions = createConsoleSessions({ gatewayToken: options.gatewayToken, path: base, ttlMs: options.sessionMinutes * 60_000, isHttps, now });
   const router = new Router({ sensitive: true, strict: true });
   const body = jsonBodyReader(BODY_LIMITS);
   // `/console` → `console/`: the page lives at a path ending in a slash so its relative URLs resolve under it.

@@ -27,6 +27,8 @@ export interface SessionOptions {
   /** The cookie's Path: the console's path, so the cookie never goes to the hooks. */
   path: string;
   ttlMs: number;
+  /** Whether the browser reached us over https (directly, or through a trusted proxy that says so): the cookie is then Secure. */
+  isHttps: (ctx: Context) => boolean;
   now?: () => number;
 }
 
@@ -53,7 +55,10 @@ export function createConsoleSessions(options: SessionOptions): ConsoleSessions 
   }
 
   function setCookie(ctx: Context, value: string, maxAge: number): void {
-    ctx.cookies.set(SESSION_COOKIE, value, { path: options.path, httpOnly: true, sameSite: 'strict', secure: ctx.secure, maxAge, overwrite: true });
+    const secure = options.isHttps(ctx);
+    // The cookies library trusts only a TLS socket; https seen by a trusted proxy counts too.
+    ctx.cookies.secure = secure;
+    ctx.cookies.set(SESSION_COOKIE, value, { path: options.path, httpOnly: true, sameSite: 'strict', secure, maxAge, overwrite: true });
   }
 
   return {

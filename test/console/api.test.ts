@@ -205,6 +205,20 @@ describe('console settings', () => {
     }
   });
 
+  it('marks the cookie Secure when a trusted proxy says the browser came over https, and only then', async () => {
+    const login = (svc: TestService) =>
+      fetch(`${svc.url}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ token: GATEWAY_TOKEN }) });
+    const behindProxy = await startConsoleService({ gateway: { auth: { token: GATEWAY_TOKEN }, trustedProxies: ['127.0.0.1'] } });
+    const direct = await startConsoleService();
+    try {
+      expect((await login(behindProxy)).headers.get('set-cookie')).toMatch(/; secure/i);
+      expect((await login(direct)).headers.get('set-cookie')).not.toMatch(/; secure/i);
+    } finally {
+      await behindProxy.close();
+      await direct.close();
+    }
+  });
+
   it('with showPayloads keeps the payload and headers, credentials redacted', async () => {
     const svc = await startConsoleService({ gateway: { auth: { token: GATEWAY_TOKEN }, console: { showPayloads: true } } });
     try {

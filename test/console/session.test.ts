@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/log.js';
 
 /** A tiny app over a real socket: /login sets a session, /read needs one, /write needs one and its CSRF token. */
 async function serve(now: () => number): Promise<{ url: string; server: Server }> {
-  const sessions = createConsoleSessions({ gatewayToken: 'the-gateway-token', path: '/', ttlMs: 60_000, now });
+  const sessions = createConsoleSessions({ gatewayToken: 'the-gateway-token', path: '/', ttlMs: 60_000, isHttps: () => false, now });
   const app = new Koa();
   app.use(errorResponder(silentLogger()));
   app.use(async (ctx) => {
