@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HookError } from '../errors.js';
 import type { RunStatus } from '../store/runtime-repo.js';
@@ -16,6 +16,8 @@ export interface ApiDeps {
   sessions: ConsoleSessions;
   showPayloads: boolean;
   now: () => number;
+  /** Reads a JSON body (application/json only) into ctx.state.payload; runs before every POST handler. */
+  jsonBody: Middleware[];
 }
 
 /** The JSON API under {console}/api: GETs need a session, POSTs a session and its CSRF token. */
@@ -36,11 +38,11 @@ export function mountApi(router: Router, base: string, deps: ApiDeps): void {
   router.get(`${base}/runs/:runId`, read((ctx) => ({ run: found(ports.run(ctx.params['runId'] ?? '')) })));
   router.get(`${base}/main-session`, read(() => ({ pending: ports.pendingEvents(100, deps.showPayloads), heartbeats: ports.heartbeats(20) })));
   router.get(`${base}/mappings`, read(() => ({ mappings: mappingViews(ports.mappingSources(), ports.requestLog.counts()) })));
-  router.post(`${base}/runs/:runId/retry`, write(async (ctx) => {
+  router.post(`${base}/runs/:runId/retry`, ...deps.jsonBody, write(async (ctx) => {
     const runId = ctx.params['runId'] ?? '';
     return retryResponse(runId, await ports.retryRun(runId));
   }));
-  router.post(`${base}/playground`, write(async (ctx) => playground(ports, ctx.state['payload'])));
+  router.post(`${base}/playground`, ...deps.jsonBody, write(async (ctx) => playground(ports, ctx.state['payload'])));
 }
 
 function overview(deps: ApiDeps) {

@@ -59,8 +59,7 @@ export function consoleMiddleware(options: ConsoleOptions): Middleware {
     sessions.logout(ctx);
     ctx.body = { ok: true };
   });
-  router.post(`${base}/api/{*rest}`, strictJson, body, async (_ctx, next) => next());
-  mountApi(router, `${base}/api`, { ports: options.ports, sessions, showPayloads: options.showPayloads, now });
+  mountApi(router, `${base}/api`, { ports: options.ports, sessions, showPayloads: options.showPayloads, now, jsonBody: [strictJson, body] });
   // Typed for a bare Koa context: the router adds its own fields to the context it is given.
   const routes = router.routes() as unknown as Middleware;
   const methods = router.allowedMethods() as unknown as Middleware;
@@ -68,6 +67,9 @@ export function consoleMiddleware(options: ConsoleOptions): Middleware {
     if (!(ctx.path === base || ctx.path.startsWith(`${base}/`))) return next();
     setSecurityHeaders(ctx);
     await routes(ctx, async () => methods(ctx, async () => undefined));
+    if (ctx.status === 405) {
+      throw new HookError('METHOD_NOT_ALLOWED', `${ctx.method} not allowed here`, { headers: { Allow: ctx.response.get('Allow') } });
+    }
     if (ctx.body == null && ctx.status === 404) throw new HookError('NOT_FOUND', 'not found');
   };
 }

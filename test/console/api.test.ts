@@ -166,6 +166,19 @@ describe('console API', () => {
     });
   });
 
+  describe('routing', () => {
+    it('answers JSON errors: 404 for an unknown API path, 405 with Allow for a wrong method', async () => {
+      const unknown = await client.get('/api/nope');
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.code).toBe('NOT_FOUND');
+      const wrongMethod = await client.request('PUT', '/api/overview', {});
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.body.code).toBe('METHOD_NOT_ALLOWED');
+      expect(wrongMethod.headers.get('allow')).toContain('GET');
+      expect(wrongMethod.headers.get('allow')).not.toContain('POST');
+    });
+  });
+
   describe('page', () => {
     it('serves the page with a strict CSP, relative asset URLs and no secret', async () => {
       const redirect = await fetch(`${svc.url}/console`, { redirect: 'manual' });
