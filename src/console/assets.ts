@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The console's front end: built to dist/console by scripts/build.mjs (at npm install). */
@@ -8,7 +8,9 @@ export interface ConsoleAssets {
   css: string;
 }
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The package root, from src/console/assets.ts or from the bundle dist/main.js it is built into. */
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = basename(HERE) === 'dist' ? join(HERE, '..') : join(HERE, '..', '..');
 const UI_DIR = join(ROOT, 'src', 'console', 'ui');
 const BUILT_DIR = join(ROOT, 'dist', 'console');
 

@@ -93,7 +93,7 @@ export function createConsoleSessions(options: SessionOptions): ConsoleSessions 
 /** A browser names the page a request came from; one from another site is refused even with a session. */
 export function requireSameOrigin(ctx: Context): void {
   const origin = ctx.get('origin');
-  if (origin === '' ) return;
+  if (origin === '') return;
   let host: string;
   try {
     host = new URL(origin).host;
