@@ -19,3 +19,7 @@ await build({
   splitting: false,
   logLevel: 'warning',
 });
+
+// The operator console's front end (src/console/ui) → dist/console/app.js and app.css.
+const { buildConsole } = await import('./console-build.mjs');
+await buildConsole({ write: true });

@@ -18,6 +18,7 @@ import { createChannels } from './channels/index.js';
 import { createRecipientPolicy, type AllowToConfig } from './channels/recipients.js';
 import { createRuntime } from './runtime/runtime.js';
 import { readRunView } from './store/runtime-repo.js';
+import { createConsole } from './console/create.js';
 
 export interface Service {
   readonly url: string;
@@ -81,14 +82,28 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // (src/store/write-when-free.ts). Start-up recovery above could still wait (5 s at most).
   runtimeDb.exec('PRAGMA busy_timeout = 0');
 
+  let liveHooks = config.hooks; // what the console's Mappings page shows; reload swaps it
+  const throttle = createAuthThrottle(config.hooks.throttle);
+  const consoleParts = await createConsole({
+    config,
+    db,
+    runtime,
+    mappings: () => mappings.current(),
+    hooks: () => liveHooks,
+    storeWritable: () => store.isWritable() && storeHealth.isWritable(),
+    throttle,
+    logger,
+  });
   const app = createApp({
     config,
     store,
     builder,
     mappings: () => mappings.current(),
     runView: (runId) => readRunView(db, runId),
-    throttle: createAuthThrottle(config.hooks.throttle),
+    retryRun: (runId) => runtime.retry(runId),
+    throttle,
     logger,
+    ...(consoleParts === undefined ? {} : { console: consoleParts }),
     isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),
     metrics,
   });
@@ -119,7 +134,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     if (options.configPath === undefined) return false;
     try {
       const next = await loadConfigFile(options.configPath, options.env ?? process.env);
-      return await mappings.reload(next.hooks);
+      const reloaded = await mappings.reload(next.hooks);
+      if (reloaded) liveHooks = next.hooks;
+      return reloaded;
     } catch (error) {
       logger.error({ event: 'config.reload_failed', reason: (error as Error).message }, 'reload failed: the previous mappings stay in force');
       return false;

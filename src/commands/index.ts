@@ -116,6 +116,25 @@ ${HELP_OPTION}
     load: async () => (await import('./sign.js')).runSign,
   },
   {
+    name: 'runs',
+    summary: 'retry a failed, timed-out or interrupted run',
+    usage: `usage: hookgate runs retry <runId> [--config FILE] [--url URL] [--json]
+
+Queues the run again as a new run with the same action, linked to it (retryOf). Asks the running
+service (POST {hooks.path}/runs/<runId>/retry with the hook token) at --url, default the configured
+gateway address; when nothing listens there, writes the retry into the store and the service runs
+it when it starts. Retrying the same run again prints the first retry and creates nothing.
+Exit 0 queued (or already retried), 1 refused (unknown run, or queued/running/ok) or failed.
+
+options:
+${CONFIG_OPTION}
+  --url URL       the running service, e.g. http://127.0.0.1:8787
+  --json          print one JSON object instead of text
+${HELP_OPTION}
+`,
+    load: async () => (await import('./runs.js')).runRuns,
+  },
+  {
     name: 'token',
     summary: 'print a new random token',
     usage: `usage: hookgate token

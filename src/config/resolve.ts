@@ -90,12 +90,22 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
   if (typeof hooks.path !== 'string') return issues;
+  issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));
   if (normaliseHooksPath(hooks.path) === '/') {
     issues.push({ path: '/hooks/path', message: 'may not be "/" (hooks need their own prefix, e.g. /hooks)' });
   } else if (!/^\/[A-Za-z0-9._~\-/]*$/.test(normaliseHooksPath(hooks.path))) {
     issues.push({ path: '/hooks/path', message: 'may contain only letters, digits, and . _ ~ - /' });
   }
   return issues;
+}
+
+/** The console needs its own prefix: neither it nor the hooks or a service endpoint may sit inside the other. */
+function consoleOverlap(consolePath: string | undefined, hooksPath: string): ConfigIssue[] {
+  if (typeof consolePath !== 'string') return [];
+  const inside = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
+  const taken = [hooksPath, '/healthz', '/readyz', '/metrics'].find((path) => inside(consolePath, path) || inside(path, consolePath));
+  if (taken === undefined) return [];
+  return [{ path: '/gateway/console/path', message: `must not overlap ${taken === hooksPath ? `hooks.path ("${hooksPath}")` : `the ${taken} endpoint`}` }];
 }
 
 /** `/hooks///` → `/hooks`, `hooks` → `/hooks`, `//` → `/`. */

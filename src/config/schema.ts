@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { MappingSchema } from './mapping-schema.js';
 import { ProviderConfigSchema } from '../providers/config-schema.js';
 import { ChannelsConfigSchema } from '../channels/config-schema.js';
+import { ConsoleConfigSchema } from '../console/config-schema.js';
 
 /**
  * The one source of truth for the configuration file. Every field has a description (the
@@ -35,6 +36,7 @@ const GatewaySchema = Type.Object(
     }),
     shutdownGraceMs: Type.Integer({ minimum: 0, default: 10000, description: 'How long SIGTERM waits for in-flight requests before closing connections.' }),
     http: HttpLimitsSchema,
+    console: ConsoleConfigSchema,
   },
   { additionalProperties: false, default: {}, description: 'The HTTP listener.' },
 );

@@ -13,8 +13,11 @@ import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
 import { hookGate } from './signature-auth.js';
+import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
+import type { ConsoleParts } from '../console/create.js';
+import { recordRequests } from '../console/record.js';
 
 export interface AppDeps {
   config: ResolvedConfig;
@@ -24,11 +27,15 @@ export interface AppDeps {
   mappings: () => MappingEngine | undefined;
   /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
   runView?: (runId: string) => unknown;
+  /** POST {hooks.path}/runs/<runId>/retry (run-routes.ts). */
+  retryRun?: NonNullable<RunRouteDeps['retryRun']>;
   throttle: AuthThrottle;
   logger: Logger;
   isReady: () => boolean;
   /** Request counters and GET /metrics (behind gateway.auth.token); none → no /metrics route. */
   metrics?: Metrics;
+  /** The operator console (src/console); none → no console routes. */
+  console?: ConsoleParts;
 }
 
 /** Builds the Koa app; it never listens (the server and tests decide that). */
@@ -37,8 +44,10 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by errorResponder, once
   const hooksPath = deps.config.hooks.enabled ? deps.config.hooks.path : undefined;
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics, hooksPath)); // outside: sees the final status
+  if (deps.console !== undefined && hooksPath !== undefined) app.use(recordRequests(deps.console.requestLog, hooksPath, deps.console.showPayloads));
   app.use(errorResponder(deps.logger));
   app.use(securityHeaders);
+  if (deps.console !== undefined) app.use(deps.console.middleware);
   const router = new Router({ sensitive: true, strict: false });
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
@@ -79,11 +88,8 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
 
   // OPTIONS says what each route serves, before auth (it reveals nothing a 405 would not).
   router.options(`${prefix}/runs/:runId`, allowOnly('GET, HEAD'));
-  router.get(`${prefix}/runs/:runId`, auth, (ctx) => {
-    const view = deps.runView?.(ctx.params['runId'] ?? '');
-    if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
-    ctx.body = { ok: true, run: view };
-  });
+  router.options(`${prefix}/runs/:runId/retry`, allowOnly('POST'));
+  mountRunRoutes(router, prefix, auth, deps);
   // Runs are looked up one at a time; without an id this is a wrong URL (404), not a wrong method.
   router.get(`${prefix}/runs`, auth, () => {
     throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);

@@ -22,6 +22,12 @@ export function createClientAddressResolver(trustedProxies: readonly string[]) {
   };
 }
 
+/** Whether a request's direct peer is a configured trusted proxy (whose X-Forwarded-* headers may be believed). */
+export function createTrustedPeerCheck(trustedProxies: readonly string[]): (peer: string | undefined) => boolean {
+  const trusted = new Set(trustedProxies.map(normalise));
+  return (peer) => peer !== undefined && trusted.has(normalise(peer));
+}
+
 function normalise(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }

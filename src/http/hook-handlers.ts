@@ -32,6 +32,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
       if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
     }
     const { actions, response } = await produce();
+    ctx.state['actions'] = actions; // the console's request log shows what a request produced
     const outcome = await deps.store.accept({ actions, response, ...(idempotency === undefined ? {} : { idempotency }) });
     send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
   }

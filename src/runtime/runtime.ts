@@ -5,7 +5,10 @@ import { deliverText } from '../channels/deliver.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { newTimeOrderedId } from '../actions/ids.js';
 import { countPendingEvents } from '../store/events-repo.js';
+import { queueRetry, type RetryOutcome } from '../store/retry-repo.js';
+import { writeWhenFree } from '../store/write-when-free.js';
 import { executeRun } from './agent-run.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 import { parseDuration } from './duration.js';
@@ -31,6 +34,8 @@ export interface Runtime {
   stop(): Promise<void>;
   /** Resolves when no heartbeat and no run is executing (timers not yet due are not waited for). */
   whenIdle(): Promise<void>;
+  /** Queues a manual retry of a failed, timed-out or interrupted run (store/retry-repo.ts) and wakes the queue. */
+  retry(runId: string): Promise<RetryOutcome>;
 }
 
 export interface RuntimeOptions {
@@ -111,6 +116,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async whenIdle() {
       for (let pending = inFlight(); pending.length > 0; pending = inFlight()) await Promise.allSettled(pending);
+    },
+    async retry(runId) {
+      const outcome = await writeWhenFree(() => queueRetry(db, runId, newTimeOrderedId(), clock.now()));
+      if (outcome.kind === 'queued') {
+        logger.info({ event: 'run.retry_queued', runId: outcome.runId, retryOf: runId }, 'run queued again as a retry');
+        queue.pump();
+      }
+      return outcome;
     },
   };
 }

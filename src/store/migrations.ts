@@ -84,4 +84,10 @@ export const MIGRATIONS: readonly string[] = [
   // Whether an event's text may sit outside the heartbeat prompt's envelope: only wake text of a
   // mapping that opted out (allowUnsafeExternalContent). Earlier rows count as untrusted: the safe side.
   `ALTER TABLE events ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;`,
+  // 3: retries (`hookgate runs retry`, POST {hooks.path}/runs/<id>/retry) link a new run to the one it
+  // retries; the unique index makes a second retry of the same run find the first one instead.
+  `
+  ALTER TABLE runs ADD COLUMN retry_of TEXT;
+  CREATE UNIQUE INDEX runs_by_retry_of ON runs(retry_of) WHERE retry_of IS NOT NULL;
+  `,
 ];

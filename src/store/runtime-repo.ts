@@ -22,6 +22,8 @@ export interface RunRow {
   summary: string | null;
   error: string | null;
   delivery: string | null;
+  /** The run this one retries (a manual retry), else null. */
+  retry_of: string | null;
 }
 
 export interface RunView {
@@ -36,6 +38,11 @@ export interface RunView {
   summary?: string;
   error?: string;
   delivery?: RecordedDelivery;
+  /** Set on a manual retry: the run it retries. */
+  retryOf?: string;
+  /** Set on a run that was retried: the retry's run id (only in the single-run view). */
+  retriedBy?: string;
+  attempts: number;
 }
 
 /** The oldest queued runs, at most limit, skipping the ids already executing. */
@@ -108,10 +115,14 @@ export function recentRunViews(db: DatabaseSync, limit: number): RunView[] {
 /** What GET {hooks.path}/runs/<runId> shows: never the message or the raw reply. */
 export function readRunView(db: DatabaseSync, runId: string): RunView | undefined {
   const row = prepareCached(db, 'SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
-  return row === undefined ? undefined : toRunView(row);
+  if (row === undefined) return undefined;
+  const view = toRunView(row);
+  const retry = prepareCached(db, 'SELECT run_id FROM runs WHERE retry_of = ?').get(runId) as { run_id: string } | undefined;
+  if (retry !== undefined) view.retriedBy = retry.run_id;
+  return view;
 }
 
-function toRunView(row: RunRow): RunView {
+export function toRunView(row: RunRow): RunView {
   const view: RunView = {
     runId: row.run_id,
     status: row.status,
@@ -119,12 +130,14 @@ function toRunView(row: RunRow): RunView {
     name: row.name,
     sessionKey: row.session_key,
     createdAt: iso(row.created_at),
+    attempts: row.attempts,
   };
   if (row.started_at !== null) view.startedAt = iso(row.started_at);
   if (row.finished_at !== null) view.finishedAt = iso(row.finished_at);
   if (row.summary !== null) view.summary = row.summary;
   if (row.error !== null) view.error = row.error;
   if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
+  if (row.retry_of !== null) view.retryOf = row.retry_of;
   return view;
 }
 

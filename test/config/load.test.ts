@@ -66,6 +66,14 @@ describe('configuration loading', () => {
     expect(issuesOf('{ hooks: { path: "///" } }')[0]?.path).toBe('/hooks/path');
   });
 
+  it('refuses a console path that overlaps hooks.path or a service endpoint, or is not a path', () => {
+    expect(issuesOf('{ gateway: { console: { path: "/hooks" } } }')).toEqual([{ path: '/gateway/console/path', message: 'must not overlap hooks.path ("/hooks")' }]);
+    expect(issuesOf('{ gateway: { console: { path: "/hooks/ui" } } }')[0]?.path).toBe('/gateway/console/path');
+    expect(issuesOf('{ gateway: { console: { path: "/metrics" } } }')[0]?.message).toBe('must not overlap the /metrics endpoint');
+    expect(issuesOf('{ gateway: { console: { path: "/" } } }')[0]?.path).toBe('/gateway/console/path');
+    expect(load('{ gateway: { console: { path: "/ops/console" } } }').gateway.console.path).toBe('/ops/console');
+  });
+
   it('reports invalid JSON5 as a config error', () => {
     expect(issuesOf('{ hooks: ')[0]?.message).toMatch(/not valid JSON5/);
   });

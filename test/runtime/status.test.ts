@@ -22,6 +22,7 @@ describe('readRunView', () => {
       name: 'GitHub',
       sessionKey: 'hook:abc',
       createdAt: '2025-05-01T00:00:00.000Z',
+      attempts: 0,
     });
   });
 

@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { newTimeOrderedId } from '../actions/ids.js';
+import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { ConfigError, HookError } from '../errors.js';
+import { retryResponse } from '../http/run-routes.js';
+import { queueRetry } from '../store/retry-repo.js';
+import { openDatabase } from '../store/sqlite.js';
+import { parseCommandLine, UsageError } from './args.js';
+import type { CommandIo } from './io.js';
+
+/**
+ * `hookgate runs retry <runId>` (usage in ./index.ts). Exit 0 queued (or already retried),
+ * 1 refused or failed; a wrong command line is a UsageError (exit 2, printed by the CLI).
+ */
+export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
+  const args = parseRunsArgs(argv);
+  try {
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const result = (await retryThroughService(config, args.runId, args.url)) ?? retryInStore(config, args.runId);
+    io.stdout(args.json ? `${JSON.stringify(result)}\n` : `${result.replayed ? 'already retried as' : 'queued retry'} ${result.runId} (retry of ${result.retryOf})\n`);
+    return 0;
+  } catch (error) {
+    const known = error instanceof HookError || error instanceof ConfigError;
+    io.stderr(`hookgate runs retry: ${known ? (error as Error).message : `failed: ${(error as Error).message}`}\n`);
+    return 1;
+  }
+}
+
+function parseRunsArgs(argv: string[]): { runId: string; config: string | undefined; url: string | undefined; json: boolean } {
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { config: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  const [sub, runId, ...extra] = positionals;
+  if (sub !== 'retry') throw new UsageError(sub === undefined ? 'a subcommand is required (retry)' : `unknown subcommand "${sub}"`);
+  if (runId === undefined || runId === '') throw new UsageError('a run id is required');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  return { runId, config: values.config, url: values.url, json: values.json };
+}
+
+type RetryResult = ReturnType<typeof retryResponse>;
+
+/** The service's answer; undefined when nothing listens there (the store is then written directly). */
+async function retryThroughService(config: ResolvedConfig, runId: string, url: string | undefined): Promise<RetryResult | undefined> {
+  const { hooks } = config;
+  if (!hooks.enabled || hooks.token === undefined) return undefined;
+  const base = url ?? `http://${loopbackFor(config.gateway.bind)}:${config.gateway.port}`;
+  let response: Response;
+  try {
+    response = await fetch(`${base.replace(/\/+$/, '')}${hooks.path}/runs/${encodeURIComponent(runId)}/retry`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hooks.token}` },
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    if (url === undefined && isRefused(error)) return undefined;
+    throw new Error(`cannot reach the service at ${base}: ${(error as Error).message}`);
+  }
+  const body = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string; code?: string } & Partial<RetryResult>;
+  if (response.ok && body.ok === true) return body as RetryResult;
+  throw new HookError('INTERNAL', `the service refused: ${body.error ?? `HTTP ${response.status}`}${body.code === undefined ? '' : ` (${body.code})`}`);
+}
+
+/** No service is running: the retry goes into the store, queued for the next start. */
+function retryInStore(config: ResolvedConfig, runId: string): RetryResult {
+  if (!existsSync(config.storage.path)) throw new HookError('NOT_FOUND', `no store at ${config.storage.path}`);
+  const db = openDatabase(config.storage.path, { synchronous: config.storage.synchronous });
+  try {
+    return retryResponse(runId, queueRetry(db, runId, newTimeOrderedId(), Date.now()));
+  } finally {
+    db.close();
+  }
+}
+
+function loopbackFor(bind: string): string {
+  if (bind === '0.0.0.0' || bind === '') return '127.0.0.1';
+  if (bind === '::') return '[::1]';
+  return bind.includes(':') ? `[${bind}]` : bind;
+}
+
+function isRefused(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  return cause?.code === 'ECONNREFUSED';
+}

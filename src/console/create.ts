@@ -1,0 +1,98 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { Middleware } from 'koa';
+import type { ResolvedConfig } from '../config/load.js';
+import type { Logger } from '../log.js';
+import type { AuthThrottle } from '../auth/throttle.js';
+import { createClientAddressResolver, createTrustedPeerCheck } from '../http/client-address.js';
+import type { MappingEngine } from '../mapping/engine.js';
+import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
+import { collectMappingSources } from '../mapping/sources.js';
+import { PRESETS } from '../../presets/index.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { countPendingEvents } from '../store/events-repo.js';
+import { listRunViews, pendingEventViews, recentHeartbeatViews } from '../store/console-repo.js';
+import { countRunsByStatus, readRunView } from '../store/runtime-repo.js';
+import { loadConsoleAssets } from './assets.js';
+import { consoleMiddleware } from './mount.js';
+import type { ConsolePorts } from './ports.js';
+import { createRequestLog, type RequestLog } from './request-log.js';
+
+export interface ConsoleParts {
+  middleware: Middleware;
+  requestLog: RequestLog;
+  showPayloads: boolean;
+}
+
+export interface ConsoleWiring {
+  config: ResolvedConfig;
+  /** A read connection; the console never writes through it (retries go through the runtime). */
+  db: DatabaseSync;
+  runtime: Pick<Runtime, 'retry'>;
+  mappings: () => MappingEngine | undefined;
+  /** The hooks config in force (hot reload swaps it). */
+  hooks: () => ResolvedConfig['hooks'];
+  storeWritable: () => boolean;
+  reloadState?: () => unknown;
+  throttle: AuthThrottle;
+  logger: Logger;
+}
+
+/** The console's parts, or undefined when it is off (gateway.console.enabled false, or no gateway.auth.token to log in with). */
+export async function createConsole(wiring: ConsoleWiring): Promise<ConsoleParts | undefined> {
+  const { gateway } = wiring.config;
+  const settings = gateway.console;
+  if (!settings.enabled) return undefined;
+  const token = gateway.auth?.token;
+  if (token === undefined) {
+    wiring.logger.warn({ event: 'console.disabled' }, 'the console is off: it needs gateway.auth.token to log in with');
+    return undefined;
+  }
+  let assets: Awaited<ReturnType<typeof loadConsoleAssets>>;
+  try {
+    assets = await loadConsoleAssets();
+  } catch (error) {
+    // The hooks must not go down for the console: serve without it and say why.
+    wiring.logger.error({ event: 'console.assets_failed', err: (error as Error).message }, 'the console is off: its front end could not be built');
+    return undefined;
+  }
+  const requestLog = createRequestLog(settings.requestHistory);
+  const middleware = consoleMiddleware({
+    path: settings.path,
+    gatewayToken: token,
+    sessionMinutes: settings.sessionMinutes,
+    showPayloads: settings.showPayloads,
+    assets,
+    ports: consolePorts(wiring, requestLog),
+    throttle: wiring.throttle,
+    clientAddress: createClientAddressResolver(gateway.trustedProxies),
+    trustedPeer: createTrustedPeerCheck(gateway.trustedProxies),
+  });
+  return { middleware, requestLog, showPayloads: settings.showPayloads };
+}
+
+function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePorts {
+  const { db } = wiring;
+  return {
+    runs: (filter) => listRunViews(db, filter),
+    run: (runId) => readRunView(db, runId),
+    runCounts: () => countRunsByStatus(db),
+    pendingEvents: (limit, includeWakeText) => pendingEventViews(db, limit, includeWakeText),
+    pendingEventCount: () => countPendingEvents(db),
+    heartbeats: (limit) => recentHeartbeatViews(db, limit),
+    retryRun: (runId) => wiring.runtime.retry(runId),
+    mappingSources: () => collectMappingSources(wiring.hooks(), PRESETS).sources,
+    async explain(request) {
+      const engine = wiring.mappings();
+      if (engine === undefined) return undefined;
+      const explanation = await engine.explain(request);
+      return { json: explanationJson(explanation, engine.warnings), text: formatExplanation(explanation, engine.warnings) };
+    },
+    storeWritable: wiring.storeWritable,
+    sandbox: () => {
+      const hooks = wiring.hooks();
+      return { workers: hooks.transformLimits.workers, inUse: hooks.mappings.some((mapping) => mapping.transform !== undefined) };
+    },
+    ...(wiring.reloadState === undefined ? {} : { reloadState: wiring.reloadState }),
+    requestLog,
+  };
+}

@@ -1,0 +1,62 @@
+import type { Context, Middleware } from 'koa';
+import type { AdmittedAction } from '../actions/types.js';
+import { redactHeaders, redactPayload } from './redact.js';
+import type { RequestLog } from './request-log.js';
+
+/** Headers by which providers name a delivery; the first one present is shown as its delivery id. */
+const DELIVERY_ID_HEADERS = ['x-github-delivery', 'x-gitlab-event-uuid', 'x-request-id', 'x-delivery-id', 'x-event-id', 'webhook-id', 'svix-id'];
+
+/**
+ * Records every request under hooks.path (but run status polls) into the console's request log after it was answered
+ * (it sits outside the error responder, so it sees the final status and code). Hook handlers leave
+ * the actions they admitted in ctx.state.actions; nothing else of the request is kept unless
+ * showPayloads is on, and then only redacted.
+ */
+export function recordRequests(log: RequestLog, hooksPath: string, showPayloads: boolean, now: () => number = Date.now): Middleware {
+  return async (ctx, next) => {
+    if (!(ctx.path === hooksPath || ctx.path.startsWith(`${hooksPath}/`)) || isRunLookup(ctx, hooksPath)) return next();
+    const started = now();
+    try {
+      await next();
+    } finally {
+      log.record(entryOf(ctx, hooksPath, started, now() - started, showPayloads));
+    }
+  };
+}
+
+function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number, showPayloads: boolean) {
+  const actions = (ctx.state['actions'] as readonly AdmittedAction[] | undefined) ?? [];
+  const code = ctx.status >= 400 ? errorCodeOf(ctx.body) : undefined;
+  const idempotencyKey = ctx.get('idempotency-key');
+  const deliveryHeader = DELIVERY_ID_HEADERS.find((name) => ctx.get(name) !== '');
+  const payload = ctx.state['payload'];
+  return {
+    at,
+    method: ctx.method,
+    hook: ctx.path.slice(hooksPath.length).replace(/^\/+|\/+$/g, '').slice(0, 200),
+    status: ctx.status,
+    durationMs,
+    mappingIds: [...new Set(actions.flatMap((action) => (action.origin.mappingId === undefined ? [] : [action.origin.mappingId])))],
+    actions: actions.map((action) => (action.kind === 'agent' ? `agent:${action.runId}` : `wake:${action.mode}`)),
+    ...(code === undefined ? {} : { code }),
+    ...(idempotencyKey === '' ? {} : { idempotencyKey: idempotencyKey.slice(0, 256) }),
+    ...(deliveryHeader === undefined ? {} : { deliveryId: ctx.get(deliveryHeader).slice(0, 200) }),
+    ...(ctx.response.get('Idempotent-Replayed') === 'true' ? { replayed: true } : {}),
+    ...(showPayloads && payload !== undefined ? { payload: redactPayload(payload), headers: redactHeaders(ctx.req.headers) } : {}),
+  };
+}
+
+/** GET {hooks.path}/runs/<id> is a status poll, not a hook request: it would crowd the page out. */
+function isRunLookup(ctx: Context, hooksPath: string): boolean {
+  return (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path.startsWith(`${hooksPath}/runs/`);
+}
+
+function errorCodeOf(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const code = (JSON.parse(body) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}

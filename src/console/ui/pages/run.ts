@@ -1,0 +1,47 @@
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { get, post } from '../api.js';
+import { deliveryText, runLink, statusBadge, time } from '../format.js';
+import { usePoll } from '../hooks.js';
+import type { Run } from '../types.js';
+
+const RETRYABLE = new Set(['error', 'timeout', 'interrupted']);
+
+export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthorized: () => void }) {
+  const { data, error, refresh } = usePoll(() => get<{ run: Run }>(`runs/${encodeURIComponent(runId)}`), runId, onUnauthorized);
+  const [retryError, setRetryError] = useState<string | undefined>(undefined);
+  const run = data?.run;
+  if (run === undefined) return html`<p class="muted">${error ?? 'loading…'}</p>`;
+  const retry = async () => {
+    try {
+      const answer = await post<{ runId: string }>(`runs/${encodeURIComponent(runId)}/retry`);
+      setRetryError(undefined);
+      refresh();
+      location.hash = `#/runs/${encodeURIComponent(answer.runId)}`;
+    } catch (caught) {
+      setRetryError((caught as Error).message);
+    }
+  };
+  return html`<section>
+    <h1>Run <span class="mono">${run.runId}</span></h1>
+    <dl class="kv" data-testid="run">
+      <dt>Status</dt><dd>${statusBadge(run.status)}</dd>
+      <dt>Hook</dt><dd class="mono">${run.hook}</dd>
+      <dt>Name</dt><dd>${run.name}</dd>
+      <dt>Session</dt><dd class="mono">${run.sessionKey}</dd>
+      <dt>Created</dt><dd>${time(run.createdAt)}</dd>
+      <dt>Started</dt><dd>${time(run.startedAt)}</dd>
+      <dt>Finished</dt><dd>${time(run.finishedAt)}</dd>
+      <dt>Attempts</dt><dd>${run.attempts}</dd>
+      <dt>Summary</dt><dd data-testid="summary" class="pre">${run.summary ?? '—'}</dd>
+      <dt>Error</dt><dd class="pre">${run.error ?? '—'}</dd>
+      <dt>Delivery</dt><dd>${deliveryText(run.delivery)}</dd>
+      ${run.retryOf === undefined ? null : html`<dt>Retry of</dt><dd>${runLink(run.retryOf)}</dd>`}
+      ${run.retriedBy === undefined ? null : html`<dt>Retried as</dt><dd>${runLink(run.retriedBy)}</dd>`}
+    </dl>
+    ${RETRYABLE.has(run.status) && run.retriedBy === undefined
+      ? html`<p><button type="button" class="primary" data-testid="retry" onClick=${retry}>Retry</button> <span class="muted">queues the same action again as a new run linked to this one</span></p>`
+      : null}
+    ${retryError === undefined ? null : html`<p class="error">${retryError}</p>`}
+  </section>`;
+}

@@ -1,0 +1,48 @@
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { get } from '../api.js';
+import { runLink, statusBadge, time } from '../format.js';
+import { usePoll } from '../hooks.js';
+import type { Run } from '../types.js';
+
+const STATUSES = ['', 'queued', 'running', 'ok', 'error', 'timeout', 'interrupted'];
+
+export function RunsPage({ onUnauthorized }: { onUnauthorized: () => void }) {
+  const [filters, setFilters] = useState({ status: '', hook: '', session: '' });
+  const [before, setBefore] = useState<string[]>([]);
+  const cursor = before[before.length - 1];
+  const { data, error } = usePoll(
+    () => get<{ runs: Run[]; next?: string }>('runs', { ...filters, before: cursor, limit: 50 }),
+    JSON.stringify([filters, cursor]),
+    onUnauthorized,
+  );
+  const set = (name: keyof typeof filters) => (e: Event) => {
+    setFilters({ ...filters, [name]: (e.target as HTMLInputElement).value });
+    setBefore([]);
+  };
+  return html`<section>
+    <h1>Runs</h1>
+    <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
+      <label>Status <select name="status" value=${filters.status} onChange=${set('status')}>${STATUSES.map((s) => html`<option value=${s}>${s || 'all'}</option>`)}</select></label>
+      <label>Hook <input name="hook" value=${filters.hook} onInput=${set('hook')} /></label>
+      <label>Session <input name="session" value=${filters.session} onInput=${set('session')} /></label>
+    </form>
+    ${error === undefined ? null : html`<p class="error">${error}</p>`}
+    <table class="grid" data-testid="runs">
+      <thead><tr><th>Created</th><th>Run</th><th>Status</th><th>Hook</th><th>Name</th><th>Session</th><th>Summary</th></tr></thead>
+      <tbody>${(data?.runs ?? []).map((run) => html`<tr>
+        <td class="nowrap">${time(run.createdAt)}</td>
+        <td>${runLink(run.runId)}${run.retryOf === undefined ? null : html`<div class="muted small">retry</div>`}</td>
+        <td>${statusBadge(run.status)}</td>
+        <td class="mono">${run.hook}</td>
+        <td>${run.name}</td>
+        <td class="mono small">${run.sessionKey}</td>
+        <td class="clip">${run.summary ?? run.error ?? ''}</td>
+      </tr>`)}</tbody>
+    </table>
+    <p class="pager">
+      <button type="button" disabled=${before.length === 0} onClick=${() => setBefore(before.slice(0, -1))}>Newer</button>
+      <button type="button" disabled=${data?.next === undefined} onClick=${() => data?.next !== undefined && setBefore([...before, data.next])}>Older</button>
+    </p>
+  </section>`;
+}

@@ -1,0 +1,42 @@
+import type { Middleware } from 'koa';
+import type Router from '@koa/router';
+import { HookError } from '../errors.js';
+import type { RetryOutcome } from '../store/retry-repo.js';
+
+export interface RunRouteDeps {
+  /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
+  runView?: (runId: string) => unknown;
+  /** Queues a retry of a run (the runtime's retry); none → the retry route answers 404. */
+  retryRun?: (runId: string) => Promise<RetryOutcome>;
+}
+
+/**
+ * GET {prefix}/runs/<runId> and POST {prefix}/runs/<runId>/retry, both behind the hook token.
+ * Mounted before the hook catch-all, which would otherwise read `runs/…` as a hook name.
+ */
+export function mountRunRoutes(router: Router, prefix: string, auth: Middleware, deps: RunRouteDeps): void {
+  router.get(`${prefix}/runs/:runId`, auth, (ctx) => {
+    const view = deps.runView?.(ctx.params['runId'] ?? '');
+    if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
+    ctx.body = { ok: true, run: view };
+  });
+  router.post(`${prefix}/runs/:runId/retry`, auth, async (ctx) => {
+    const runId = ctx.params['runId'] ?? '';
+    if (deps.retryRun === undefined) throw new HookError('NOT_FOUND', 'retries are not available');
+    ctx.status = 202;
+    ctx.body = retryResponse(runId, await deps.retryRun(runId));
+  });
+}
+
+/** The 202 body of a retry (a new one or the first one again), or the error that refuses it. */
+export function retryResponse(runId: string, outcome: RetryOutcome): { ok: true; runId: string; retryOf: string; replayed: boolean } {
+  switch (outcome.kind) {
+    case 'queued':
+    case 'existing':
+      return { ok: true, runId: outcome.runId, retryOf: runId, replayed: outcome.kind === 'existing' };
+    case 'not-found':
+      throw new HookError('NOT_FOUND', 'no run with that id');
+    case 'not-retryable':
+      throw new HookError('RUN_NOT_RETRYABLE', `run is ${outcome.status}: only a failed, timed-out or interrupted run can be retried`);
+  }
+}

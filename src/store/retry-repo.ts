@@ -1,0 +1,42 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { prepareCached, inTransaction } from './sqlite.js';
+import type { RunRow, RunStatus } from './runtime-repo.js';
+
+/** Statuses a run may be retried from: it ended without doing its job. */
+export const RETRYABLE_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['error', 'timeout', 'interrupted']);
+
+export type RetryOutcome =
+  /** A new queued run was written; `runId` is its id. */
+  | { kind: 'queued'; runId: string }
+  /** The run was retried before: the first retry's id, nothing written (retries are idempotent per run). */
+  | { kind: 'existing'; runId: string }
+  | { kind: 'not-found' }
+  /** Still queued or running, or it ended ok: nothing to retry. */
+  | { kind: 'not-retryable'; status: RunStatus };
+
+/**
+ * Queues a manual retry of a finished run as a new run that links to it (`retry_of`): the same
+ * stored action (already sealed: its message keeps the envelope it was admitted with), a new run
+ * id, attempts from zero. One transaction: read, decide, insert; the unique index on retry_of
+ * turns a racing second retry into a failed insert instead of a second run.
+ */
+export function queueRetry(db: DatabaseSync, runId: string, newRunId: string, at: number): RetryOutcome {
+  return inTransaction(db, () => {
+    const row = prepareCached(db, 'SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+    if (row === undefined) return { kind: 'not-found' };
+    const previous = prepareCached(db, 'SELECT run_id FROM runs WHERE retry_of = ?').get(runId) as { run_id: string } | undefined;
+    if (previous !== undefined) return { kind: 'existing', runId: previous.run_id };
+    if (!RETRYABLE_STATUSES.has(row.status)) return { kind: 'not-retryable', status: row.status };
+    prepareCached(
+      db,
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
+    ).run(newRunId, at, row.hook, row.name, row.session_key, withRunId(row.action, newRunId), runId);
+    return { kind: 'queued', runId: newRunId };
+  });
+}
+
+/** The stored action JSON with the new run's id (the action carries its own runId). */
+function withRunId(actionJson: string, runId: string): string {
+  const action = JSON.parse(actionJson) as Record<string, unknown>;
+  return JSON.stringify({ ...action, runId });
+}
