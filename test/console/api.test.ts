@@ -138,13 +138,14 @@ describe('console API', () => {
 
   describe('main session, mappings and playground', () => {
     it('shows run summaries but not the text of wake events', async () => {
-      await post(`${svc.hooksUrl}/wake`, { text: 'SECRET-PAYLOAD-TEXT wake', mode: 'next-heartbeat' });
+      // A marker of its own: heartbeat replies legitimately quote earlier runs' messages (the echo model).
+      await post(`${svc.hooksUrl}/wake`, { text: 'WAKE-ONLY-PAYLOAD-TEXT', mode: 'next-heartbeat' });
       const response = await client.get('/api/main-session');
       const wake = response.body.pending.find((event: any) => event.hook === 'wake');
       expect(wake).toMatchObject({ hook: 'wake', mode: 'next-heartbeat' });
       expect(wake.text).toBeUndefined();
       expect(wake.chars).toBeGreaterThan(0);
-      expect(response.text).not.toContain('SECRET-PAYLOAD-TEXT');
+      expect(response.text).not.toContain('WAKE-ONLY-PAYLOAD-TEXT');
     });
 
     it('lists mappings with match, templates and recent counts', async () => {
