@@ -1,35 +1,80 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Logger } from '../log.js';
+import { watchTree, type TreeWatcher } from './tree-watch.js';
+
+export const DEFAULT_DEBOUNCE_MS = 250;
+
+export interface WatchForReloadOptions {
+  configPath: string;
+  transformsDir?: string | undefined;
+  /** Called once per burst of changes, after the watched directories were brought up to date. */
+  onChange: () => void;
+  logger: Logger;
+  /** Quiet time after the last change before onChange (default 250 ms): an editor's save is several events. */
+  debounceMs?: number;
+}
 
 /**
  * Calls onChange (debounced) when the config file or anything under the transforms directory
- * changes. The config file's directory is watched, not the file, because editors replace files
- * by renaming, which would end a watch on the old inode.
+ * changes, however the change was made: directories are watched, never file inodes (see
+ * tree-watch.ts), so in-place writes, renames over a file, delete + create, new files and new
+ * subdirectories all count, every time. The config file's directory is watched for the file's
+ * name only: a store or log file next to it must not trigger reloads.
  */
-export function watchForReload(options: { configPath: string; transformsDir?: string | undefined; onChange: () => void; logger: Logger; debounceMs?: number }): () => void {
-  const watchers: FSWatcher[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  const trigger = () => {
-    clearTimeout(timer);
-    timer = setTimeout(options.onChange, options.debounceMs ?? 250);
-  };
-  const configName = basename(options.configPath);
-  const add = (path: string, recursive: boolean, filter: (name: string | null) => boolean) => {
-    try {
-      const watcher = watch(path, { recursive, persistent: false }, (_event, name) => {
-        if (filter(name === null ? null : String(name))) trigger();
-      });
-      watcher.on('error', (error) => options.logger.warn({ event: 'config.watch_failed', path, err: error.message }, 'file watch failed'));
-      watchers.push(watcher);
-    } catch (error) {
-      options.logger.warn({ event: 'config.watch_failed', path, err: (error as Error).message }, 'cannot watch for changes; SIGHUP still reloads');
-    }
-  };
-  add(dirname(options.configPath), false, (name) => name === null || name === configName);
-  if (options.transformsDir !== undefined) add(options.transformsDir, true, () => true);
+export function watchForReload(options: WatchForReloadOptions): () => void {
+  const warn = (path: string, message: string): void =>
+    options.logger.warn({ event: 'config.watch_failed', path, err: message }, 'cannot watch for changes; SIGHUP still reloads');
+  let tree: TreeWatcher | undefined;
+  const debounced = debounce(() => {
+    tree?.resync();
+    options.onChange();
+  }, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+  const configWatcher = watchNamed(dirname(options.configPath), basename(options.configPath), debounced.trigger, warn);
+  if (options.transformsDir !== undefined) tree = watchTree({ root: options.transformsDir, onEvent: debounced.trigger, onWarning: warn });
   return () => {
-    clearTimeout(timer);
-    for (const watcher of watchers) watcher.close();
+    debounced.cancel();
+    configWatcher?.close();
+    tree?.close();
+  };
+}
+
+function watchNamed(dir: string, name: string, onEvent: () => void, warn: (path: string, message: string) => void): FSWatcher | undefined {
+  try {
+    const watcher = watch(dir, { persistent: false }, (_event, changed) => {
+      if (changed === null || String(changed) === name) onEvent();
+    });
+    watcher.on('error', (error) => warn(dir, error.message));
+    return watcher;
+  } catch (error) {
+    warn(dir, (error as Error).message);
+    return undefined;
+  }
+}
+
+/**
+ * Runs `fire` once `waitMs` passed without a new trigger, but no later than 4 × waitMs after the
+ * first trigger of a burst, so a directory that never stays quiet still gets reloaded.
+ */
+export function debounce(fire: () => void, waitMs: number, now: () => number = Date.now): { trigger: () => void; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let burstStarted: number | undefined;
+  const run = (): void => {
+    timer = undefined;
+    burstStarted = undefined;
+    fire();
+  };
+  return {
+    trigger() {
+      burstStarted ??= now();
+      clearTimeout(timer);
+      const left = burstStarted + 4 * waitMs - now();
+      timer = setTimeout(run, Math.max(0, Math.min(waitMs, left)));
+    },
+    cancel() {
+      clearTimeout(timer);
+      timer = undefined;
+      burstStarted = undefined;
+    },
   };
 }
