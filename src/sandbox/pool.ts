@@ -51,6 +51,10 @@ export class SandboxPool {
   private readonly rssCeiling: number;
   private closed = false;
   private readonly rssTimer: NodeJS.Timeout | undefined;
+  /** Draining: no new calls; closes once `active` (calls in flight or waiting for a worker) is 0. */
+  private draining = false;
+  private active = 0;
+  private onIdle: (() => void) | undefined;
 
   constructor(options: PoolOptions) {
     this.options = options;
@@ -84,6 +88,28 @@ export class SandboxPool {
   }
 
   async call(key: string, inputJson: string): Promise<CallReply> {
+    if (this.draining) return lost('lost', 'the sandbox pool is being replaced');
+    this.active += 1;
+    try {
+      return await this.dispatch(key, inputJson);
+    } finally {
+      this.active -= 1;
+      if (this.active === 0) this.onIdle?.();
+    }
+  }
+
+  /**
+   * Retires the pool without failing a call: it takes no new calls and closes once the calls it
+   * has are answered. Each of them is bounded already (its host deadline, or timeoutMs waiting for
+   * a worker), so draining is too.
+   */
+  async drain(): Promise<void> {
+    this.draining = true;
+    if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
+    await this.close();
+  }
+
+  private async dispatch(key: string, inputJson: string): Promise<CallReply> {
     const module = this.modules.get(key);
     if (!module) return lost('not-loaded', 'module is not loaded');
     const worker = await this.acquire(key);

@@ -27,6 +27,8 @@ export interface SandboxRunnerOptions extends TransformRunnerOptions {
 /** The runner plus what tests and `hookgate status` need to see of it. */
 export interface SandboxTransformRunner extends TransformRunner {
   workerPids(): number[];
+  /** Takes no new calls; closes once the calls in flight are answered (each within its deadline). */
+  drain(): Promise<void>;
 }
 
 interface Loaded {
@@ -97,7 +99,7 @@ class SandboxRunner implements SandboxTransformRunner {
     if (known) return known.handle;
     const exportName = spec.export ?? '';
     const reply = await this.pool.load({ key: moduleKey, code: bundle.code, exportName, filename: `file://${resolved.file}` });
-    if (!reply.ok) throw moduleError(spec.module, describeLoadFailure(reply, this.options.limits.timeoutMs));
+    if (!reply.ok) throw moduleError(spec.module, describeLoadFailure(reply, this.options.limits.timeoutMs), resolved.file);
     const previous = this.current.get(identity);
     if (previous !== undefined && previous !== moduleKey) {
       this.pool.unload(previous);
@@ -145,6 +147,10 @@ class SandboxRunner implements SandboxTransformRunner {
 
   async close(): Promise<void> {
     await this.pool.close();
+  }
+
+  drain(): Promise<void> {
+    return this.pool.drain();
   }
 
   private async execute(handle: TransformHandle, input: TransformInput): Promise<Outcome> {
