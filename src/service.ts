@@ -19,6 +19,9 @@ import { createRecipientPolicy, type AllowToConfig } from './channels/recipients
 import { createRuntime } from './runtime/runtime.js';
 import { readRunView } from './store/runtime-repo.js';
 import { createConsole } from './console/create.js';
+import { writeWhenFree } from './store/write-when-free.js';
+import { createReloader } from './config/reloader.js';
+import { writeReloadState, type ReloadState } from './config/reload-state.js';
 
 export interface Service {
   readonly url: string;
@@ -28,6 +31,8 @@ export interface Service {
   readonly metrics: Metrics;
   /** Re-reads the config file and swaps in the new mappings when they compile; keeps the old ones otherwise. */
   reload(): Promise<boolean>;
+  /** Whether the last reload failed, when, and why; the same as /readyz's `config` and `hookgate status`. */
+  reloadState(): ReloadState;
   /** Stops accepting, finishes in-flight requests, stops the runtime, closes the store. */
   close(): Promise<void>;
 }
@@ -81,8 +86,26 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // refuses at once while the writer thread commits, and writeWhenFree tries again on a timer
   // (src/store/write-when-free.ts). Start-up recovery above could still wait (5 s at most).
   runtimeDb.exec('PRAGMA busy_timeout = 0');
-
   let liveHooks = config.hooks; // what the console's Mappings page shows; reload swaps it
+  const reloader = createReloader({
+    load: async () => {
+      if (options.configPath === undefined) throw new Error('the service was started without a config file to re-read');
+      return loadConfigFile(options.configPath, options.env ?? process.env);
+    },
+    engine: mappings,
+    logger,
+    onReloaded: (next) => {
+      liveHooks = next.hooks;
+    },
+    onState: (state) => {
+      metrics.configReloadState(!state.reloadFailed, Date.parse(state.lastSuccessAt));
+      // Kept in the store for `hookgate status`, which runs in another process.
+      writeWhenFree(() => writeReloadState(runtimeDb, state)).catch((error: unknown) =>
+        logger.warn({ event: 'config.reload_state_unsaved', err: (error as Error).message }, 'cannot record the reload state in the store'),
+      );
+    },
+  });
+
   const throttle = createAuthThrottle(config.hooks.throttle);
   const consoleParts = await createConsole({
     config,
@@ -105,6 +128,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     logger,
     ...(consoleParts === undefined ? {} : { console: consoleParts }),
     isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),
+    reloadState: () => reloader.state(),
     metrics,
   });
   const { http } = config.gateway;
@@ -130,18 +154,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   }
   logger.info({ event: 'server.listening', url: listening.url, hooks: config.hooks.enabled ? config.hooks.path : null }, 'hookgate listening');
 
-  const reload = async (): Promise<boolean> => {
-    if (options.configPath === undefined) return false;
-    try {
-      const next = await loadConfigFile(options.configPath, options.env ?? process.env);
-      const reloaded = await mappings.reload(next.hooks);
-      if (reloaded) liveHooks = next.hooks;
-      return reloaded;
-    } catch (error) {
-      logger.error({ event: 'config.reload_failed', reason: (error as Error).message }, 'reload failed: the previous mappings stay in force');
-      return false;
-    }
-  };
+  const reload = async (): Promise<boolean> => (options.configPath === undefined ? false : reloader.reload());
   const stopWatching =
     options.configPath === undefined || options.watch === false
       ? () => undefined
@@ -153,10 +166,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     store,
     metrics,
     reload,
+    reloadState: () => reloader.state(),
     async close() {
       if (closing) return;
       closing = true;
       stopWatching();
+      await reloader.close();
       await listening.close(config.gateway.shutdownGraceMs);
       await store.close();
       await runtime.stop();

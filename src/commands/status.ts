@@ -7,6 +7,7 @@ import { countRunsByStatus, recentRunViews, type RunView } from '../store/runtim
 import { openDatabase } from '../store/sqlite.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
+import { readReloadState, type ReloadState } from '../config/reload-state.js';
 
 const RECENT_RUNS = 10;
 
@@ -16,6 +17,8 @@ export interface StatusReport {
   runs: Record<RunView['status'], number>;
   lastHeartbeat: { id: number; status: string; startedAt: string; finishedAt?: string; events: number; error?: string; delivery?: unknown } | null;
   recentRuns: RunView[];
+  /** The config reload state the service last recorded (null: no service has recorded one). */
+  config: ReloadState | null;
 }
 
 /**
@@ -54,6 +57,7 @@ export function readStatus(db: DatabaseSync, store: string): StatusReport {
     runs: countRunsByStatus(db),
     lastHeartbeat: heartbeat === undefined ? null : heartbeatView(heartbeat),
     recentRuns: recentRunViews(db, RECENT_RUNS),
+    config: readReloadState(db) ?? null,
   };
 }
 
@@ -76,6 +80,7 @@ export function formatStatus(report: StatusReport): string {
     `pending events: ${report.events.pending}`,
     `runs: ${runs.queued} queued, ${runs.running} running (finished: ${runs.ok} ok, ${runs.error} error, ${runs.timeout} timeout, ${runs.interrupted} interrupted)`,
     `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
+    `config reload: ${formatReload(report.config)}`,
     recentRunsHeading(report.recentRuns),
     ...report.recentRuns.flatMap(formatRun),
   ];
@@ -87,6 +92,12 @@ function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {
   const when = heartbeat.finishedAt ?? heartbeat.startedAt;
   const error = heartbeat.error === undefined ? '' : ` — ${heartbeat.error}`;
   return `#${heartbeat.id} ${heartbeat.status} at ${when}, ${heartbeat.events} event${heartbeat.events === 1 ? '' : 's'}${error}`;
+}
+
+function formatReload(state: ReloadState | null): string {
+  if (state === null) return 'not recorded yet';
+  if (!state.reloadFailed) return `ok, mappings loaded at ${state.lastSuccessAt}`;
+  return `FAILED at ${state.lastReloadAt}, the mappings loaded at ${state.lastSuccessAt} stay in force — ${state.lastError ?? 'no reason recorded'}`;
 }
 
 function recentRunsHeading(runs: readonly RunView[]): string {

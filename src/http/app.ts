@@ -15,6 +15,7 @@ import { createHookHandlers } from './hook-handlers.js';
 import { hookGate } from './signature-auth.js';
 import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { ReloadState } from '../config/reload-state.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
 import type { ConsoleParts } from '../console/create.js';
 import { recordRequests } from '../console/record.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   throttle: AuthThrottle;
   logger: Logger;
   isReady: () => boolean;
+  /** Shown in /readyz's body as `config`: a failed reload leaves the service ready (the previous mappings serve) but says so. */
+  reloadState?: () => ReloadState;
   /** Request counters and GET /metrics (behind gateway.auth.token); none → no /metrics route. */
   metrics?: Metrics;
   /** The operator console (src/console); none → no console routes. */
@@ -55,7 +58,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/readyz', (ctx) => {
     const ready = deps.isReady();
     if (!ready) throw new HookError('STORE_UNAVAILABLE', 'not ready', { retryAfterSeconds: 1 });
-    ctx.body = { ok: true };
+    ctx.body = deps.reloadState === undefined ? { ok: true } : { ok: true, config: deps.reloadState() };
   });
   if (deps.metrics !== undefined) {
     const { auth, trustedProxies } = deps.config.gateway;

@@ -27,6 +27,8 @@ export interface Metrics {
   storeCommitFailed(): void;
   /** A signed request was refused: scheme (registry name) and reason (missing, malformed, mismatch, expired). */
   signatureFailed(scheme: string, reason: string): void;
+  /** The config reload state: `ok` false while the last reload failed; when the mappings in force loaded (ms). */
+  configReloadState(ok: boolean, lastSuccessMs: number): void;
 }
 
 export interface MetricsOptions {
@@ -71,6 +73,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['scheme', 'reason'],
     registers,
   });
+  const reloadFailed = new Gauge({ name: 'hookgate_config_reload_failed', help: '1 while the last config reload failed (the previous mappings still serve), else 0.', registers });
+  const reloadSuccess = new Gauge({
+    name: 'hookgate_config_last_reload_success_timestamp_seconds',
+    help: 'When the mappings in force were loaded (start-up or the last successful reload), Unix seconds.',
+    registers,
+  });
   if (options.db !== undefined) registerQueueGauges(options.db, registers);
 
   return {
@@ -99,6 +107,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     signatureFailed(scheme, reason) {
       signatureFailures.inc({ scheme: boundedLabel(scheme), reason: boundedLabel(reason) });
+    },
+    configReloadState(ok, lastSuccessMs) {
+      reloadFailed.set(ok ? 0 : 1);
+      reloadSuccess.set(lastSuccessMs / 1000);
     },
   };
 }
