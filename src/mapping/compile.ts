@@ -7,7 +7,7 @@ import { isForbiddenKey } from './context.js';
 import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
 import type { MappingSource } from './sources.js';
 import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from './template.js';
-import type { TransformHandle, TransformPort } from './transform-port.js';
+import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
 
 export interface CompileDeps {
   templates: TemplateCompiler;
@@ -152,7 +152,15 @@ async function loadTransform(config: MappingConfig, port: TransformPort | undefi
   try {
     return await port.load(spec);
   } catch (error) {
-    problem('transform', `transform "${spec.module}" cannot be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    problem('transform', loadFailure(spec.module, error));
     return undefined;
   }
+}
+
+/** Names the module and its file once, then the problem (not the sandbox's own wrapped message). */
+function loadFailure(module: string, error: unknown): string {
+  if (error instanceof TransformLoadError) {
+    return `transform "${module}"${error.file === undefined ? '' : ` (${error.file})`} cannot be loaded: ${error.problem}`;
+  }
+  return `transform "${module}" cannot be loaded: ${error instanceof Error ? error.message : String(error)}`;
 }

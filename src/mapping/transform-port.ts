@@ -2,6 +2,8 @@ import type { TransformHandle, TransformInput, TransformResult, TransformSpec } 
 
 export type { TransformHandle, TransformInput, TransformResult, TransformSpec, VerifiedSignature } from '../sandbox/types.js';
 export type { TransformOverride } from '../sandbox/override-schema.js';
+/** What load() throws for a module that cannot be used (the port's contract, defined by the sandbox). */
+export { TransformLoadError } from '../sandbox/resolve.js';
 
 /**
  * What the mapping engine needs from the transform sandbox (src/sandbox/): the engine stays

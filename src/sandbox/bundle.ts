@@ -70,7 +70,7 @@ export async function bundleModule(module: string, resolved: ResolvedModule): Pr
     });
   } catch (error) {
     const errors = (error as { errors?: Message[] }).errors;
-    throw moduleError(module, errors ? describeErrors(errors) : String(error));
+    throw moduleError(module, errors ? describeErrors(errors) : String(error), resolved.file);
   }
   const text = result.outputFiles[0]?.text ?? '';
   const files = Object.keys(result.metafile.inputs).map((p) => path.resolve(resolved.root, p));

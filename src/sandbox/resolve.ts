@@ -11,8 +11,24 @@ export interface ResolvedModule {
   file: string;
 }
 
-export function moduleError(module: string, problem: string): ConfigError {
-  return new ConfigError([{ path: '/transform/module', message: `transform module "${module}": ${problem}` }]);
+/**
+ * A transform module that cannot be used. A ConfigError (so callers report it with the other
+ * config problems) that also keeps its parts, so a caller that names the mapping can say each once.
+ */
+export class TransformLoadError extends ConfigError {
+  /** The module file's path (real path when it exists), when it could be resolved that far. */
+  readonly file: string | undefined;
+  readonly problem: string;
+
+  constructor(module: string, problem: string, file?: string) {
+    super([{ path: '/transform/module', message: `transform module "${module}": ${problem}` }]);
+    this.file = file;
+    this.problem = problem;
+  }
+}
+
+export function moduleError(module: string, problem: string, file?: string): TransformLoadError {
+  return new TransformLoadError(module, problem, file);
 }
 
 /** True when `child` is `parent` or lies below it (both already real, absolute paths). */
@@ -39,9 +55,9 @@ export async function resolveModule(transformsDir: string, module: string): Prom
   try {
     file = await realpath(path.join(root, module));
   } catch {
-    throw moduleError(module, 'file not found in hooks.transformsDir');
+    throw moduleError(module, 'file not found in hooks.transformsDir', path.join(root, module));
   }
-  if (!isInside(root, file)) throw moduleError(module, 'resolves outside hooks.transformsDir (symlink)');
-  if (!(await stat(file)).isFile()) throw moduleError(module, 'is not a file');
+  if (!isInside(root, file)) throw moduleError(module, 'resolves outside hooks.transformsDir (symlink)', path.join(root, module));
+  if (!(await stat(file)).isFile()) throw moduleError(module, 'is not a file', file);
   return { root, file };
 }
