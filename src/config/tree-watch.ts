@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 export const MAX_WATCHED_DIRECTORIES = 500;
 
 export interface TreeWatcher {
-  /** Watches directories that appeared, drops ones that vanished or were replaced (call before re-reading). */
+  /** Watches the tree's directories as they are now (call before re-reading it). */
   resync(): void;
   close(): void;
 }
@@ -18,12 +18,6 @@ export interface TreeWatchOptions {
   onWarning: (path: string, message: string) => void;
 }
 
-interface Watched {
-  watcher: FSWatcher;
-  /** dev:ino of the directory when it was watched: a directory replaced by rename gets a new one. */
-  identity: string;
-}
-
 /**
  * Watches a directory tree through its directories only: one non-recursive fs.watch per
  * directory. A directory's watch reports its children by name, so a file replaced by rename
@@ -34,55 +28,53 @@ interface Watched {
  * picked up too.
  */
 export function watchTree(options: TreeWatchOptions): TreeWatcher {
-  const watched = new Map<string, Watched>();
+  let watchers: FSWatcher[] = [];
   let warnedCap = false;
-  const add = (path: string, identity: string, filter?: string): FSWatcher | undefined => {
+  const add = (path: string, filter?: string): FSWatcher | undefined => {
     try {
       const watcher = watch(path, { persistent: false }, (_event, name) => {
         if (filter === undefined || name === null || String(name) === filter) options.onEvent();
       });
       watcher.on('error', (error) => options.onWarning(path, error.message));
-      if (filter === undefined) watched.set(path, { watcher, identity });
       return watcher;
     } catch (error) {
       options.onWarning(path, (error as Error).message);
       return undefined;
     }
   };
-  const parent = add(dirname(options.root), '', basename(options.root));
+  const parent = add(dirname(options.root), basename(options.root));
+  // Every directory is watched afresh: one removed and created again may get the same inode
+  // number, so "same path, same inode" cannot tell a live watch from a dead one. New watches are
+  // set before the old ones close, so no change between the two goes unseen.
   const resync = (): void => {
-    const found = listDirectories(options.root);
-    if (found.size >= MAX_WATCHED_DIRECTORIES && !warnedCap) {
+    const directories = listDirectories(options.root);
+    if (directories.length >= MAX_WATCHED_DIRECTORIES && !warnedCap) {
       warnedCap = true;
       options.onWarning(options.root, `more than ${MAX_WATCHED_DIRECTORIES} directories: only the first ones are watched`);
     }
-    for (const [path, entry] of watched) {
-      if (found.get(path) === entry.identity) continue;
-      entry.watcher.close();
-      watched.delete(path);
-    }
-    for (const [path, identity] of found) if (!watched.has(path)) add(path, identity);
+    const previous = watchers;
+    watchers = directories.flatMap((path) => add(path) ?? []);
+    for (const watcher of previous) watcher.close();
   };
   resync();
   return {
     resync,
     close() {
       parent?.close();
-      for (const entry of watched.values()) entry.watcher.close();
-      watched.clear();
+      for (const watcher of watchers) watcher.close();
+      watchers = [];
     },
   };
 }
 
-/** Every directory under root (root included) with its identity; symbolic links are not followed into. */
-function listDirectories(root: string): Map<string, string> {
-  const found = new Map<string, string>();
+/** Every directory under root (root included); symbolic links are not followed into. */
+function listDirectories(root: string): string[] {
+  const found: string[] = [];
   const pending = [root];
-  while (pending.length > 0 && found.size < MAX_WATCHED_DIRECTORIES) {
+  while (pending.length > 0 && found.length < MAX_WATCHED_DIRECTORIES) {
     const dir = pending.shift() as string;
-    const identity = directoryIdentity(dir);
-    if (identity === undefined) continue;
-    found.set(dir, identity);
+    if (!isDirectory(dir)) continue;
+    found.push(dir);
     try {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         if (entry.isDirectory()) pending.push(join(dir, entry.name));
@@ -94,11 +86,10 @@ function listDirectories(root: string): Map<string, string> {
   return found;
 }
 
-function directoryIdentity(path: string): string | undefined {
+function isDirectory(path: string): boolean {
   try {
-    const stats = statSync(path);
-    return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : undefined;
+    return statSync(path).isDirectory();
   } catch {
-    return undefined;
+    return false;
   }
 }

@@ -52,12 +52,25 @@ function watchNamed(dir: string, name: string, onEvent: () => void, warn: (path:
   }
 }
 
+/** The clock debounce uses; tests pass their own. */
+export interface DebounceClock {
+  now(): number;
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
+}
+
+const systemClock: DebounceClock = {
+  now: Date.now,
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
 /**
  * Runs `fire` once `waitMs` passed without a new trigger, but no later than 4 × waitMs after the
  * first trigger of a burst, so a directory that never stays quiet still gets reloaded.
  */
-export function debounce(fire: () => void, waitMs: number, now: () => number = Date.now): { trigger: () => void; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
+export function debounce(fire: () => void, waitMs: number, clock: DebounceClock = systemClock): { trigger: () => void; cancel: () => void } {
+  let timer: unknown;
   let burstStarted: number | undefined;
   const run = (): void => {
     timer = undefined;
@@ -66,13 +79,13 @@ export function debounce(fire: () => void, waitMs: number, now: () => number = D
   };
   return {
     trigger() {
-      burstStarted ??= now();
-      clearTimeout(timer);
-      const left = burstStarted + 4 * waitMs - now();
-      timer = setTimeout(run, Math.max(0, Math.min(waitMs, left)));
+      burstStarted ??= clock.now();
+      clock.clearTimeout(timer);
+      const left = burstStarted + 4 * waitMs - clock.now();
+      timer = clock.setTimeout(run, Math.max(0, Math.min(waitMs, left)));
     },
     cancel() {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       timer = undefined;
       burstStarted = undefined;
     },
