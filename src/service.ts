@@ -8,7 +8,7 @@ import { createConfiguredActionBuilder } from './actions/build.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
 import { listen, type Listening } from './http/listen.js';
-import { createLiveEngine } from './mapping/live-engine.js';
+import { createLiveEngine, type LiveEngine } from './mapping/live-engine.js';
 import { loadConfigFile } from './config/load.js';
 import { watchForReload } from './config/watch.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -63,7 +63,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger, synchronous: config.storage.synchronous }),
   );
   const builder = createConfiguredActionBuilder(config);
-  const mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
+  let mappings: LiveEngine;
+  try {
+    mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
+  } catch (error) {
+    // A mapping or transform that does not load stops the start: release the store first.
+    await store.close();
+    db.close();
+    throw error;
+  }
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };
   // The runtime's bookkeeping (claims, outcomes, deliveries) uses its own connection without an
