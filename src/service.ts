@@ -95,10 +95,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // (src/store/write-when-free.ts). Start-up recovery above could still wait (5 s at most).
   runtimeDb.exec('PRAGMA busy_timeout = 0');
   let liveHooks = config.hooks; // what the console's Mappings page shows; reload swaps it
+  // The watcher follows the transforms directory of the last config that parsed, even one whose
+  // mappings then failed to build: that is where the fix will be made.
+  let transformsDir = config.hooks.transformsDir;
   const reloader = createReloader({
     load: async () => {
       if (options.configPath === undefined) throw new Error('the service was started without a config file to re-read');
-      return loadConfigFile(options.configPath, options.env ?? process.env);
+      const next = await loadConfigFile(options.configPath, options.env ?? process.env);
+      transformsDir = next.hooks.transformsDir;
+      return next;
     },
     engine: mappings,
     logger,
@@ -166,7 +171,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const stopWatching =
     options.configPath === undefined || options.watch === false
       ? () => undefined
-      : watchForReload({ configPath: options.configPath, transformsDir: config.hooks.transformsDir, onChange: () => void reload(), logger });
+      : watchForReload({ configPath: options.configPath, transformsDir: () => transformsDir, onChange: reload, logger });
 
   return {
     url: listening.url,

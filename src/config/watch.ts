@@ -7,9 +7,10 @@ export const DEFAULT_DEBOUNCE_MS = 250;
 
 export interface WatchForReloadOptions {
   configPath: string;
-  transformsDir?: string | undefined;
+  /** The transforms directory to watch, asked again after every reload (a reload may move it). */
+  transformsDir: () => string | undefined;
   /** Called once per burst of changes, after the watched directories were brought up to date. */
-  onChange: () => void;
+  onChange: () => Promise<unknown> | void;
   logger: Logger;
   /** Quiet time after the last change before onChange (default 250 ms): an editor's save is several events. */
   debounceMs?: number;
@@ -25,17 +26,26 @@ export interface WatchForReloadOptions {
 export function watchForReload(options: WatchForReloadOptions): () => void {
   const warn = (path: string, message: string): void =>
     options.logger.warn({ event: 'config.watch_failed', path, err: message }, 'cannot watch for changes; SIGHUP still reloads');
-  let tree: TreeWatcher | undefined;
+  let tree: { root: string; watcher: TreeWatcher } | undefined;
+  let closed = false;
+  const pointTree = (): void => {
+    if (closed) return;
+    const root = options.transformsDir();
+    if (root === tree?.root) return tree?.watcher.resync();
+    tree?.watcher.close();
+    tree = root === undefined ? undefined : { root, watcher: watchTree({ root, onEvent: () => debounced.trigger(), onWarning: warn }) };
+  };
   const debounced = debounce(() => {
-    tree?.resync();
-    options.onChange();
+    pointTree();
+    void Promise.resolve(options.onChange()).finally(pointTree);
   }, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
   const configWatcher = watchNamed(dirname(options.configPath), basename(options.configPath), debounced.trigger, warn);
-  if (options.transformsDir !== undefined) tree = watchTree({ root: options.transformsDir, onEvent: debounced.trigger, onWarning: warn });
+  pointTree();
   return () => {
+    closed = true;
     debounced.cancel();
     configWatcher?.close();
-    tree?.close();
+    tree?.watcher.close();
   };
 }
 

@@ -17,6 +17,7 @@ describe('watchForReload', () => {
   let transforms: string;
   let changes: number;
   let stop: () => void;
+  let root: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-watch-'));
     transforms = join(dir, 'transforms');
@@ -24,7 +25,8 @@ describe('watchForReload', () => {
     writeFileSync(join(dir, 'hookgate.json5'), '{}');
     writeFileSync(join(transforms, 't.js'), 'export default () => 1;\n');
     changes = 0;
-    stop = watchForReload({ configPath: join(dir, 'hookgate.json5'), transformsDir: transforms, onChange: () => void (changes += 1), logger: silentLogger(), debounceMs: 100 });
+    root = transforms;
+    stop = watchForReload({ configPath: join(dir, 'hookgate.json5'), transformsDir: () => root, onChange: () => void (changes += 1), logger: silentLogger(), debounceMs: 100 });
   });
   afterEach(() => {
     stop();
@@ -95,6 +97,28 @@ describe('watchForReload', () => {
     writeFileSync(join(dir, 'hookgate.sqlite-wal'), 'x');
     await step(() => writeFileSync(config, '{ a: 3 }'));
     await expectExactly(3);
+  });
+});
+
+describe('watchForReload when a reload moves the transforms directory', () => {
+  it('watches the new directory from the next change on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-watch-'));
+    const [first, second] = [join(dir, 'a'), join(dir, 'b')];
+    mkdirSync(first);
+    mkdirSync(second);
+    let root = first;
+    let changes = 0;
+    const stop = watchForReload({ configPath: join(dir, 'hookgate.json5'), transformsDir: () => root, onChange: () => void (changes += 1), logger: silentLogger(), debounceMs: 100 });
+    try {
+      root = second; // what the reload of this config change will find
+      writeFileSync(join(dir, 'hookgate.json5'), '{ hooks: { transformsDir: "./b" } }');
+      await until(() => changes === 1);
+      writeFileSync(join(second, 't.js'), 'export default () => 1;\n');
+      await until(() => changes === 2);
+    } finally {
+      stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
