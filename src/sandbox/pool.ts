@@ -55,6 +55,7 @@ export class SandboxPool {
   private draining = false;
   private active = 0;
   private onIdle: (() => void) | undefined;
+  private idle: Promise<void> | undefined;
 
   constructor(options: PoolOptions) {
     this.options = options;
@@ -105,7 +106,7 @@ export class SandboxPool {
    */
   async drain(): Promise<void> {
     this.draining = true;
-    if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
+    if (this.active > 0) await (this.idle ??= new Promise<void>((resolve) => (this.onIdle = resolve)));
     await this.close();
   }
 
