@@ -50,7 +50,7 @@ export async function createLiveEngine(hooks: Hooks, builder: ActionBuilder, log
       const built = await build(next);
       const previous = live;
       live = built;
-      void retire(previous);
+      retire(previous).catch((error: unknown) => logger.warn({ event: 'config.drain_failed', err: (error as Error).message }, 'closing the previous sandbox failed'));
     },
     async close() {
       await Promise.all([live, ...draining].map((generation) => generation.runner?.close()));

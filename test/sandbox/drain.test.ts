@@ -29,7 +29,7 @@ describe('draining a sandbox pool (a reload retires it)', () => {
   });
 
   it('closes at once when nothing is in flight', async () => {
-    const t = startRunner({ limits: { workers: 2 } });
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 10_000 } });
     try {
       await t.runner.load({ module: 'echo.js' });
       const pids = t.runner.workerPids();
