@@ -39,7 +39,7 @@ describe('the live engine on reload', () => {
     ).hooks;
   const textOf = (outcome: unknown): string => (outcome as { actions: Array<{ text: string }> }).actions[0]!.text;
 
-  it('answers requests that started on the old engine from the old code, while new requests get the new code', async () => {
+  it('answers requests that started on the old engine from the old code, while new requests get the new code', { timeout: 60_000 }, async () => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-live-'));
     writeFileSync(join(dir, 't.js'), "export default () => ({ text: 'v1' });\n");
     live = await createLiveEngine(hooksFor(), createActionBuilder({ models: createModelPolicy({ model: 'echo/echo', timeoutSeconds: 600, maxConcurrent: 1, heartbeat: { every: '30m', ackMaxChars: 300, promptBudgetChars: 16000 } }) }), silentLogger());
@@ -58,7 +58,7 @@ describe('the live engine on reload', () => {
     for (const pid of stopped) process.kill(pid, 'SIGCONT');
     expect((await Promise.all(inFlight)).map(textOf)).toEqual(['v1', 'v1']);
     // Drained: the old pool exits once its calls are answered.
-    await until(() => stopped.every((pid) => !isAlive(pid)), 10_000);
+    await until(() => stopped.every((pid) => !isAlive(pid)), 15_000);
     expect(textOf(await live.current()!.resolve(REQUEST))).toBe('v2');
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { codeOf, input, isAlive, startRunner } from './helpers.js';
 
 describe('draining a sandbox pool (a reload retires it)', () => {
-  it('takes no new calls, answers the calls in flight, then its workers exit', async () => {
+  it('takes no new calls, answers the calls in flight, then its workers exit', { timeout: 60_000 }, async () => {
     const t = startRunner({ limits: { workers: 1, timeoutMs: 30_000 } });
     try {
       const echo = await t.runner.load({ module: 'echo.js' });
