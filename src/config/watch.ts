@@ -37,7 +37,10 @@ export function watchForReload(options: WatchForReloadOptions): () => void {
   };
   const debounced = debounce(() => {
     pointTree();
-    void Promise.resolve(options.onChange()).finally(pointTree);
+    // onChange reports its own failures (the reloader logs them); the tree is re-pointed either way.
+    void Promise.resolve()
+      .then(options.onChange)
+      .then(pointTree, pointTree);
   }, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
   const configWatcher = watchNamed(dirname(options.configPath), basename(options.configPath), debounced.trigger, warn);
   pointTree();
