@@ -127,6 +127,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     mappings: () => mappings.current(),
     hooks: () => liveHooks,
     storeWritable: () => store.isWritable() && storeHealth.isWritable(),
+    reloadState: () => reloader.state(),
     throttle,
     logger,
   });

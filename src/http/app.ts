@@ -58,7 +58,14 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/readyz', (ctx) => {
     const ready = deps.isReady();
     if (!ready) throw new HookError('STORE_UNAVAILABLE', 'not ready', { retryAfterSeconds: 1 });
-    ctx.body = deps.reloadState === undefined ? { ok: true } : { ok: true, config: deps.reloadState() };
+    if (deps.reloadState === undefined) {
+      ctx.body = { ok: true };
+      return;
+    }
+    // /readyz needs no token: it says whether a reload failed and when, never why (the reason names
+    // mappings and files; `hookgate status`, the console and the log carry it).
+    const { lastError: _reason, ...visible } = deps.reloadState();
+    ctx.body = { ok: true, config: visible };
   });
   if (deps.metrics !== undefined) {
     const { auth, trustedProxies } = deps.config.gateway;

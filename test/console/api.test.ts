@@ -133,6 +133,7 @@ describe('console API', () => {
       expect(now.refused['UNAUTHORIZED']).toBeGreaterThan(0);
       expect(overview.body.queues).toMatchObject({ pendingEvents: expect.any(Number) });
       expect(overview.body.store).toEqual({ writable: true });
+      expect(overview.body.reload).toMatchObject({ reloadFailed: false, lastError: null, lastSuccessAt: expect.any(String) });
     });
   });
 
