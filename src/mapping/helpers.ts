@@ -1,4 +1,5 @@
 import type { HelperDelegate, HelperOptions } from 'handlebars';
+import { isForbiddenKey } from './context.js';
 
 /**
  * The template helpers. Each takes Handlebars' options object as its last argument; they never
@@ -40,6 +41,28 @@ export const TEMPLATE_HELPERS: Readonly<Record<string, HelperDelegate>> = {
     return value.map(toText).join(separator);
   },
 };
+
+/**
+ * A helper named without an argument (`{{json}}`, `{{upper}}`, `{{if}}`) is called with only
+ * Handlebars' options object, which carries the whole template context (payload, headers,
+ * query). Such a call renders the field of the helper's name instead, as a plain path renderer
+ * does, so a payload field called `json` or `if` reads as itself and the context never leaks.
+ */
+export function withFieldFallback(name: string, helper: HelperDelegate): HelperDelegate {
+  return function (this: unknown, ...args: unknown[]): unknown {
+    if (args.length === 1 && isOptions(args[0])) return toText(ownField(this, name));
+    return (helper as (...rest: unknown[]) => unknown).apply(this, args);
+  };
+}
+
+function isOptions(value: unknown): value is HelperOptions {
+  return typeof value === 'object' && value !== null && 'hash' in value && 'data' in value;
+}
+
+function ownField(scope: unknown, name: string): unknown {
+  if (scope === null || typeof scope !== 'object' || isForbiddenKey(name) || !Object.hasOwn(scope, name)) return undefined;
+  return (scope as Record<string, unknown>)[name];
+}
 
 /** How any value becomes text: strings as is, missing/null empty, objects and arrays as JSON. */
 export function toText(value: unknown): string {

@@ -1,6 +1,7 @@
 import Handlebars from 'handlebars';
-import { TEMPLATE_HELPERS } from './helpers.js';
+import { TEMPLATE_HELPERS, withFieldFallback } from './helpers.js';
 import { toSafeRecord, type SafeRecord } from './context.js';
+import { describePosition, describeParseError, type Position } from './template-position.js';
 
 /** A compiled template: context in, text out. Throws only on a helper misuse the load check could not see. */
 export type CompiledTemplate = (context: SafeRecord) => string;
@@ -19,9 +20,15 @@ const COMPILE_OPTIONS = { noEscape: true, strict: false } as const;
 /** Prototype access is denied without Handlebars' console warning (defaults given explicitly). */
 const RUNTIME_OPTIONS = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false } as const;
 
+/** The helpers that take a block (`{{#name arg}}…{{/name}}`); any other block is refused at load. */
+const BLOCK_HELPERS: ReadonlySet<string> = new Set(['if', 'unless', 'each', 'with']);
+
 /**
  * One isolated Handlebars environment (helpers registered on it, not on the global instance).
- * `log` is removed: a template must not write payload data to the console.
+ * `log` is removed: a template must not write payload data to the console, and `{{log}}` is
+ * then an ordinary field. Every helper is wrapped so that, named without an argument
+ * (`{{json}}`, `{{upper}}`, `{{if}}`), it renders the field of that name as a plain path
+ * renderer would, never Handlebars' options object (which holds the whole context).
  */
 export function createTemplateCompiler(): TemplateCompiler {
   const env = Handlebars.create();
@@ -29,16 +36,26 @@ export function createTemplateCompiler(): TemplateCompiler {
   for (const [name, helper] of Object.entries(TEMPLATE_HELPERS)) env.registerHelper(name, helper);
   // The *Missing helpers are Handlebars' internal fallbacks, not callable by name.
   const helperNames = new Set(Object.keys(env.helpers).filter((name) => !name.endsWith('Missing')));
+  for (const name of helperNames) env.registerHelper(name, withFieldFallback(name, env.helpers[name] as Handlebars.HelperDelegate));
+  // Handlebars compiles `log` as a known helper whatever is registered: this one only reads the
+  // field `log`, and `{{log value}}` stays an unknown helper at load (not in helperNames).
+  env.registerHelper('log', withFieldFallback('log', () => ''));
   const probe = toSafeRecord({});
   return {
     compile(source) {
       if (!source.includes('{{')) return () => source;
       const rewritten = rewriteBrackets(source);
       let template: ReturnType<typeof env.compile>;
+      let ast: ReturnType<typeof env.parse>;
       try {
-        checkNodes(env.parse(rewritten), helperNames);
+        ast = env.parse(rewritten);
+      } catch (error) {
+        throw new TemplateSyntaxError(describeParseError(error));
+      }
+      checkNodes(ast, { helpers: helperNames, source, rewritten });
+      try {
         template = env.compile(rewritten, COMPILE_OPTIONS);
-        // Forces the lazy compilation now and catches misuse such as `{{#if}}` without an argument.
+        // Forces the lazy compilation now; checkNodes has already refused what would throw later.
         template(probe, RUNTIME_OPTIONS);
       } catch (error) {
         throw new TemplateSyntaxError(describe(error));
@@ -84,27 +101,51 @@ function isNode(value: unknown): value is AstNode {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
-/** Refuses what would only fail at request time: unknown helpers, partials, decorators. */
-function checkNodes(node: unknown, helpers: ReadonlySet<string>): void {
+interface CheckScope {
+  helpers: ReadonlySet<string>;
+  source: string;
+  rewritten: string;
+}
+
+/**
+ * Refuses at load what would fail or surprise at request time: unknown helpers (`{{weird key}}`
+ * reads as the helper `weird`), blocks that are not block helpers (`{{#tag}}…{{/tag}}`, a
+ * Mustache section), block helpers without their argument, partials and decorators. Each error
+ * names the position in the template as written.
+ */
+function checkNodes(node: unknown, scope: CheckScope): void {
   if (Array.isArray(node)) {
-    for (const child of node) checkNodes(child, helpers);
+    for (const child of node) checkNodes(child, scope);
     return;
   }
   if (!isNode(node)) return;
-  if (node.type.startsWith('Partial') || node.type.startsWith('Decorator')) {
-    throw new Error('partials and decorators are not supported');
-  }
-  if (node.type === 'MustacheStatement' || node.type === 'SubExpression' || node.type === 'BlockStatement') {
-    const hasArguments = (Array.isArray(node['params']) && node['params'].length > 0) || node['hash'] !== undefined;
-    const path = node['path'];
-    const name = isNode(path) && typeof path['original'] === 'string' ? path['original'] : '?';
-    if ((hasArguments || node.type === 'SubExpression') && !helpers.has(name)) {
-      throw new Error(`unknown helper "${name}" (known: ${[...helpers].sort().join(', ')})`);
-    }
+  const problem = nodeProblem(node, scope.helpers);
+  if (problem !== undefined) {
+    const loc = (node['loc'] as { start?: Position } | undefined)?.start;
+    throw new TemplateSyntaxError(`${problem}${loc === undefined ? '' : ` at ${describePosition(loc, scope.source, scope.rewritten)}`}`);
   }
   for (const [key, value] of Object.entries(node)) {
-    if (key !== 'loc' && typeof value === 'object') checkNodes(value, helpers);
+    if (key !== 'loc' && typeof value === 'object') checkNodes(value, scope);
   }
+}
+
+function nodeProblem(node: AstNode, helpers: ReadonlySet<string>): string | undefined {
+  if (node.type.startsWith('Partial') || node.type.startsWith('Decorator')) return 'partials and decorators are not supported';
+  if (node.type !== 'MustacheStatement' && node.type !== 'SubExpression' && node.type !== 'BlockStatement') return undefined;
+  const params = Array.isArray(node['params']) ? node['params'] : [];
+  const hasArguments = params.length > 0 || node['hash'] !== undefined;
+  const path = node['path'];
+  const name = isNode(path) && typeof path['original'] === 'string' ? path['original'] : '?';
+  if (node.type === 'BlockStatement') {
+    if (!BLOCK_HELPERS.has(name)) return `"{{#${name}}}" is not a block helper (blocks: ${[...BLOCK_HELPERS].join(', ')}; a field is written {{${name}}})`;
+    if (params.length === 0) return `"{{#${name}}}" needs an argument, e.g. {{#${name} field}}`;
+    return undefined;
+  }
+  if ((hasArguments || node.type === 'SubExpression') && !helpers.has(name)) {
+    const hint = hasArguments && params.every((param) => isNode(param) && param.type === 'PathExpression') ? `; a field whose name has spaces is written {{[${name} …]}}` : '';
+    return `unknown helper "${name}" (known: ${[...helpers].sort().join(', ')})${hint}`;
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {
