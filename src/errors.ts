@@ -14,6 +14,7 @@ export const ERROR_CATALOG = {
   RECIPIENT_NOT_ALLOWED: { status: 400, expose: true },
   INVALID_HOOK_NAME: { status: 400, expose: true },
   AMBIGUOUS_CREDENTIALS: { status: 400, expose: true },
+  SESSION_KEY_NOT_ALLOWED: { status: 400, expose: true },
   MAPPING_INVALID: { status: 400, expose: true },
   UNAUTHORIZED: { status: 401, expose: true },
   SIGNATURE_INVALID: { status: 401, expose: true },

@@ -6,6 +6,7 @@ import { createModelPolicy, type ModelPolicy } from './models.js';
 import { newTimeOrderedId } from './ids.js';
 import { ANY_RECIPIENT, createRecipientPolicy, defaultLastChannel, type AllowToConfig, type RecipientPolicy } from '../channels/recipients.js';
 import type { Config } from '../config/schema.js';
+import { createSessionKeyPolicy, type SessionKeyPolicy } from './session-keys.js';
 
 /** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
 export interface AgentFields {
@@ -19,6 +20,8 @@ export interface AgentFields {
   model?: string | undefined;
   thinking?: string | undefined;
   timeoutSeconds?: number | undefined;
+  /** OpenClaw's agent routing: only Hookgate's one agent, `main`, within hooks.allowedAgentIds. */
+  agentId?: string | undefined;
 }
 
 export interface WakeFields {
@@ -37,6 +40,8 @@ export interface BuildContext {
 export interface ActionBuilder {
   agent(fields: AgentFields, context: BuildContext): AdmittedAgentAction;
   wake(fields: WakeFields, context: BuildContext): AdmittedWakeAction;
+  /** The session-key fence, for the load-time check of literal mapping keys. */
+  readonly sessions: SessionKeyPolicy;
 }
 
 export interface ActionBuilderDeps {
@@ -45,6 +50,10 @@ export interface ActionBuilderDeps {
   recipients?: RecipientPolicy;
   /** Where `last` goes before the main session has a route (see defaultLastChannel in src/runtime/routing.ts). */
   lastChannel?: string;
+  /** Default: the spec's (request keys allowed inside `hook:`). */
+  sessions?: SessionKeyPolicy;
+  /** hooks.allowedAgentIds; undefined: any id may be named (only `main` exists). */
+  allowedAgentIds?: readonly string[] | undefined;
   newRunId?: () => string;
 }
 
@@ -57,16 +66,19 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
   const newRunId = deps.newRunId ?? newTimeOrderedId;
   const recipients = deps.recipients ?? ANY_RECIPIENT;
   const lastChannel = deps.lastChannel ?? 'last';
+  const sessions = deps.sessions ?? createSessionKeyPolicy();
   return {
+    sessions,
     agent(fields, context) {
       const message = requireText(fields.message, context, 'message');
+      if (fields.agentId !== undefined) checkAgentId(fields.agentId, deps.allowedAgentIds);
       const channel = resolveChannel(fields.channel);
       const action: AdmittedAgentAction = {
         kind: 'agent',
         runId: newRunId(),
         message,
         name: optionalText(fields.name) ?? defaultName(context.origin),
-        sessionKey: optionalText(fields.sessionKey) ?? `hook:${newTimeOrderedId()}`,
+        sessionKey: sessions.resolve(optionalText(fields.sessionKey), context.via === 'direct' ? 'request' : 'mapping'),
         wakeMode: fields.wakeMode ?? 'now',
         deliver: fields.deliver ?? true,
         channel,
@@ -94,12 +106,15 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
 }
 
 /** The builder a configuration asks for: its model allow-list and its channels' recipient lists. */
-export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels'>): ActionBuilder {
+export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels' | 'hooks'>): ActionBuilder {
   const defaults = config.agents.defaults;
+  const { allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey, allowedAgentIds } = config.hooks;
   return createActionBuilder({
     models: createModelPolicy(defaults),
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     lastChannel: defaultLastChannel(defaults),
+    sessions: createSessionKeyPolicy({ allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey }),
+    allowedAgentIds,
   });
 }
 
@@ -126,6 +141,14 @@ function resolveChannel(input: string | undefined): string {
 export function unknownChannelMessage(input: string): string {
   const allowed = ['last', ...CHANNEL_NAMES].map((name) => JSON.stringify(name)).join(', ');
   return `channel must be one of ${allowed} (got ${JSON.stringify(input.slice(0, 40))})`;
+}
+
+function checkAgentId(agentId: string, allowed: readonly string[] | undefined): void {
+  const shown = agentId.slice(0, 64);
+  if (allowed !== undefined && !allowed.includes('*') && !allowed.includes(agentId)) {
+    throw new HookError('INVALID_BODY', `agentId "${shown}" is not in hooks.allowedAgentIds`);
+  }
+  if (agentId.trim() !== 'main') throw new HookError('INVALID_BODY', `agentId "${shown}": this service runs one agent, "main"`);
 }
 
 function defaultName(origin: ActionOrigin): string {

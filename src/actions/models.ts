@@ -9,18 +9,31 @@ export interface ModelPolicy {
   readonly defaultModel: string;
 }
 
-export function createModelPolicy(defaults: Config['agents']['defaults']): ModelPolicy {
+type Defaults = Pick<Config['agents']['defaults'], 'model' | 'models'>;
+
+/** `agents.defaults.model` as a string, or OpenClaw's `{ primary, fallbacks? }`: the model runs use. */
+export function primaryModel(model: Defaults['model']): string {
+  return typeof model === 'string' ? model : model.primary;
+}
+
+/** `agents.defaults.models` in any accepted shape, as `[id, alias?]` pairs in the order written. */
+export function modelEntries(models: Defaults['models']): Array<{ id: string; alias: string | undefined }> {
+  if (models === undefined) return [];
+  if (Array.isArray(models)) return models.map((entry) => (typeof entry === 'string' ? { id: entry, alias: undefined } : { id: entry.id, alias: entry.alias }));
+  return Object.entries(models).map(([id, entry]) => ({ id, alias: entry.alias }));
+}
+
+export function createModelPolicy(defaults: Defaults): ModelPolicy {
   const aliases = new Map<string, string>();
   const allowed = new Set<string>();
-  for (const entry of defaults.models ?? []) {
-    const id = typeof entry === 'string' ? entry : entry.id;
+  for (const { id, alias } of modelEntries(defaults.models)) {
     allowed.add(id);
-    if (typeof entry !== 'string' && entry.alias !== undefined) aliases.set(entry.alias, id);
+    if (alias !== undefined) aliases.set(alias, id);
   }
   const enforced = defaults.models !== undefined;
   const canonical = (model: string): string => aliases.get(model) ?? model;
   return {
-    defaultModel: canonical(defaults.model),
+    defaultModel: canonical(primaryModel(defaults.model)),
     resolveOverride(model: string): string {
       const trimmed = model.trim();
       if (trimmed === '') throw new HookError('INVALID_BODY', 'model must not be empty');

@@ -1,4 +1,4 @@
-import { createModelPolicy, type ModelPolicy } from '../actions/models.js';
+import { createModelPolicy, primaryModel, type ModelPolicy } from '../actions/models.js';
 import { normalizeChannelName } from '../channels/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { HookError } from '../errors.js';
@@ -24,7 +24,7 @@ export interface RouteFindings {
 export function checkRoutes(config: ResolvedConfig, providers: ReadonlySet<string>, channels: ReadonlySet<string>): RouteFindings {
   const policy = createModelPolicy(config.agents.defaults);
   const findings: RouteFindings = { problems: [], warnings: [] };
-  const defaultProblem = modelProblem(policy.defaultModel, config.agents.defaults.model, providers);
+  const defaultProblem = modelProblem(policy.defaultModel, primaryModel(config.agents.defaults.model), providers);
   if (defaultProblem !== undefined) findings.problems.push(`  /agents/defaults/model: ${defaultProblem}`);
   // With hooks disabled no mapping ever runs.
   const { sources } = config.hooks.enabled ? collectMappingSources(config.hooks, PRESETS) : { sources: [] };

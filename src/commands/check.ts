@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
+import { createModelPolicy, modelEntries } from '../actions/models.js';
 import { createLiveEngine } from '../mapping/live-engine.js';
 import { createProviders } from '../providers/index.js';
 import { createChannels } from '../channels/index.js';
@@ -90,7 +91,7 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     `hooks         ${hooks.enabled ? `enabled at ${hooks.path} (token set, body ≤ ${hooks.maxBodyBytes} bytes)` : 'disabled'}`,
     `mappings      ${hooks.mappings.length} custom${signedSummary(hooks.mappings)}; presets: ${hooks.presets.length === 0 ? 'none' : hooks.presets.join(', ')}`,
     `transforms    ${hooks.transformsDir ?? 'none'}${examples.length === 0 ? '' : ` (${examples.length} examples passed)`}`,
-    `model         ${agents.defaults.model}${agents.defaults.models === undefined ? '' : ` (allow-list of ${agents.defaults.models.length})`}`,
+    `model         ${createModelPolicy(agents.defaults).defaultModel}${agents.defaults.models === undefined ? '' : ` (allow-list of ${modelEntries(agents.defaults.models).length})`}`,
     `providers     echo${Object.keys(config.models.providers).filter((id) => id !== 'echo').map((id) => `, ${id}`).join('')}`,
     `channels      log${Object.keys(config.channels).filter((name) => name !== 'log').map((name) => `, ${name}`).join('')}`,
     `store         ${storage.path} (synchronous=${storage.synchronous})`,

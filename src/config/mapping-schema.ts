@@ -18,7 +18,15 @@ export const MappingSchema = Type.Object(
     action: Type.Optional(Type.Union([Type.Literal('wake'), Type.Literal('agent')], { description: 'What the mapping produces. Default `agent`.' })),
     wakeMode: Type.Optional(WakeModeSchema),
     name: Type.Optional(Type.String({ description: 'Template: hook name used as the summary prefix.' })),
-    sessionKey: Type.Optional(Type.String({ description: 'Template: agent session key (same key continues the same transcript).' })),
+    sessionKey: Type.Optional(
+      Type.String({ description: 'Template: agent session key (same key continues the same transcript); must start with one of hooks.allowedSessionKeyPrefixes.' }),
+    ),
+    sessionMode: Type.Optional(
+      Type.Union([Type.Literal('isolated'), Type.Literal('persistent')], {
+        description: '`isolated` (default): a run without a sessionKey gets its own session. `persistent`: such runs of this mapping continue one session, `hook:mapping:<id>`.',
+      }),
+    ),
+    agentId: Type.Optional(Type.String({ minLength: 1, description: 'Agent that runs the hook. Hookgate has one agent, `main`; another id is a config error.' })),
     textTemplate: Type.Optional(Type.String({ description: 'Template: the wake event text (action `wake`).' })),
     messageTemplate: Type.Optional(Type.String({ description: 'Template: the agent message (action `agent`).' })),
     deliver: Type.Optional(Type.Boolean({ description: 'Send the agent reply to the channel. Default true.' })),

@@ -6,6 +6,7 @@ import { ConfigSchema, type Config } from './schema.js';
 import { collapseLiteralUnions } from '../schema-errors.js';
 import { createProviders } from '../providers/index.js';
 import { silentLogger } from '../log.js';
+import { createSessionKeyPolicy } from '../actions/session-keys.js';
 
 export type ResolvedConfig = Config & {
   /** Directory relative paths in the file are resolved against. */
@@ -14,6 +15,8 @@ export type ResolvedConfig = Config & {
 };
 
 const checker = Compile(ConfigSchema);
+
+export const DEFAULT_TRANSFORMS_DIR = 'hooks/transforms';
 
 /** Applies defaults, validates against the schema and the cross-field rules, resolves paths, freezes. */
 export function resolveConfig(raw: unknown, options: { configDir: string; configPath?: string }): ResolvedConfig {
@@ -28,6 +31,10 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
 
   config.hooks.path = normaliseHooksPath(config.hooks.path);
   config.storage.path = resolveFrom(options.configDir, config.storage.path);
+  // OpenClaw's default: transforms live in hooks/transforms next to the config file.
+  if (config.hooks.transformsDir === undefined && config.hooks.mappings.some((mapping) => mapping.transform !== undefined)) {
+    config.hooks.transformsDir = DEFAULT_TRANSFORMS_DIR;
+  }
   if (config.hooks.transformsDir !== undefined) {
     config.hooks.transformsDir = resolveFrom(options.configDir, config.hooks.transformsDir);
   }
@@ -89,6 +96,7 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
   if (hooks.token !== undefined && hooks.token === gateway.auth?.token) {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
+  issues.push(...sessionKeyIssues(hooks));
   if (typeof hooks.path !== 'string') return issues;
   issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));
   if (normaliseHooksPath(hooks.path) === '/') {
@@ -106,6 +114,13 @@ function consoleOverlap(consolePath: string | undefined, hooksPath: string): Con
   const taken = [hooksPath, '/healthz', '/readyz', '/metrics'].find((path) => inside(consolePath, path) || inside(path, consolePath));
   if (taken === undefined) return [];
   return [{ path: '/gateway/console/path', message: `must not overlap ${taken === hooksPath ? `hooks.path ("${hooksPath}")` : `the ${taken} endpoint`}` }];
+}
+
+function sessionKeyIssues(hooks: Config['hooks']): ConfigIssue[] {
+  if (typeof hooks.defaultSessionKey !== 'string' || !Array.isArray(hooks.allowedSessionKeyPrefixes)) return [];
+  const policy = createSessionKeyPolicy({ allowRequestSessionKey: true, allowedSessionKeyPrefixes: hooks.allowedSessionKeyPrefixes });
+  const problem = policy.loadProblem(hooks.defaultSessionKey.trim(), true);
+  return problem === undefined ? [] : [{ path: '/hooks/defaultSessionKey', message: problem }];
 }
 
 /** `/hooks///` → `/hooks`, `hooks` → `/hooks`, `//` → `/`. */

@@ -105,10 +105,43 @@ const HooksSchema = Type.Object(
     idempotencyTtlHours: Type.Number({ exclusiveMinimum: 0, default: 24, description: 'How long an Idempotency-Key and its first response are kept.' }),
     throttle: ThrottleSchema,
     presets: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Built-in mappings to enable, after hooks.mappings (e.g. ["gmail"]).' }),
-    transformsDir: Type.Optional(Type.String({ minLength: 1, description: 'Directory of transform modules; relative to the config file.' })),
+    transformsDir: Type.Optional(
+      Type.String({ minLength: 1, description: 'Directory of transform modules; relative to the config file. Default `hooks/transforms` when a mapping has a transform.' }),
+    ),
     transformLimits: TransformLimitsSchema,
     mappings: Type.Array(MappingSchema, { default: [], description: 'Custom hooks, tried in order; first match wins.' }),
     gmail: Type.Optional(GmailSchema),
+    gmailMaxBodyBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 64 * 1024 * 1024,
+        description:
+          'Largest body on the gmail preset\'s path when the preset is enabled. Default min(32 MiB, 100 × (3 × hooks.gmail.maxBytes + 8192)), 6.5 MiB with maxBytes 20000 (as OpenClaw); other paths keep maxBodyBytes.',
+      }),
+    ),
+    allowRequestSessionKey: Type.Boolean({
+      default: true,
+      description: 'Whether a POST /agent body may choose its `sessionKey` (within allowedSessionKeyPrefixes). false: refused with 400, as OpenClaw by default.',
+    }),
+    allowedSessionKeyPrefixes: Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 1,
+      default: ['hook:'],
+      description: 'A session key from a request, a mapping template or a transform must start with one of these; the main session is never reachable.',
+    }),
+    defaultSessionKey: Type.Optional(
+      Type.String({ minLength: 1, description: 'Session of agent runs that name none (all such runs share it). Default: a fresh `hook:<uuid>` per run.' }),
+    ),
+    allowedAgentIds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Agent ids a request or mapping may name (`*` = any). Hookgate runs one agent, `main`: another id is refused.',
+      }),
+    ),
+    compat: Type.Object(
+      {
+        openclawHeaders: Type.Boolean({ default: false, description: 'Accept `x-openclaw-token` as an alias of `x-hookgate-token`.' }),
+      },
+      { additionalProperties: false, default: {}, description: 'Switches for clients written for OpenClaw.' },
+    ),
   },
   { additionalProperties: false, default: {}, description: 'The webhook ingress.' },
 );
@@ -124,10 +157,34 @@ const ModelEntrySchema = Type.Union([
   ),
 ]);
 
+/** OpenClaw's catalog shape: `{ "<provider/model>": { alias?, … } }`; keys other than alias are reported as ignored. */
+const ModelMapSchema = Type.Record(
+  Type.String({ minLength: 1 }),
+  Type.Object({ alias: Type.Optional(Type.String({ minLength: 1, description: 'Short name usable as `model`.' })) }, { additionalProperties: true }),
+);
+
+const DefaultModelSchema = Type.Union(
+  [
+    Type.String({ minLength: 1 }),
+    Type.Object(
+      {
+        primary: Type.String({ minLength: 1, description: 'The model of runs without an override.' }),
+        fallbacks: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Accepted for OpenClaw configs; Hookgate does not fall back (reported by check).' })),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { default: 'echo/echo', description: 'Model of runs without an override: `provider/model` or an alias, or `{ primary, fallbacks? }`.' },
+);
+
 const AgentDefaultsSchema = Type.Object(
   {
-    model: Type.String({ minLength: 1, default: 'echo/echo', description: 'Model of runs without an override: `provider/model` or an alias.' }),
-    models: Type.Optional(Type.Array(ModelEntrySchema, { description: 'If set, the allow-list (and aliases) of model overrides.' })),
+    model: DefaultModelSchema,
+    models: Type.Optional(
+      Type.Union([Type.Array(ModelEntrySchema), ModelMapSchema], {
+        description: 'If set, the allow-list (and aliases) of model overrides: ids, `{id, alias}` entries, or OpenClaw\'s map `{ "<provider/model>": { alias? } }`.',
+      }),
+    ),
     timeoutSeconds: Type.Number({ exclusiveMinimum: 0, default: 600, description: 'Default maximum duration of an agent run.' }),
     maxConcurrent: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Agent runs executing at once.' }),
     heartbeat: Type.Object(

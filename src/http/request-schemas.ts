@@ -23,6 +23,7 @@ export const AgentRequestSchema = Type.Object({
   model: Type.Optional(Type.String({ maxLength: 200, description: 'Model override (alias or provider/model).' })),
   thinking: Type.Optional(Type.String({ maxLength: 64, description: 'Thinking-level override.' })),
   timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: 'Run time limit, seconds.' })),
+  agentId: Type.Optional(Type.String({ maxLength: 200, description: 'OpenClaw agent routing; only `main` (within hooks.allowedAgentIds).' })),
 });
 export type AgentRequest = Static<typeof AgentRequestSchema>;
 

@@ -13,7 +13,12 @@ export interface CompileDeps {
   templates: TemplateCompiler;
   builder: ActionBuilder;
   transforms: TransformPort | undefined;
+  /** hooks.allowedAgentIds; undefined allows any id (and Hookgate's one agent is `main`). */
+  allowedAgentIds?: readonly string[] | undefined;
 }
+
+/** The one agent Hookgate runs; OpenClaw configs may name agents, and only this one is served. */
+export const AGENT_ID = 'main';
 
 export interface CompileResult {
   mapping: CompiledMapping | undefined;
@@ -40,6 +45,8 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   const templates = compileTemplates(config, deps.templates, problem);
   checkContentSource(config, problem, warnings, source.id);
   checkStaticFields(config, deps.builder, problem);
+  checkSessionFields(config, source.id, deps.builder, problem);
+  checkAgentId(config.agentId, deps.allowedAgentIds, problem);
   if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
@@ -63,6 +70,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     forEach: config.forEach,
     transform,
     signature,
+    persistentSessionKey: config.sessionMode === 'persistent' ? persistentKey(source.id) : undefined,
   };
   return { mapping, issues, warnings };
 }
@@ -140,6 +148,35 @@ function checkSignature(config: MappingConfig, problem: Problem): CompiledSignat
   const { signature, problems } = compileSignature(config.signature);
   for (const issue of problems) problem(`signature/${issue.field}`, issue.message);
   return signature;
+}
+
+/** The one session of a `sessionMode: "persistent"` mapping's runs that name no key. */
+export function persistentKey(mappingId: string): string {
+  return `hook:mapping:${mappingId}`;
+}
+
+/**
+ * What is known of a session key at load: a literal key, or the literal text before its first
+ * `{{`, must fit hooks.allowedSessionKeyPrefixes (rendered keys are checked at admission).
+ */
+function checkSessionFields(config: MappingConfig, id: string, builder: ActionBuilder, problem: Problem): void {
+  const template = config.sessionKey;
+  if (template !== undefined) {
+    const open = template.indexOf('{{');
+    const literal = (open === -1 ? template : template.slice(0, open)).trimStart();
+    const reason = literal === '' && open !== -1 ? undefined : builder.sessions.loadProblem(open === -1 ? literal.trim() : literal, open === -1);
+    if (reason !== undefined) problem('sessionKey', `sessionKey ${reason}`);
+  }
+  if (config.sessionMode === 'persistent') {
+    const reason = builder.sessions.loadProblem(persistentKey(id), true);
+    if (reason !== undefined) problem('sessionMode', `sessionMode "persistent" uses the session ${reason}; set sessionKey instead`);
+  }
+}
+
+function checkAgentId(agentId: string | undefined, allowed: readonly string[] | undefined, problem: Problem): void {
+  if (agentId === undefined) return;
+  if (agentId !== AGENT_ID) problem('agentId', `agentId "${agentId}": Hookgate runs one agent, "${AGENT_ID}"`);
+  else if (allowed !== undefined && !allowed.includes('*') && !allowed.includes(agentId)) problem('agentId', `agentId "${agentId}" is not in hooks.allowedAgentIds`);
 }
 
 async function loadTransform(config: MappingConfig, port: TransformPort | undefined, problem: Problem): Promise<TransformHandle | undefined> {

@@ -28,6 +28,8 @@ export interface CompiledMapping {
   readonly transform: TransformHandle | undefined;
   /** The sender signs its requests (`signature`): verified by the HTTP layer before the mapping runs. */
   readonly signature: CompiledSignature | undefined;
+  /** sessionMode "persistent": the session of runs that render no key. */
+  readonly persistentSessionKey: string | undefined;
 }
 
 /** Where each templated field lives in the mapping record, for error paths. */

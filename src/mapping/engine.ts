@@ -85,7 +85,7 @@ export interface MappingEngineOptions {
 /** Compiles every template and loads every transform; throws ConfigError listing every problem with its path. */
 export async function createMappingEngine(options: MappingEngineOptions): Promise<MappingEngine> {
   const { sources, issues } = collectMappingSources(options.hooks, options.presets ?? PRESETS);
-  const compileDeps = { templates: createTemplateCompiler(), builder: options.builder, transforms: options.transforms };
+  const compileDeps = { templates: createTemplateCompiler(), builder: options.builder, transforms: options.transforms, allowedAgentIds: options.hooks.allowedAgentIds };
   const results = await Promise.all(sources.map((source) => compileMapping(source, compileDeps)));
   issues.push(...results.flatMap((result) => result.issues));
   if (issues.length > 0) throw new ConfigError(issues);

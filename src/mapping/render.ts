@@ -61,7 +61,7 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
     {
       message: override.message ?? rendered.message ?? '',
       name,
-      sessionKey: optional(override.sessionKey ?? rendered.sessionKey),
+      sessionKey: optional(override.sessionKey ?? rendered.sessionKey) ?? mapping.persistentSessionKey,
       wakeMode,
       deliver: override.deliver ?? mapping.deliver,
       channel: override.channel ?? mapping.channel,

@@ -11,6 +11,7 @@ import { parseModelRef } from '../../src/providers/model-ref.js';
 import { silentLogger } from '../../src/log.js';
 import { createTransformRunner, type SandboxTransformRunner } from '../../src/sandbox/index.js';
 import { actionsOf, request } from './support.js';
+import { modelEntries } from '../../src/actions/models.js';
 
 /**
  * Every ```json5 block of README.md and docs/*.md is a configuration example that must load: a
@@ -67,7 +68,7 @@ function envFor(text: string): NodeJS.ProcessEnv {
 
 /** A static `model` must be a provider/model id or an alias the same config defines. */
 function modelProblems(config: ResolvedConfig): string[] {
-  const aliases = new Set((config.agents.defaults.models ?? []).flatMap((entry) => (typeof entry === 'string' || entry.alias === undefined ? [] : [entry.alias])));
+  const aliases = new Set(modelEntries(config.agents.defaults.models).flatMap((entry) => (entry.alias === undefined ? [] : [entry.alias])));
   return config.hooks.mappings.flatMap((mapping) => {
     const model = mapping.model;
     if (model === undefined || model.includes('{{') || aliases.has(model) || parseModelRef(model) !== undefined) return [];

@@ -10,7 +10,7 @@ const perItem: MappingConfig = {
   id: 'items',
   match: { path: 'batch' },
   forEach: 'items',
-  sessionKey: 'batch:{{items[0].id}}',
+  sessionKey: 'hook:batch:{{items[0].id}}',
   messageTemplate: '{{items[0].title}} of {{batch}} (sees {{items}})',
   allowUnsafeExternalContent: true,
 };
@@ -31,9 +31,9 @@ describe('fan-out over forEach', () => {
     const engine = await engineWith({ mappings: [perItem] });
     const outcome = await actionsOf(engine, request('batch', { batch: 'B1', items: [{ id: 1, title: 'one' }, { id: 2, title: 'two' }, { id: 3, title: 'three' }] }));
     expect(outcome.actions.map((action) => (action.kind === 'agent' ? [action.sessionKey, action.message] : []))).toEqual([
-      ['batch:1', 'one of B1 (sees [{"id":1,"title":"one"}])'],
-      ['batch:2', 'two of B1 (sees [{"id":2,"title":"two"}])'],
-      ['batch:3', 'three of B1 (sees [{"id":3,"title":"three"}])'],
+      ['hook:batch:1', 'one of B1 (sees [{"id":1,"title":"one"}])'],
+      ['hook:batch:2', 'two of B1 (sees [{"id":2,"title":"two"}])'],
+      ['hook:batch:3', 'three of B1 (sees [{"id":3,"title":"three"}])'],
     ]);
   });
 
@@ -43,7 +43,7 @@ describe('fan-out over forEach', () => {
     const items = Array.from({ length: FAN_OUT_LIMIT + 37 }, (_, i) => ({ id: i, title: `t${i}` }));
     const outcome = await actionsOf(engine, request('batch', { items }));
     expect(outcome.actions).toHaveLength(FAN_OUT_LIMIT);
-    expect(outcome.actions.at(-1)).toMatchObject({ sessionKey: `batch:${FAN_OUT_LIMIT - 1}` });
+    expect(outcome.actions.at(-1)).toMatchObject({ sessionKey: `hook:batch:${FAN_OUT_LIMIT - 1}` });
     expect(lines.filter((line) => line['event'] === 'mapping.fanout.truncated')).toEqual([expect.objectContaining({ mappingId: 'items', dropped: 37, level: 40 })]);
     const explanation = await engine.explain(request('batch', { items }));
     expect(explanation.notes).toEqual([`37 item(s) of "items" beyond ${FAN_OUT_LIMIT} were dropped`]);

@@ -33,6 +33,9 @@ export function hooksConfig(overrides: Partial<Config['hooks']> = {}): Config['h
     presets: [],
     transformLimits: { memoryMb: 32, timeoutMs: 1000, workers: 2, console: false },
     mappings: [],
+    allowRequestSessionKey: true,
+    allowedSessionKeyPrefixes: ['hook:'],
+    compat: { openclawHeaders: false },
     ...overrides,
   };
 }
@@ -45,6 +48,7 @@ export function recordingBuilder(models?: Config['agents']['defaults']['models']
   return {
     contexts,
     builder: {
+      sessions: real.sessions,
       agent(fields, context) {
         contexts.push(context);
         return real.agent(fields, context);

@@ -30,13 +30,13 @@ describe('transforms', () => {
   });
 
   it('merges override fields over the rendered ones; an override is used literally, not as a template', async () => {
-    const fake = fakeTransforms(() => ({ kind: 'override', value: { message: 'from {{transform}}', sessionKey: 'tx:1', deliver: false } }));
+    const fake = fakeTransforms(() => ({ kind: 'override', value: { message: 'from {{transform}}', sessionKey: 'hook:tx:1', deliver: false } }));
     const engine = await engineWith({
       transforms: fake.port,
-      mappings: [{ id: 't', transform: { module: 't.js' }, messageTemplate: 'template {{a}}', name: 'N {{a}}', sessionKey: 'tpl:{{a}}', allowUnsafeExternalContent: true }],
+      mappings: [{ id: 't', transform: { module: 't.js' }, messageTemplate: 'template {{a}}', name: 'N {{a}}', sessionKey: 'hook:tpl:{{a}}', allowUnsafeExternalContent: true }],
     });
     const [action] = (await actionsOf(engine, request('x', { a: 'A' }))).actions;
-    expect(action).toMatchObject({ message: 'from {{transform}}', sessionKey: 'tx:1', deliver: false, name: 'N A' });
+    expect(action).toMatchObject({ message: 'from {{transform}}', sessionKey: 'hook:tx:1', deliver: false, name: 'N A' });
   });
 
   it('renders the templates against the original payload, not against what the transform returned', async () => {
