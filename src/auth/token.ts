@@ -11,22 +11,34 @@ export interface PresentedToken {
 /** Headers as node gives them in `req.headersDistinct`: every value a list, repeats kept apart. */
 export type DistinctHeaders = Record<string, string[] | undefined>;
 
+export interface ExtractOptions {
+  /** hooks.compat.openclawHeaders: `x-openclaw-token` counts as `x-hookgate-token` (which wins when both are sent). */
+  openclawHeader?: boolean;
+}
+
 /**
- * Finds the token a request carries. `Authorization: Bearer` wins, then `x-hookgate-token`,
- * then the deprecated `?token=` query parameter. Takes `req.headersDistinct`: node keeps only the
- * first of two `Authorization` headers in `req.headers`, and a repeated credential header is
- * refused (400), never guessed at.
+ * Finds the token a request carries. `Authorization: Bearer` wins, then `x-hookgate-token` (or,
+ * when enabled, its OpenClaw alias `x-openclaw-token`), then the deprecated `?token=` query
+ * parameter. Takes `req.headersDistinct`: node keeps only the first of two `Authorization` headers
+ * in `req.headers`, and a repeated credential header is refused (400), never guessed at.
  */
-export function extractToken(headers: DistinctHeaders, querystring: string): PresentedToken | undefined {
+export function extractToken(headers: DistinctHeaders, querystring: string, options: ExtractOptions = {}): PresentedToken | undefined {
   const bearer = bearerToken(headers);
   if (bearer !== undefined) return { value: bearer, source: 'bearer' };
-  const header = singleHeader(headers, 'x-hookgate-token');
-  const value = header === undefined ? '' : trimAsciiWhitespace(header);
-  if (value !== '') return { value, source: 'header' };
+  const header = headerToken(headers, 'x-hookgate-token');
+  if (header !== undefined) return { value: header, source: 'header' };
+  const alias = options.openclawHeader === true ? headerToken(headers, 'x-openclaw-token') : undefined;
+  if (alias !== undefined) return { value: alias, source: 'header' };
   // Parsed only when no header carries a token: the common request never pays for it.
   const fromQuery = querystring === '' ? null : new URLSearchParams(querystring).get('token');
   if (fromQuery !== null && fromQuery !== '') return { value: fromQuery, source: 'query' };
   return undefined;
+}
+
+function headerToken(headers: DistinctHeaders, name: string): string | undefined {
+  const header = singleHeader(headers, name);
+  const value = header === undefined ? '' : trimAsciiWhitespace(header);
+  return value === '' ? undefined : value;
 }
 
 /** The token of an `Authorization: Bearer <t>` header, if there is one (repeated: 400). */

@@ -81,7 +81,13 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const { hooks, gateway } = deps.config;
   const prefix = hooks.path;
   const handlers = createHookHandlers(deps);
-  const auth = hookAuth({ token, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies), logger: deps.logger });
+  const auth = hookAuth({
+    token,
+    throttle: deps.throttle,
+    clientAddress: createClientAddressResolver(gateway.trustedProxies),
+    logger: deps.logger,
+    openclawHeaders: hooks.compat.openclawHeaders,
+  });
   const body = jsonBodyReader(hooks);
   const lengthGuard = declaredLengthGuard(hooks.maxBodyBytes);
   const gate = hookGate({

@@ -9,6 +9,8 @@ export interface HookAuthDeps {
   throttle: AuthThrottle;
   clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
   logger: Logger;
+  /** hooks.compat.openclawHeaders. */
+  openclawHeaders?: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export function hookAuth(deps: HookAuthDeps): Middleware {
     if (wait !== undefined) {
       throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
     }
-    const presented = extractToken(ctx.req.headersDistinct, ctx.querystring);
+    const presented = extractToken(ctx.req.headersDistinct, ctx.querystring, { openclawHeader: deps.openclawHeaders === true });
     if (presented !== undefined && matches(presented.value)) {
       deps.throttle.recordSuccess(client);
       if (presented.source === 'query') {

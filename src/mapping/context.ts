@@ -12,7 +12,7 @@ export type SafeRecord = { [key: string]: unknown };
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Credentials never reach a template or a transform, whatever the mapping asks for. */
-const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-hookgate-token']);
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-hookgate-token', 'x-openclaw-token']);
 /** Every built-in scheme's signature headers, kept out even of mappings that do not verify them. */
 const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(SIGNATURE_HEADER_NAMES);
 const SECRET_QUERY: ReadonlySet<string> = new Set(['token']);

@@ -46,7 +46,8 @@ export interface Explanation {
   mapping: { id: string; label: string } | undefined;
   /** Undefined when the request failed (see `error`). */
   outcome: MappingOutcome | undefined;
-  error: { code: ErrorCode; status: number; message: string } | undefined;
+  /** `detail`: why, when the caller's message hides it (e.g. the override field a transform got wrong). */
+  error: { code: ErrorCode; status: number; message: string; detail?: string } | undefined;
   /** One per fan-out item that finished (one without forEach). */
   items: ItemTrace[];
   notes: string[];
@@ -107,7 +108,7 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       if (mapping.signature !== undefined && request.signature === undefined && !mapping.signature.allowToken) {
         throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${mapping.signature.scheme.name})`);
       }
-      return (await runMapping(mapping, prepare(request, name, now(), mapping), runDeps)).outcome;
+      return (await runMapping(mapping, prepare(request, name, now(), mapping, options.hooks.path), runDeps)).outcome;
     },
     route(name, payload) {
       const identified = identify({ name, payload, headers: {}, query: {} });
@@ -121,7 +122,7 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return index.serves(trimSlashes(name));
     },
     async explain(request) {
-      return explainRequest(mappings, request, now(), runDeps);
+      return explainRequest(mappings, request, now(), runDeps, options.hooks.path);
     },
   };
 }
@@ -134,11 +135,13 @@ function identify(request: HookRequest): { name: string; source: string | undefi
   return { name: trimSlashes(request.name), source: typeof source === 'string' ? source : undefined };
 }
 
-function prepare(request: HookRequest, name: string, now: Date, mapping: CompiledMapping): PreparedRequest {
+function prepare(request: HookRequest, name: string, now: Date, mapping: CompiledMapping, hooksPath: string): PreparedRequest {
   const headers = sanitizeHeaders(request.headers, mapping.signature?.secretHeaders);
   const query = sanitizeQuery(request.query);
+  const search = new URLSearchParams(query).toString();
   return {
     name,
+    url: `${hooksPath}/${name}${search === '' ? '' : `?${search}`}`,
     payload: request.payload,
     safePayload: toSafeRecord(request.payload),
     headers,
@@ -167,7 +170,7 @@ function sealForDisplay(outcome: MappingOutcome, items: ItemTrace[], notes: stri
 }
 
 /** A linear walk in global order (diagnostics only), stopping at the winner the index would pick. */
-async function explainRequest(mappings: readonly CompiledMapping[], request: HookRequest, now: Date, deps: Parameters<typeof runMapping>[2]): Promise<Explanation> {
+async function explainRequest(mappings: readonly CompiledMapping[], request: HookRequest, now: Date, deps: Parameters<typeof runMapping>[2], hooksPath: string): Promise<Explanation> {
   const { name, source } = identify(request);
   const explanation: Explanation = { name, source, considered: [], mapping: undefined, outcome: undefined, error: undefined, items: [], notes: [] };
   if (name === '' || RESERVED_NAMES.has(name)) {
@@ -186,12 +189,13 @@ async function explainRequest(mappings: readonly CompiledMapping[], request: Hoo
   }
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
-    const { outcome, notes } = await runMapping(winner, prepare(request, name, now, winner), deps, explanation.items);
+    const { outcome, notes } = await runMapping(winner, prepare(request, name, now, winner, hooksPath), deps, explanation.items);
     explanation.outcome = sealForDisplay(outcome, explanation.items, notes);
     explanation.notes.push(...notes);
   } catch (error) {
     if (!(error instanceof HookError)) throw error;
     explanation.error = { code: error.code, status: error.status, message: error.message };
+    if (error.cause instanceof Error) explanation.error.detail = error.cause.message;
   }
   explanation.items = explanation.items.filter((item) => item !== undefined);
   return explanation;

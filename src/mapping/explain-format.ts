@@ -74,7 +74,8 @@ function block(title: string, text: string, indent: string): string[] {
 }
 
 function resultLine(explanation: Explanation): string {
-  if (explanation.error !== undefined) return `error ${explanation.error.status} ${explanation.error.code}: ${explanation.error.message}`;
+  const error = explanation.error;
+  if (error !== undefined) return `error ${error.status} ${error.code}: ${error.message}${error.detail === undefined ? '' : `\n  why: ${error.detail}`}`;
   const outcome = explanation.outcome;
   if (outcome?.kind === 'skip') return `skipped (${outcome.reason}) → 204`;
   const actions = actionsOf(explanation);

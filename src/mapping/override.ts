@@ -1,18 +1,15 @@
-import { Compile } from 'typebox/compile';
 import { HookError } from '../errors.js';
-import { TransformOverrideSchema } from '../sandbox/override-schema.js';
+import { checkOverrideValue } from '../sandbox/override-schema.js';
 import type { TransformOverride } from './transform-port.js';
 
 // The sandbox already checks what a transform returns; this is the engine's own guard with the
-// same schema, because an override flows straight into a stored action (and the engine also
-// accepts ports other than the sandbox, e.g. in tests).
-const checker = Compile(TransformOverrideSchema);
-
+// same rules, because an override flows straight into a stored action (and the engine also
+// accepts ports other than the sandbox, e.g. in tests). The caller sees only `hook mapping
+// failed`; the reason (the field and why) is the error's cause, shown by `hookgate try`.
 export function checkOverride(value: unknown, mappingId: string): TransformOverride {
-  if (checker.Check(value)) return value as TransformOverride;
-  const first = checker.Errors(value)[0];
-  const detail = first === undefined ? 'invalid' : `${first.instancePath || '/'} ${first.message}`;
+  const checked = checkOverrideValue(value);
+  if (checked.ok) return checked.value;
   throw new HookError('TRANSFORM_FAILED', 'hook mapping failed', {
-    cause: new Error(`transform of mapping "${mappingId}" returned an invalid override: ${detail}`),
+    cause: new Error(`transform of mapping "${mappingId}" returned an ${checked.reason}`),
   });
 }

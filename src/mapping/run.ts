@@ -12,6 +12,8 @@ import type { TransformOverride, TransformPort, VerifiedSignature } from './tran
 /** A request once matched: names trimmed, credentials removed from headers and query. */
 export interface PreparedRequest {
   name: string;
+  /** The request's path and query without credentials, as transforms see it (`input.url`). */
+  url: string;
   payload: Record<string, unknown>;
   safePayload: SafeRecord;
   headers: Record<string, string>;
@@ -87,7 +89,7 @@ async function runTransform(mapping: CompiledMapping, request: PreparedRequest, 
   // Both are set together at compilation; a mapping with a transform implies a port.
   if (deps.transforms === undefined || mapping.transform === undefined) throw new HookError('TRANSFORM_UNAVAILABLE', 'transform sandbox unavailable');
   try {
-    const input = { payload: item.payload, headers: request.headers, query: request.query, path: request.name };
+    const input = { payload: item.payload, headers: request.headers, query: request.query, path: request.name, url: request.url };
     return await deps.transforms.run(mapping.transform, request.signature === undefined ? input : { ...input, signature: request.signature });
   } catch (error) {
     if (error instanceof HookError) throw error;

@@ -41,7 +41,7 @@ type Outcome = { ok: true; result: TransformResult } | { ok: false; reason: Fail
 
 interface Example {
   name: string;
-  input?: { payload?: unknown; headers?: Record<string, string>; query?: Record<string, string>; path?: string };
+  input?: { payload?: unknown; headers?: Record<string, string>; query?: Record<string, string>; path?: string; url?: string };
   expectKind: 'value' | 'null' | 'undefined';
   expect?: unknown;
 }
@@ -125,7 +125,9 @@ class SandboxRunner implements SandboxTransformRunner {
     if (UNAVAILABLE_REASONS.has(outcome.reason)) {
       throw new HookError('TRANSFORM_UNAVAILABLE', 'transform unavailable, retry later', { retryAfterSeconds: 1 });
     }
-    throw new HookError('TRANSFORM_FAILED', 'hook mapping failed');
+    // The detail stays out of the response (the caller's payload shaped it) but is the cause,
+    // which `hookgate try` shows.
+    throw new HookError('TRANSFORM_FAILED', 'hook mapping failed', { cause: new Error(`transform ${label}: ${outcome.error.slice(0, 300)}`) });
   }
 
   async runExamples(handle: TransformHandle): Promise<ExampleOutcome[]> {
@@ -139,6 +141,7 @@ class SandboxRunner implements SandboxTransformRunner {
         headers: example.input?.headers ?? {},
         query: example.input?.query ?? {},
         path: example.input?.path ?? '',
+        url: example.input?.url ?? '',
       };
       outcomes.push(compareExample(example, await this.execute(handle, input)));
     }

@@ -15,6 +15,8 @@ export interface TransformInput {
   headers: Record<string, string>;
   query: Record<string, string>;
   path: string;
+  /** The request URL's path and query (credentials removed), e.g. `/hooks/github?x=1` (OpenClaw's `url`). */
+  url?: string;
   /** The verified signature of a signed request (`signature` on the mapping); absent otherwise. */
   signature?: VerifiedSignature;
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appendExchange } from '../../src/store/session-repo.js';
 import { MAIN_SESSION_KEY } from '../../src/runtime/main-session.js';
 import { resolveConfig } from '../../src/config/resolve.js';
-import { actionBuilderFor } from '../../src/actions/configure.js';
+import { createConfiguredActionBuilder } from '../../src/actions/build.js';
 import { createMappingEngine } from '../../src/mapping/engine.js';
 import { silentLogger } from '../../src/log.js';
 import { post, startTestService, type TestService } from '../helpers/service.js';
@@ -10,7 +10,7 @@ import { post, startTestService, type TestService } from '../helpers/service.js'
 /** Loads hooks config and compiles its mappings as serve does, without opening a store or a port. */
 async function loadHooks(hooks: Record<string, unknown>): Promise<void> {
   const config = resolveConfig({ hooks: { enabled: true, token: 't', ...hooks } }, { configDir: '/nonexistent' });
-  await createMappingEngine({ hooks: config.hooks, builder: actionBuilderFor(config), logger: silentLogger() });
+  await createMappingEngine({ hooks: config.hooks, builder: createConfiguredActionBuilder(config), logger: silentLogger() });
 }
 
 /** Every way of writing the main session's key that the store (which compares the trimmed key byte for byte) or a reader could take for it. */
