@@ -14,7 +14,7 @@ describe('transforms', () => {
     await actionsOf(engine, request('github', { a: 1 }, { headers: { 'x-github-event': 'push', authorization: 'Bearer t' }, query: { token: 't', q: '1' } }));
     await actionsOf(engine, request('github', { a: 2 }));
     expect(fake.loaded).toHaveLength(1);
-    expect(fake.inputs[0]).toEqual({ payload: { a: 1 }, headers: { 'x-github-event': 'push' }, query: { q: '1' }, path: 'github' });
+    expect(fake.inputs[0]).toEqual({ payload: { a: 1 }, headers: { 'x-github-event': 'push' }, query: { q: '1' }, path: 'github', url: '/hooks/github?q=1' });
   });
 
   it('continues with the templates when the transform returns undefined (unchanged)', async () => {
