@@ -29,6 +29,11 @@ export interface PresetDefinition {
   summary: string;
   mappings(hooks: Config['hooks']): MappingConfig[];
   example: PresetExample;
+  /**
+   * A larger body limit for the preset's own hook path (e.g. mail with attachments), applied
+   * only there and only when the preset is enabled; never below hooks.maxBodyBytes.
+   */
+  bodyAllowance?(hooks: Config['hooks']): { path: string; maxBodyBytes: number };
 }
 
 const PRESET_NAME = /^[a-z][a-z0-9-]*$/;

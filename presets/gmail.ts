@@ -14,6 +14,24 @@ const MESSAGE = [
   '{{truncate messages[0].body 20000}}{{/if}}',
 ].join('\n');
 
+/** hooks.gmail.maxBytes (the watcher's per-message body cap, written by the gmail setup tool); 20,000 when unset. */
+export const DEFAULT_GMAIL_MAX_BYTES = 20_000;
+const MAX_GMAIL_BODY_BYTES = 32 * 1024 * 1024;
+
+function gmailMaxBytes(gmail: Record<string, unknown> | undefined): number {
+  const value = gmail?.['maxBytes'];
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : DEFAULT_GMAIL_MAX_BYTES;
+}
+
+/**
+ * OpenClaw's allowance for the gmail path: a notification carries up to 100 messages, each body
+ * up to maxBytes (×3 for JSON escaping of non-ASCII text) plus 8 KiB of headers and fields;
+ * capped at 32 MiB. 6.5 MiB with the default maxBytes.
+ */
+export function gmailBodyAllowance(maxBytes: number): number {
+  return Math.min(MAX_GMAIL_BODY_BYTES, 100 * (3 * maxBytes + 8192));
+}
+
 /**
  * Gmail push notifications as a gateway's gmail watcher posts them:
  * `{ source: "gmail", messages: [{ id, from, subject, snippet, body }] }`. One agent run per
@@ -40,6 +58,9 @@ export const gmailPreset = definePreset({
     if (gmail.thinking !== undefined) mapping.thinking = gmail.thinking;
     if (gmail.allowUnsafeExternalContent !== undefined) mapping.allowUnsafeExternalContent = gmail.allowUnsafeExternalContent;
     return [mapping];
+  },
+  bodyAllowance(hooks) {
+    return { path: 'gmail', maxBodyBytes: hooks.gmailMaxBodyBytes ?? gmailBodyAllowance(gmailMaxBytes(hooks.gmail)) };
   },
   example: {
     name: 'gmail',

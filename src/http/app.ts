@@ -9,6 +9,7 @@ import type { MappingEngine } from '../mapping/engine.js';
 import type { AuthThrottle } from '../auth/throttle.js';
 import { errorResponder } from './errors.js';
 import { declaredLengthGuard, jsonBodyReader } from './body.js';
+import { bodyLimitsFor } from './body-limits.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
@@ -88,8 +89,7 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
     logger: deps.logger,
     openclawHeaders: hooks.compat.openclawHeaders,
   });
-  const body = jsonBodyReader(hooks);
-  const lengthGuard = declaredLengthGuard(hooks.maxBodyBytes);
+  const { body, lengthGuard } = bodyMiddlewares(hooks);
   const gate = hookGate({
     tokenAuth: auth,
     jsonBody: body,
@@ -122,6 +122,25 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
 
 function hookName(ctx: Context): string {
   return (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');
+}
+
+/** hooks.path/<name>'s guard and reader, with the limit of that name (see body-limits.ts). */
+function bodyMiddlewares(hooks: ResolvedConfig['hooks']): { body: Middleware; lengthGuard: Middleware } {
+  const limitOf = bodyLimitsFor(hooks);
+  const byLimit = new Map<number, { body: Middleware; lengthGuard: Middleware }>();
+  const forName = (name: string) => {
+    const limit = limitOf(name);
+    let pair = byLimit.get(limit);
+    if (pair === undefined) {
+      pair = { body: jsonBodyReader({ ...hooks, maxBodyBytes: limit }), lengthGuard: declaredLengthGuard(limit) };
+      byLimit.set(limit, pair);
+    }
+    return pair;
+  };
+  return {
+    body: (ctx, next) => forName(hookName(ctx)).body(ctx, next),
+    lengthGuard: (ctx, next) => forName(hookName(ctx)).lengthGuard(ctx, next),
+  };
 }
 
 const onlyPost: Middleware = async (ctx, next) => {
