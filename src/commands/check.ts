@@ -27,7 +27,7 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
     return reportConfigError(error, io);
   }
   const problems: string[] = [];
-  const notes: string[] = [];
+  const notes: string[] = config.ignored.map((line) => `ignored: ${line}`);
   const outbound = { fetch: globalThis.fetch, logger: silentLogger() };
   await collect(problems, () => checkMappings(config, notes));
   const providers = await builtIds(problems, () => createProviders(config.models.providers, outbound));

@@ -33,6 +33,7 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   }
   const config = values.host === undefined ? loaded : { ...loaded, gateway: { ...loaded.gateway, bind: values.host.trim() } };
   const logger = createLogger({ level: config.logging.level });
+  for (const line of config.ignored) logger.warn({ event: 'config.ignored', key: line.slice(0, line.indexOf(':')) }, `ignored: ${line}`);
   // Handlers go in before the service starts: a signal that arrives while it starts must not hit
   // Node's default action (which ends the process without closing the store).
   let service: Service | undefined;

@@ -7,11 +7,14 @@ import { collapseLiteralUnions } from '../schema-errors.js';
 import { createProviders } from '../providers/index.js';
 import { silentLogger } from '../log.js';
 import { createSessionKeyPolicy } from '../actions/session-keys.js';
+import { foldOpenClawConfig } from './openclaw-fold.js';
 
 export type ResolvedConfig = Config & {
   /** Directory relative paths in the file are resolved against. */
   readonly configDir: string;
   readonly configPath?: string;
+  /** OpenClaw keys accepted but not used, one line each (`/gateway/mode: …`); see openclaw-keys.ts. */
+  readonly ignored: readonly string[];
 };
 
 const checker = Compile(ConfigSchema);
@@ -23,9 +26,10 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError([{ path: '', message: 'the configuration must be an object' }], options.configPath);
   }
-  const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw)) as unknown;
+  const folded = foldOpenClawConfig(raw as Record<string, unknown>, schemaKnows);
+  const withDefaults = Value.Default(ConfigSchema, folded.value) as unknown;
   // Cross-field rules run even when the schema failed, so one run reports every problem.
-  const issues = [...schemaIssues(withDefaults), ...crossFieldIssues(withDefaults as Config)];
+  const issues = [...folded.issues, ...schemaIssues(withDefaults), ...crossFieldIssues(withDefaults as Config)];
   if (issues.length > 0) throw new ConfigError(issues, options.configPath);
   const config = withDefaults as Config;
 
@@ -40,9 +44,22 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
   }
   const resolved: ResolvedConfig = Object.assign(config, {
     configDir: options.configDir,
+    ignored: folded.ignored,
     ...(options.configPath === undefined ? {} : { configPath: options.configPath }),
   });
   return deepFreeze(resolved);
+}
+
+/** Whether Hookgate's schema has this key (objects and records are walked; unions are not). */
+function schemaKnows(segments: string[]): boolean {
+  let schema: unknown = ConfigSchema;
+  for (const segment of segments) {
+    const node = schema as { properties?: Record<string, unknown>; patternProperties?: Record<string, unknown> };
+    if (node.properties !== undefined && Object.hasOwn(node.properties, segment)) schema = node.properties[segment];
+    else if (node.patternProperties !== undefined) schema = Object.values(node.patternProperties)[0];
+    else return false;
+  }
+  return true;
 }
 
 function schemaIssues(value: unknown): ConfigIssue[] {
