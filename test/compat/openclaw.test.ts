@@ -1,0 +1,114 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCheck } from '../../src/commands/check.js';
+import { runTry } from '../../src/commands/try.js';
+import { loadConfigFile } from '../../src/config/load.js';
+import { silentLogger } from '../../src/log.js';
+import { startService, type Service } from '../../src/service.js';
+
+// The fixture is copied to a temp dir: its default store path (./data) is relative to the config file.
+const FIXTURE = join(import.meta.dirname, 'openclaw');
+const TOKEN = 'compat-hook-token';
+
+async function cli(run: typeof runCheck, argv: string[], cwd: string) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, cwd });
+  return { code, stdout, stderr };
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = { 'x-openclaw-token': TOKEN }) {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : (JSON.parse(text) as Record<string, any>) };
+}
+
+describe('an OpenClaw config file given to --config', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-compat-'));
+    cpSync(FIXTURE, dir, { recursive: true });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('passes check, which lists every key it does not use, one line each', async () => {
+    const { code, stdout } = await cli(runCheck, ['--config', 'openclaw.json'], dir);
+    expect(code).toBe(0);
+    expect(stdout).toContain('listen        http://127.0.0.1:18789'); // bind "custom" took customBindHost
+    expect(stdout).toContain('transforms    ' + join(dir, 'hooks', 'transforms') + ' (2 examples passed)');
+    const ignored = stdout.split('\n').filter((line) => line.startsWith('ignored: ')).map((line) => line.slice('ignored: '.length, line.indexOf(':', 'ignored: '.length)));
+    expect(ignored.sort()).toEqual(
+      [
+        '/meta', '/wizard', '/tools', '/session', '/messages', '/gateway/mode', '/gateway/controlUi', '/gateway/tailscale', '/gateway/auth/mode',
+        '/agents/list', '/agents/defaults/workspace', '/agents/defaults/heartbeat/target', '/hooks/internal', '/models/mode',
+        '/models/providers/local/models', '/models/providers/claude', '/channels/matrix', '/channels/telegram/dmPolicy',
+        '/channels/telegram/allowFrom', '/logging/file', '/agents/defaults/model/fallbacks', '/agents/defaults/models/local/llama3/params',
+      ].sort(),
+    );
+  });
+
+  describe('serves', () => {
+    let service: Service;
+    let hooks: string;
+    beforeAll(async () => {
+      const config = await loadConfigFile(join(dir, 'openclaw.json'), {});
+      service = await startService({ config, logger: silentLogger(), port: 0, watch: false });
+      hooks = `${service.url}/hooks`;
+    });
+    afterAll(async () => service.close());
+
+    const runs = () => service.db.prepare('SELECT hook, session_key, action FROM runs ORDER BY created_at').all() as Array<{ hook: string; session_key: string; action: string }>;
+
+    it('runs a transform written for OpenClaw (kind, input.url) from hooks/transforms, authenticated by x-openclaw-token', async () => {
+      const push = await post(`${hooks}/github?delivery=1&token=${TOKEN}`, { sender: { login: 'ada' }, repository: { full_name: 'org/repo' } }, { 'x-openclaw-token': TOKEN, 'x-github-event': 'push' });
+      expect(push.status).toBe(202);
+      expect((await post(`${hooks}/github`, {}, { 'x-openclaw-token': TOKEN, 'x-github-event': 'ping' })).status).toBe(204);
+      const run = runs().find((row) => row.hook === 'github');
+      expect(run?.session_key).toBe('hook:github:org/repo');
+      expect(run?.action).toContain('GitHub push via /hooks/github?delivery=1: ada');
+    });
+
+    it('follows allowRequestSessionKey false and defaultSessionKey, and resolves model aliases from the OpenClaw map', async () => {
+      const refused = await post(`${hooks}/agent`, { message: 'hi', sessionKey: 'hook:mine' });
+      expect([refused.status, refused.body?.code]).toEqual([400, 'SESSION_KEY_NOT_ALLOWED']);
+      expect((await post(`${hooks}/agent`, { message: 'hi', model: 'llama', agentId: 'main' })).status).toBe(202);
+      expect((await post(`${hooks}/agent`, { message: 'hi', model: 'other/model' })).body?.code).toBe('MODEL_NOT_ALLOWED');
+      const agentRun = runs().filter((row) => row.hook === 'agent').at(-1);
+      expect(agentRun?.session_key).toBe('hook:ingress');
+      expect(JSON.parse(agentRun?.action ?? '{}')).toMatchObject({ model: 'local/llama3' });
+      expect((await post(`${hooks}/ci`, { build: { number: 7, status: 'green' } })).status).toBe(202);
+      expect(runs().filter((row) => row.hook === 'ci').map((row) => row.session_key)).toEqual(['hook:mapping:ci']);
+    });
+
+    it('renders {{json}} as the payload field of that name, and takes a 1 MiB body on the gmail path only', async () => {
+      expect((await post(`${hooks}/ingest`, { source: 'monitor', check: 'db', status: 'down', json: 'raw' })).status).toBe(200);
+      const event = service.db.prepare('SELECT text FROM events ORDER BY id DESC LIMIT 1').get() as { text: string };
+      expect(event.text).toContain('Monitor db is down (raw)');
+      const large = 'x'.repeat(1024 * 1024);
+      expect((await post(`${hooks}/gmail`, { source: 'gmail', messages: [{ id: 'm1', from: 'a@example.com', subject: 's', body: large }] })).status).toBe(202);
+      expect((await post(`${hooks}/agent`, { message: large })).status).toBe(413);
+    });
+  });
+
+  it('hookgate try and check name the field of an invalid override', async () => {
+    const bad = mkdtempSync(join(tmpdir(), 'hookgate-compat-bad-'));
+    try {
+      cpSync(FIXTURE, bad, { recursive: true });
+      writeFileSync(
+        join(bad, 'hooks', 'transforms', 'github.js'),
+        "export default () => ({ actoin: 'agent', message: 'x' });\nexport const examples = [{ name: 'typo', input: { payload: {} }, expect: { message: 'x' } }];\n",
+      );
+      writeFileSync(join(bad, 'push.json'), '{"sender":{"login":"ada"},"repository":{"full_name":"o/r"}}');
+      const tried = await cli(runTry, ['github', '--payload', 'push.json', '--config', 'openclaw.json'], bad);
+      expect(tried.code).toBe(1);
+      expect(tried.stdout).toMatch(/error 500 TRANSFORM_FAILED: hook mapping failed\n {2}why: .*\/actoin: unknown field; did you mean "action"\?/);
+      const checked = await cli(runCheck, ['--config', 'openclaw.json'], bad);
+      expect(checked.code).toBe(1);
+      expect(checked.stderr).toMatch(/example typo FAILED: invalid: invalid override \/actoin: unknown field; did you mean "action"\?/);
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
+});
