@@ -139,8 +139,12 @@ function nodeProblem(node: AstNode, helpers: ReadonlySet<string>): string | unde
   if (node.type === 'BlockStatement') {
     if (!BLOCK_HELPERS.has(name)) return `"{{#${name}}}" is not a block helper (blocks: ${[...BLOCK_HELPERS].join(', ')}; a field is written {{${name}}})`;
     if (params.length === 0) return `"{{#${name}}}" needs an argument, e.g. {{#${name} field}}`;
+    if (params.length > 1) return `"{{#${name}}}" takes exactly one argument`;
     return undefined;
   }
+  // Handlebars' built-ins throw raw errors at request time when misused; refuse them here.
+  if (hasArguments && BLOCK_HELPERS.has(name)) return `"${name}" is a block helper: write {{#${name} …}}…{{/${name}}}`;
+  if (hasArguments && name === 'lookup' && params.length !== 2) return '"lookup" takes two arguments, e.g. {{lookup object "key"}}';
   if ((hasArguments || node.type === 'SubExpression') && !helpers.has(name)) {
     const hint = hasArguments && params.every((param) => isNode(param) && param.type === 'PathExpression') ? `; a field whose name has spaces is written {{[${name} …]}}` : '';
     return `unknown helper "${name}" (known: ${[...helpers].sort().join(', ')})${hint}`;

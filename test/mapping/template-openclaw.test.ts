@@ -72,6 +72,15 @@ describe('templates Handlebars cannot honour are load errors with their position
     expect(compileError('ab {{#each}}x{{/each}}')).toMatch(/"\{\{#each\}\}" needs an argument.* at line 1, column 4/);
   });
 
+  it.each([
+    ['{{if b}}', /"if" is a block helper: write \{\{#if …\}\}…\{\{\/if\}\} at line 1, column 1/],
+    ['x {{each list}}', /"each" is a block helper.* at line 1, column 3/],
+    ['{{#if a b}}y{{/if}}', /"\{\{#if\}\}" takes exactly one argument/],
+    ['{{lookup a}}', /"lookup" takes two arguments/],
+  ])('misused built-in %s is a load error, not a raw JS error at request time', (source, message) => {
+    expect(compileError(source)).toMatch(message);
+  });
+
   it('positions count columns in the template as written, before the bracket rewrite', () => {
     expect(compileError('{{a[0]}} {{b[1]}} {{shout c}}')).toMatch(/at line 1, column 19/);
   });
