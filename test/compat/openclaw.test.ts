@@ -47,7 +47,7 @@ describe('an OpenClaw config file given to --config', () => {
         '/channels/telegram/allowFrom', '/logging/file', '/agents/defaults/model/fallbacks', '/agents/defaults/models/local/llama3/params',
       ].sort(),
     );
-  });
+  }, 60_000); // starts a sandbox worker to run the transform's examples
 
   describe('serves', () => {
     let service: Service;
@@ -56,7 +56,7 @@ describe('an OpenClaw config file given to --config', () => {
       const config = await loadConfigFile(join(dir, 'openclaw.json'), {});
       service = await startService({ config, logger: silentLogger(), port: 0, watch: false });
       hooks = `${service.url}/hooks`;
-    });
+    }, 60_000);
     afterAll(async () => service.close());
 
     const runs = () => service.db.prepare('SELECT hook, session_key, action FROM runs ORDER BY created_at').all() as Array<{ hook: string; session_key: string; action: string }>;
@@ -110,5 +110,5 @@ describe('an OpenClaw config file given to --config', () => {
     } finally {
       rmSync(bad, { recursive: true, force: true });
     }
-  });
+  }, 60_000); // two sandbox start-ups (try, then check)
 });
