@@ -50,6 +50,10 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
+  if ((config.action ?? 'agent') === 'wake') {
+    const unused = (['sessionKey', 'sessionMode', 'agentId'] as const).filter((field) => config[field] !== undefined);
+    if (unused.length > 0) warnings.push(`mapping "${source.id}": ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} not used by a wake mapping (a wake event always goes to the main session)`);
+  }
   if (config.allowUnsafeExternalContent === true) {
     warnings.push(`mapping "${source.id}" (${source.label}) sets allowUnsafeExternalContent: its payloads reach the agent without the untrusted-content envelope`);
   }

@@ -59,6 +59,11 @@ describe('configuration errors at engine creation', () => {
     expect(engine.warnings).toEqual(['mapping "w": messageTemplate is ignored by a wake mapping without a transform']);
   });
 
+  it('warns that a wake mapping does not use sessionKey, sessionMode or agentId (its event goes to the main session)', async () => {
+    const engine = await engineWith({ mappings: [{ id: 'w', action: 'wake', textTemplate: 't', sessionKey: 'hook:x', agentId: 'main' }] });
+    expect(engine.warnings).toEqual(['mapping "w": sessionKey, agentId are not used by a wake mapping (a wake event always goes to the main session)']);
+  });
+
   it('reports a transform that cannot be loaded', async () => {
     const fake = fakeTransforms(() => ({ kind: 'unchanged' }));
     const error = await configError({ transforms: fake.port, mappings: [{ id: 't', transform: { module: 'missing.js' } }] });
