@@ -53,7 +53,7 @@ describe('collapseLiteralUnions', () => {
   });
 
   it("phrases an enum field of a transform's result the same way (the transform.failed detail)", () => {
-    expect(parseOverride('{"wakeMode":"soon"}')).toEqual({ ok: false, reason: 'result is not a valid override at /wakeMode: must be one of "now", "next-heartbeat"' });
+    expect(parseOverride('{"wakeMode":"soon"}')).toEqual({ ok: false, reason: 'invalid override /wakeMode: must be one of "now", "next-heartbeat"' });
   });
 
   it('phrases enum fields of the configuration the same way', () => {
