@@ -23,7 +23,7 @@ export function modelEntries(models: Defaults['models']): Array<{ id: string; al
   return Object.entries(models).map(([id, entry]) => ({ id, alias: entry.alias }));
 }
 
-export function createModelPolicy(defaults: Defaults): ModelPolicy {
+export function createModelPolicy(defaults: Defaults & Partial<Config['agents']['defaults']>): ModelPolicy {
   const aliases = new Map<string, string>();
   const allowed = new Set<string>();
   for (const { id, alias } of modelEntries(defaults.models)) {
