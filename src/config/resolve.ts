@@ -1,4 +1,5 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { gmailConfigIssues } from './gmail-schema.js';
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
@@ -31,6 +32,7 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
   if (config.hooks.transformsDir !== undefined) {
     config.hooks.transformsDir = resolveFrom(options.configDir, config.hooks.transformsDir);
   }
+  if (config.hooks.gmail !== undefined) config.hooks.gmail.credentialsFile = resolveFrom(options.configDir, config.hooks.gmail.credentialsFile);
   const resolved: ResolvedConfig = Object.assign(config, {
     configDir: options.configDir,
     ...(options.configPath === undefined ? {} : { configPath: options.configPath }),
@@ -89,6 +91,7 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
   if (hooks.token !== undefined && hooks.token === gateway.auth?.token) {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
+  if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, hooks.presets));
   if (typeof hooks.path !== 'string') return issues;
   issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));
   if (normaliseHooksPath(hooks.path) === '/') {
