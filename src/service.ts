@@ -9,6 +9,7 @@ import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
 import { listen, type Listening } from './http/listen.js';
 import { createLiveEngine } from './mapping/live-engine.js';
+import type { MappingEngine } from './mapping/engine.js';
 import { loadConfigFile } from './config/load.js';
 import { watchForReload } from './config/watch.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -19,6 +20,7 @@ import { createRecipientPolicy, type AllowToConfig } from './channels/recipients
 import { createRuntime } from './runtime/runtime.js';
 import { readRunView } from './store/runtime-repo.js';
 import { createConsole } from './console/create.js';
+import { createGmailSource, type GmailSource, type GmailSourceSeams } from './sources/gmail/index.js';
 
 export interface Service {
   readonly url: string;
@@ -42,6 +44,8 @@ export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Watch the config file and transformsDir and reload on change (default true when configPath is given). */
   watch?: boolean;
+  /** Tests: time and fetch of the Gmail watcher (its Google endpoints are in the config). */
+  gmail?: GmailSourceSeams;
 }
 
 /** The composition root: store, engine, runtime and HTTP server, started in that order. */
@@ -94,6 +98,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     throttle,
     logger,
   });
+  const gmail = startGmail(options, store, () => mappings.current(), metrics);
   const app = createApp({
     config,
     store,
@@ -106,6 +111,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ...(consoleParts === undefined ? {} : { console: consoleParts }),
     isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),
     metrics,
+    ...(gmail?.push === undefined ? {} : { gmailPush: gmail.push }),
   });
   const { http } = config.gateway;
   let listening: Listening;
@@ -121,6 +127,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
   } catch (error) {
     // Nothing was accepted yet: release what started, so the process can exit with the error.
+    await gmail?.close();
     await runtime.stop();
     runtimeDb.close();
     await mappings.close();
@@ -129,6 +136,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     throw error;
   }
   logger.info({ event: 'server.listening', url: listening.url, hooks: config.hooks.enabled ? config.hooks.path : null }, 'hookgate listening');
+  void gmail?.watcher.start();
 
   const reload = async (): Promise<boolean> => {
     if (options.configPath === undefined) return false;
@@ -157,6 +165,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       if (closing) return;
       closing = true;
       stopWatching();
+      await gmail?.close(); // first: nothing new is pulled while in-flight requests finish
       await listening.close(config.gateway.shutdownGraceMs);
       await store.close();
       await runtime.stop();
@@ -166,4 +175,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger.info({ event: 'server.stopped' }, 'hookgate stopped');
     },
   };
+}
+
+/** The Gmail watcher when hooks.gmail.enabled: it admits through the same engine and store as requests. */
+function startGmail(options: ServiceOptions, store: IngressStore, mappings: () => MappingEngine | undefined, metrics: Metrics): GmailSource | undefined {
+  const { config } = options;
+  const gmail = config.hooks.gmail;
+  if (gmail?.enabled !== true || !config.hooks.enabled) return undefined;
+  return createGmailSource({
+    config: gmail,
+    storagePath: config.storage.path,
+    synchronous: config.storage.synchronous,
+    store,
+    mappings,
+    logger: options.logger,
+    observer: metrics.gmail,
+    ...options.gmail,
+  });
 }

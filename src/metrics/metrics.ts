@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createGmailMetrics, type GmailObserver } from './gmail.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
 export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
@@ -27,6 +28,8 @@ export interface Metrics {
   storeCommitFailed(): void;
   /** A signed request was refused: scheme (registry name) and reason (missing, malformed, mismatch, expired). */
   signatureFailed(scheme: string, reason: string): void;
+  /** The Gmail watcher's counters (src/sources/gmail/). */
+  readonly gmail: GmailObserver;
 }
 
 export interface MetricsOptions {
@@ -100,6 +103,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     signatureFailed(scheme, reason) {
       signatureFailures.inc({ scheme: boundedLabel(scheme), reason: boundedLabel(reason) });
     },
+    gmail: createGmailMetrics(registers),
   };
 }
 
