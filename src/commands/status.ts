@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { countPendingEvents, lastHeartbeat, type HeartbeatRow } from '../store/events-repo.js';
 import { countRunsByStatus, recentRunViews, type RunView } from '../store/runtime-repo.js';
 import { openDatabase } from '../store/sqlite.js';
+import { readAllGmailStates } from '../sources/gmail/state.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 
@@ -16,6 +17,16 @@ export interface StatusReport {
   runs: Record<RunView['status'], number>;
   lastHeartbeat: { id: number; status: string; startedAt: string; finishedAt?: string; events: number; error?: string; delivery?: unknown } | null;
   recentRuns: RunView[];
+  /** The Gmail watcher's state per watched mailbox (empty when none ran). */
+  gmail: GmailStatus[];
+}
+
+export interface GmailStatus {
+  account: string;
+  mode: string | null;
+  historyId: string | null;
+  watchExpiresAt: string | null;
+  lastError: string | null;
 }
 
 /**
@@ -54,6 +65,13 @@ export function readStatus(db: DatabaseSync, store: string): StatusReport {
     runs: countRunsByStatus(db),
     lastHeartbeat: heartbeat === undefined ? null : heartbeatView(heartbeat),
     recentRuns: recentRunViews(db, RECENT_RUNS),
+    gmail: readAllGmailStates(db).map((row) => ({
+      account: row.account,
+      mode: row.mode ?? null,
+      historyId: row.historyId ?? null,
+      watchExpiresAt: row.watchExpiration === undefined ? null : new Date(row.watchExpiration).toISOString(),
+      lastError: row.lastError ?? null,
+    })),
   };
 }
 
@@ -78,6 +96,7 @@ export function formatStatus(report: StatusReport): string {
     `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
     recentRunsHeading(report.recentRuns),
     ...report.recentRuns.flatMap(formatRun),
+    ...report.gmail.map(formatGmail),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -87,6 +106,11 @@ function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {
   const when = heartbeat.finishedAt ?? heartbeat.startedAt;
   const error = heartbeat.error === undefined ? '' : ` — ${heartbeat.error}`;
   return `#${heartbeat.id} ${heartbeat.status} at ${when}, ${heartbeat.events} event${heartbeat.events === 1 ? '' : 's'}${error}`;
+}
+
+function formatGmail(gmail: GmailStatus): string {
+  const watch = gmail.watchExpiresAt === null ? 'no watch yet' : `watch expires ${gmail.watchExpiresAt}`;
+  return `gmail ${gmail.account}: ${gmail.mode ?? 'not started'}, history ${gmail.historyId ?? 'none yet'}, ${watch}, last error: ${gmail.lastError ?? 'none'}`;
 }
 
 function recentRunsHeading(runs: readonly RunView[]): string {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/wait.js';
+import { formatStatus, readStatus } from '../../../src/commands/status.js';
 import { post, type TestService } from '../../helpers/service.js';
 import { startFakeGoogle, type FakeGoogle } from './fake-google.js';
 import { gmailHarness, REFRESH_TOKEN, runsOf, storedHistoryId, type GmailHarness } from './support.js';
@@ -38,6 +39,9 @@ describe('the Gmail watcher in pull mode', () => {
     expect(runs[1]?.message).toContain('Lunch at noon?');
     expect(runs[1]?.message).not.toContain('<b>');
     expect(storedHistoryId(svc, fake.account)).toBe(String(fake.historyId));
+    expect(readStatus(svc.service.db, 'store').gmail).toEqual([
+      { account: fake.account, mode: 'pull', historyId: String(fake.historyId), watchExpiresAt: expect.any(String), lastError: null },
+    ]);
     const metrics = await svc.service.metrics.render();
     expect(metrics).toMatch(/hookgate_gmail_messages_total\{outcome="admitted"\} 2/);
     expect(metrics).toMatch(/hookgate_gmail_notifications_total 1/);
@@ -147,6 +151,9 @@ describe('the Gmail watcher in pull mode', () => {
     expect(fake.unacknowledged()).toBe(1);
     const row = svc.service.db.prepare('SELECT last_error FROM gmail_state').get() as { last_error: string };
     expect(row.last_error).toContain('hookgate gmail setup');
+    expect(formatStatus(readStatus(svc.service.db, 'store'))).toMatch(
+      /gmail me@example\.com: pull, history \d+, watch expires \d{4}-\d\d-\d\dT[^,]+, last error: Gmail access for me@example\.com was revoked/,
+    );
     expect((await post(`${svc.hooksUrl}/wake`, { text: 'still here' })).status).toBe(200);
     expect(svc.rawLogs()).not.toContain(REFRESH_TOKEN);
   });
