@@ -160,7 +160,7 @@ describe('the Gmail watcher in pull mode', () => {
 
   it('renews users.watch every renewEveryMinutes on its clock', async () => {
     svc = await harness.start({ renewEveryMinutes: 90 });
-    await until(() => fake.watches.length === 1);
+    await until(() => fake.watches.length === 1 && harness.timers.pending.length === 1);
     expect(harness.timers.fireNext()).toBe(90 * 60_000);
     await until(() => fake.watches.length === 2);
     await until(() => harness.timers.pending.filter((timer) => !timer.cancelled).length === 1);
