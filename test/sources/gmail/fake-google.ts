@@ -50,6 +50,8 @@ export interface FakeGoogle {
   addMessage(input: { from: string; subject: string; text?: string; html?: string; labelIds?: string[] }): FakeMessage;
   /** Publishes a Gmail notification for the current history id to the topic's pull queue. */
   publishNotification(): void;
+  /** Pull requests being held open (long polling). */
+  openPulls: number;
   /** Pub/Sub messages waiting or outstanding (not acknowledged). */
   unacknowledged(): number;
   /** Acknowledgment deadline passed: every outstanding message is delivered again. */
@@ -83,6 +85,7 @@ export async function startFakeGoogle(account = 'me@example.com'): Promise<FakeG
     refusals: new Map(),
     jwks: { keys: [] },
     jwksCacheSeconds: 3600,
+    openPulls: 0,
     addMessage(input) {
       fake.historyId += 1;
       const id = `m${fake.historyId.toString(16)}`;
@@ -260,6 +263,15 @@ export async function startFakeGoogle(account = 'me@example.com'): Promise<FakeG
 
   /** Long polling, as Google does: the request is held until a message is available or the client leaves. */
   async function pull(req: IncomingMessage, res: ServerResponse, max: number): Promise<void> {
+    fake.openPulls += 1;
+    try {
+      await holdPull(req, res, max);
+    } finally {
+      fake.openPulls -= 1;
+    }
+  }
+
+  async function holdPull(req: IncomingMessage, res: ServerResponse, max: number): Promise<void> {
     for (;;) {
       const ready = queue.filter((item) => !item.outstanding).slice(0, max);
       if (ready.length > 0) {

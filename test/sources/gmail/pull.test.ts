@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { until } from '../../helpers/wait.js';
+import { until as untilWithin } from '../../helpers/wait.js';
 import { formatStatus, readStatus } from '../../../src/commands/status.js';
 import { post, type TestService } from '../../helpers/service.js';
 import { startFakeGoogle, type FakeGoogle } from './fake-google.js';
 import { gmailHarness, REFRESH_TOKEN, runsOf, storedHistoryId, type GmailHarness } from './support.js';
+
+/** The machine may be busy: a generous bound, still failing a test whose condition never comes. */
+const until = (check: () => boolean) => untilWithin(check, 30_000);
 
 describe('the Gmail watcher in pull mode', () => {
   let fake: FakeGoogle;
@@ -103,6 +106,7 @@ describe('the Gmail watcher in pull mode', () => {
     expect(historyBefore).not.toBe(String(fake.historyId)); // not advanced past the unadmitted message
 
     fake.failures.clear();
+    await until(() => fake.openPulls === 0); // the stopped service's pull is gone: it cannot take the redelivery
     fake.expireAckDeadlines();
     svc = await harness.start();
     await until(() => fake.unacknowledged() === 0 && runsOf(svc!).length >= 2);

@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { until } from '../../helpers/wait.js';
+import { until as untilWithin } from '../../helpers/wait.js';
 import { post, type TestService } from '../../helpers/service.js';
 import { startFakeGoogle, type FakeGoogle } from './fake-google.js';
 import { gmailHarness, runsOf, type GmailHarness } from './support.js';
+
+/** The machine may be busy: a generous bound, still failing a test whose condition never comes. */
+const until = (check: () => boolean) => untilWithin(check, 30_000);
 
 const AUDIENCE = 'https://hooks.example.com/hooks/gmail/push';
 const PUSHER = 'gmail-push@demo.iam.gserviceaccount.com';
