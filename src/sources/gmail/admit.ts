@@ -64,6 +64,8 @@ export function createHttpAdmitter(options: { url: string; token: string; accoun
         signal: AbortSignal.timeout(60_000),
       });
       const text = await response.text();
+      // The key was used for this message already (its payload read differently this time): admitted before.
+      if (response.status === 409) return 'duplicate';
       if (!response.ok) throw new Error(`POST ${options.url} → ${response.status}${errorCode(text)}`);
       return response.headers.get('idempotent-replayed') === 'true' ? 'duplicate' : 'admitted';
     },

@@ -1,0 +1,201 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import JSON5 from 'json5';
+import { configPathFrom, parseConfigText } from '../config/load.js';
+import { GOOGLE_ENDPOINTS } from '../config/gmail-schema.js';
+import { normaliseHooksPath } from '../config/resolve.js';
+import { ConfigError } from '../errors.js';
+import { readCredentials, writeCredentials, type GmailCredentials } from '../sources/gmail/credentials.js';
+import { createGmailApi } from '../sources/gmail/gmail-api.js';
+import { createGoogleRequest } from '../sources/gmail/google-http.js';
+import { createAccessTokens } from '../sources/gmail/oauth.js';
+import { createPubsubApi } from '../sources/gmail/pubsub-api.js';
+import { ensurePublisherGrant, ensureSubscription, ensureTopic, startWatch, type CloudSetup } from '../sources/gmail/setup/cloud.js';
+import { editGmailConfig } from '../sources/gmail/setup/config-edit.js';
+import { obtainRefreshToken, readClientSecret } from '../sources/gmail/setup/consent.js';
+import type { CommandIo } from './io.js';
+
+export const GMAIL_SETUP_USAGE = `usage: hookgate gmail setup --account EMAIL --project GCP_PROJECT [options]
+  --mode pull|push            pull (default; works on loopback) or push (Pub/Sub posts to the service)
+  --push-endpoint URL         push: the public URL of POST {hooks.path}{push.path}, e.g. https://host/hooks/gmail/push
+  --push-service-account EMAIL  push: the service account whose OIDC token Pub/Sub sends
+  --label LABEL               label watched (default INBOX)
+  --topic NAME --subscription NAME   Pub/Sub names (default hookgate-gmail, hookgate-gmail-<mode>)
+  --client-secret FILE        the Desktop app OAuth client JSON from the Google Cloud console
+  --no-browser                print the consent URL and paste the code back (no loopback listener)
+  --reauth                    ask for consent again even when stored credentials exist
+  --config FILE               the config file to update (default $HOOKGATE_CONFIG, else ./hookgate.json5)
+`;
+
+const OPTIONS = {
+  account: { type: 'string' },
+  project: { type: 'string' },
+  mode: { type: 'string', default: 'pull' },
+  'push-endpoint': { type: 'string' },
+  'push-service-account': { type: 'string' },
+  label: { type: 'string', default: 'INBOX' },
+  topic: { type: 'string', default: 'hookgate-gmail' },
+  subscription: { type: 'string' },
+  'client-secret': { type: 'string' },
+  'no-browser': { type: 'boolean', default: false },
+  reauth: { type: 'boolean', default: false },
+  config: { type: 'string' },
+} as const;
+
+export interface SetupSeams {
+  prompt?: (question: string) => Promise<string>;
+  fetch?: typeof fetch;
+}
+
+type Args = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+
+/** `hookgate gmail setup`: every step prints what it did; a failing step says what is missing. Exit 0 / 1. */
+export async function runGmailSetup(argv: string[], io: CommandIo, seams: SetupSeams = {}): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
+    if (args.account === undefined || args.project === undefined) throw new Error('--account and --project are required');
+    if (args.mode !== 'pull' && args.mode !== 'push') throw new Error('--mode is pull or push');
+    if (args.mode === 'push' && (args['push-endpoint'] === undefined || args['push-service-account'] === undefined)) {
+      throw new Error('--mode push needs --push-endpoint and --push-service-account');
+    }
+  } catch (error) {
+    io.stderr(`hookgate: ${(error as Error).message}\n${GMAIL_SETUP_USAGE}`);
+    return 1;
+  }
+  try {
+    await setup(args, io, seams);
+    return 0;
+  } catch (error) {
+    io.stderr(`✗ ${error instanceof ConfigError ? error.message : (error as Error).message}\n`);
+    return 1;
+  }
+}
+
+async function setup(args: Args, io: CommandIo, seams: SetupSeams): Promise<void> {
+  const print = (line: string) => io.stdout(`${line}\n`);
+  const account = args.account as string;
+  const configPath = configPathFrom(args.config, io.env, io.cwd);
+  const text = await readFile(configPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read ${configPath}: ${error.code === 'ENOENT' ? 'file not found (start from examples/hookgate.json5)' : error.message}`);
+  });
+  const current = currentSettings(text, configPath);
+  const credentialsSetting = current.credentialsFile ?? './gmail-credentials.json';
+  const credentialsPath = isAbsolute(credentialsSetting) ? credentialsSetting : resolve(dirname(configPath), credentialsSetting);
+  const endpoints = { ...GOOGLE_ENDPOINTS, ...current.endpoints };
+
+  const credentials = await ensureCredentials(args, credentialsPath, endpoints.oauthToken, io, seams);
+  const request = createGoogleRequest({ fetch: seams.fetch ?? globalThis.fetch, tokens: createAccessTokens(credentials, endpoints.oauthToken), attempts: 3 });
+  const gmail = createGmailApi(endpoints.gmail, request);
+  const profile = await gmail.profile().catch((error: Error) => {
+    throw new Error(`reading the Gmail profile failed: ${error.message}\n  → enable the Gmail API: https://console.cloud.google.com/apis/library/gmail.googleapis.com?project=${args.project}`);
+  });
+  if (profile.emailAddress.toLowerCase() !== account.toLowerCase()) {
+    throw new Error(`the consent was given as ${profile.emailAddress}, not ${account}: run setup again with --reauth and sign in as ${account}`);
+  }
+  print(`✓ signed in to Gmail as ${profile.emailAddress}`);
+
+  const cloud = cloudSetup(args, current.hooksPath);
+  const pubsub = createPubsubApi(endpoints.pubsub, request);
+  await ensureTopic(pubsub, cloud, print);
+  await ensurePublisherGrant(pubsub, cloud, print);
+  await ensureSubscription(pubsub, cloud, print);
+  await startWatch(gmail, cloud, print);
+  await writeConfig(text, configPath, io.env, print, {
+    enabled: true,
+    account,
+    label: cloud.label,
+    topic: cloud.topic,
+    subscription: cloud.subscription,
+    mode: args.mode as string,
+    credentialsFile: credentialsSetting,
+    push: cloud.push === undefined ? undefined : { path: pushPathOf(cloud.push.endpoint, current.hooksPath), audience: cloud.push.audience, serviceAccountEmail: cloud.push.serviceAccountEmail },
+  });
+  print(args.mode === 'pull' ? 'Next: restart `hookgate serve` (or run `hookgate gmail run` beside an ingress elsewhere).' : 'Next: restart `hookgate serve`; Pub/Sub will post to the push endpoint.');
+}
+
+/** The parts of the current config setup needs, read without validating it (setup may be what makes it valid). */
+function currentSettings(text: string, path: string): { hooksPath: string; credentialsFile?: string; endpoints?: Record<string, string> } {
+  let raw: { hooks?: { path?: string; gmail?: { credentialsFile?: string; endpoints?: Record<string, string> } } };
+  try {
+    raw = JSON5.parse(text) as typeof raw;
+  } catch (error) {
+    throw new Error(`${path} is not valid JSON5: ${(error as Error).message}`);
+  }
+  const gmail = raw.hooks?.gmail;
+  return {
+    hooksPath: normaliseHooksPath(raw.hooks?.path ?? '/hooks'),
+    ...(gmail?.credentialsFile === undefined ? {} : { credentialsFile: gmail.credentialsFile }),
+    ...(gmail?.endpoints === undefined ? {} : { endpoints: gmail.endpoints }),
+  };
+}
+
+async function ensureCredentials(args: Args, path: string, tokenUrl: string, io: CommandIo, seams: SetupSeams): Promise<GmailCredentials> {
+  const account = args.account as string;
+  const stored = await readCredentials(path).catch(() => undefined);
+  if (stored !== undefined && !args.reauth && stored.account === account) {
+    io.stdout(`✓ stored credentials for ${account} reused (${path}; --reauth asks for consent again)\n`);
+    return stored;
+  }
+  if (args['client-secret'] === undefined) throw new Error('OAuth consent needs --client-secret FILE (a Desktop app OAuth client JSON; see docs/gmail.md)');
+  const client = await readClientSecret(resolve(io.cwd, args['client-secret']));
+  const refreshToken = await obtainRefreshToken({
+    client,
+    tokenUrl,
+    account,
+    noBrowser: args['no-browser'] === true,
+    print: (line) => io.stdout(`${line}\n`),
+    prompt: seams.prompt ?? promptOnTerminal,
+  });
+  const credentials: GmailCredentials = { type: 'authorized_user', client_id: client.clientId, client_secret: client.clientSecret, refresh_token: refreshToken, account };
+  await writeCredentials(path, credentials);
+  io.stdout(`✓ refresh token stored in ${path} (mode 0600; never in the config)\n`);
+  return credentials;
+}
+
+function cloudSetup(args: Args, hooksPath: string): CloudSetup {
+  const project = args.project as string;
+  const mode = args.mode as 'pull' | 'push';
+  const setup: CloudSetup = {
+    project,
+    topic: `projects/${project}/topics/${args.topic}`,
+    subscription: `projects/${project}/subscriptions/${args.subscription ?? `hookgate-gmail-${mode}`}`,
+    label: args.label as string,
+  };
+  if (mode === 'push') {
+    const endpoint = args['push-endpoint'] as string;
+    pushPathOf(endpoint, hooksPath); // refuse an endpoint outside hooks.path before anything changes
+    setup.push = { endpoint, serviceAccountEmail: args['push-service-account'] as string, audience: endpoint };
+  }
+  return setup;
+}
+
+function pushPathOf(endpoint: string, hooksPath: string): string {
+  const url = new URL(endpoint);
+  if (url.protocol !== 'https:') throw new Error(`--push-endpoint must be https (Pub/Sub pushes only to https): ${endpoint}`);
+  if (!url.pathname.startsWith(`${hooksPath}/`) || url.pathname === `${hooksPath}/gmail`) {
+    throw new Error(`--push-endpoint must be under hooks.path ${hooksPath} and not the preset's own ${hooksPath}/gmail, e.g. https://host${hooksPath}/gmail/push`);
+  }
+  return url.pathname.slice(hooksPath.length);
+}
+
+async function writeConfig(text: string, path: string, env: NodeJS.ProcessEnv, print: (line: string) => void, settings: Parameters<typeof editGmailConfig>[1]): Promise<void> {
+  const edited = editGmailConfig(text, settings);
+  if (edited === text) return print(`✓ ${path} already has these hooks.gmail settings`);
+  parseConfigText(edited, { configDir: dirname(path), configPath: path, env }); // throws ConfigError: nothing written
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, edited, { mode: 0o600 });
+  await rename(temporary, path);
+  print(`✓ wrote hooks.gmail and enabled the gmail preset in ${path} (comments and layout kept)`);
+}
+
+async function promptOnTerminal(question: string): Promise<string> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await terminal.question(question);
+  } finally {
+    terminal.close();
+  }
+}
