@@ -10,7 +10,7 @@ import { ConfigError } from '../errors.js';
 import { readCredentials, writeCredentials, type GmailCredentials } from '../sources/gmail/credentials.js';
 import { createGmailApi } from '../sources/gmail/gmail-api.js';
 import { createGoogleRequest } from '../sources/gmail/google-http.js';
-import { createAccessTokens } from '../sources/gmail/oauth.js';
+import { createAccessTokens, GmailAuthRevokedError } from '../sources/gmail/oauth.js';
 import { createPubsubApi } from '../sources/gmail/pubsub-api.js';
 import { ensurePublisherGrant, ensureSubscription, ensureTopic, startWatch, type CloudSetup } from '../sources/gmail/setup/cloud.js';
 import { editGmailConfig } from '../sources/gmail/setup/config-edit.js';
@@ -136,8 +136,11 @@ async function ensureCredentials(args: Args, path: string, tokenUrl: string, io:
   const account = args.account as string;
   const stored = await readCredentials(path).catch(() => undefined);
   if (stored !== undefined && !args.reauth && stored.account === account) {
-    io.stdout(`✓ stored credentials for ${account} reused (${path}; --reauth asks for consent again)\n`);
-    return stored;
+    if (await stillGranted(stored, tokenUrl)) {
+      io.stdout(`✓ stored credentials for ${account} reused (${path}; --reauth asks for consent again)\n`);
+      return stored;
+    }
+    io.stdout(`✓ the stored grant for ${account} was revoked or expired: asking for consent again\n`);
   }
   if (args['client-secret'] === undefined) throw new Error('OAuth consent needs --client-secret FILE (a Desktop app OAuth client JSON; see docs/gmail.md)');
   const client = await readClientSecret(resolve(io.cwd, args['client-secret']));
@@ -153,6 +156,16 @@ async function ensureCredentials(args: Args, path: string, tokenUrl: string, io:
   await writeCredentials(path, credentials);
   io.stdout(`✓ refresh token stored in ${path} (mode 0600; never in the config)\n`);
   return credentials;
+}
+
+/** False only when Google says the refresh token is dead; other failures surface in the next step. */
+async function stillGranted(credentials: GmailCredentials, tokenUrl: string): Promise<boolean> {
+  try {
+    await createAccessTokens(credentials, tokenUrl).get();
+    return true;
+  } catch (error) {
+    return !(error instanceof GmailAuthRevokedError);
+  }
 }
 
 function cloudSetup(args: Args, hooksPath: string): CloudSetup {

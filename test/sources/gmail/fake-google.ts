@@ -185,7 +185,7 @@ export async function startFakeGoogle(account = 'me@example.com'): Promise<FakeG
       expires_in: fake.accessTokenSeconds,
       token_type: 'Bearer',
       scope: 'https://www.googleapis.com/auth/gmail.readonly',
-      ...(form.get('grant_type') === 'authorization_code' ? { refresh_token: 'refresh-from-code' } : {}),
+      ...(form.get('grant_type') === 'authorization_code' ? { refresh_token: `refresh-from-code-${issued}` } : {}),
     });
   }
 

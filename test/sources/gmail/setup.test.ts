@@ -77,7 +77,7 @@ describe('hookgate gmail setup', () => {
 
     const credentials = join(dir, 'gmail-credentials.json');
     expect(statSync(credentials).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(credentials, 'utf8'))).toMatchObject({ type: 'authorized_user', refresh_token: 'refresh-from-code', account: fake.account });
+    expect(JSON.parse(readFileSync(credentials, 'utf8'))).toMatchObject({ type: 'authorized_user', refresh_token: 'refresh-from-code-1', account: fake.account });
 
     const written = readFileSync(configPath, 'utf8');
     for (const comment of ['// Hookgate for the household', '// keep this port', '// rotate yearly', '/* presets we use */', '// cheap model for mail']) expect(written).toContain(comment);
@@ -113,6 +113,15 @@ describe('hookgate gmail setup', () => {
     expect(out).toContain(`✓ ${GMAIL_PUBLISHER} already has roles/pubsub.publisher on the topic`);
     expect(out).toContain('✓ subscription projects/demo/subscriptions/hookgate-gmail-pull exists (pull)');
     expect(out).toContain('already has these hooks.gmail settings');
+  });
+
+  it('asks for consent again when the stored grant was revoked', async () => {
+    expect(await setup('--no-browser')).toBe(0);
+    fake.revoked.add('refresh-from-code-1');
+    out = '';
+    expect(await setup('--no-browser')).toBe(0);
+    expect(out).toContain('the stored grant for me@example.com was revoked or expired: asking for consent again');
+    expect(fake.tokenRequests.filter((form) => form.get('grant_type') === 'authorization_code')).toHaveLength(2);
   });
 
   it('receives the code on a loopback redirect when a browser is used', async () => {
