@@ -66,8 +66,10 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
   };
 
   /** The watcher stops; the rest of the service keeps running. */
+  let failed = false;
   const fail = (error: Error) => {
-    if (processor instanceof Error && stopping) return;
+    if (failed || stopping) return;
+    failed = true;
     processor = error;
     cancelRenewal();
     recordError(error);
@@ -105,7 +107,7 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
       const request = createGoogleRequest({ fetch: options.fetch ?? globalThis.fetch, tokens, ...(options.delay ? { delay: options.delay } : {}) });
       gmail = createGmailApi(config.endpoints.gmail, request);
       const body = { includeBody: config.includeBody, maxBytes: config.maxBytes };
-      processor = createNotificationProcessor({ gmail, state, admitter: options.admitter, account, label: config.label, body, logger, observer: options.observer });
+      processor = stopOnFatal(createNotificationProcessor({ gmail, state, admitter: options.admitter, account, label: config.label, body, logger, observer: options.observer }), fail);
       const resuming = state.read(account)?.historyId !== undefined;
       await renew();
       if (processor instanceof Error) return;
@@ -152,6 +154,20 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
       stopping = true;
       cancelRenewal();
       await pull?.stop();
+    },
+  };
+}
+
+/** A revoked grant met while processing (pull, push or catch-up) stops the watcher once, with its one clear error. */
+function stopOnFatal(inner: NotificationProcessor, fail: (error: Error) => void): NotificationProcessor {
+  return {
+    async process(notification) {
+      try {
+        await inner.process(notification);
+      } catch (error) {
+        if ((error as { fatal?: unknown }).fatal === true) fail(error as Error);
+        throw error;
+      }
     },
   };
 }

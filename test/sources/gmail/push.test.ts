@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { until as untilWithin } from '../../helpers/wait.js';
 import { post, type TestService } from '../../helpers/service.js';
 import { startFakeGoogle, type FakeGoogle } from './fake-google.js';
-import { gmailHarness, runsOf, type GmailHarness } from './support.js';
+import { gmailHarness, REFRESH_TOKEN, runsOf, type GmailHarness } from './support.js';
 
 /** The machine may be busy: a generous bound, still failing a test whose condition never comes. */
 const until = (check: () => boolean) => untilWithin(check, 30_000);
@@ -112,6 +112,20 @@ describe('the Gmail watcher in push mode', () => {
     await svc!.service.store.pragma('query_only', false);
     expect((await push(await token())).status).toBe(204);
     expect(runsOf(svc!)).toHaveLength(1);
+  });
+
+  it('stops the watcher with one clear error when the grant is revoked, answering 503 so nothing is lost', async () => {
+    await startPush();
+    fake.revoked.add(REFRESH_TOKEN);
+    fake.invalidTokens.add('ya29.fake-1');
+    fake.addMessage({ from: 'x@example.com', subject: 'Kept by Pub/Sub', text: 'x' });
+    expect((await push(await token())).status).toBe(503);
+    const again = await push(await token());
+    expect(again.status).toBe(503);
+    expect(again.body.error).toBe(`the Gmail watcher is stopped: Gmail access for ${fake.account} was revoked or has expired: run \`hookgate gmail setup\` again`);
+    expect(svc!.logs.filter((line) => line['event'] === 'gmail.stopped')).toHaveLength(1);
+    expect(runsOf(svc!)).toHaveLength(0);
+    expect((await post(`${svc!.hooksUrl}/wake`, { text: 'still serving' })).status).toBe(200);
   });
 
   it('answers 400 to an envelope whose data is not a Gmail notification', async () => {
