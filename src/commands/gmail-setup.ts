@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -199,7 +199,7 @@ async function writeConfig(text: string, path: string, env: NodeJS.ProcessEnv, p
   if (edited === text) return print(`✓ ${path} already has these hooks.gmail settings`);
   parseConfigText(edited, { configDir: dirname(path), configPath: path, env }); // throws ConfigError: nothing written
   const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, edited, { mode: 0o600 });
+  await writeFile(temporary, edited, { mode: (await stat(path)).mode & 0o777 }); // the file keeps its permissions
   await rename(temporary, path);
   print(`✓ wrote hooks.gmail and enabled the gmail preset in ${path} (comments and layout kept)`);
 }

@@ -47,6 +47,7 @@ export function createGmailApi(baseUrl: string, request: GoogleRequest): GmailAp
       const messageIds: string[] = [];
       let historyId: string | undefined;
       let pageToken: string | undefined;
+      let lastRecordId: string | undefined;
       for (let page = 0; page < MAX_PAGES; page += 1) {
         const query = new URLSearchParams({ startHistoryId, historyTypes: 'messageAdded', labelId: label, maxResults: '500' });
         if (pageToken !== undefined) query.set('pageToken', pageToken);
@@ -59,15 +60,17 @@ export function createGmailApi(baseUrl: string, request: GoogleRequest): GmailAp
         }
         historyId = body.historyId ?? historyId;
         for (const record of body.history ?? []) {
+          lastRecordId = record.id ?? lastRecordId;
           for (const added of record.messagesAdded ?? []) {
             const id = added.message?.id;
             if (typeof id === 'string' && !messageIds.includes(id)) messageIds.push(id);
           }
         }
         pageToken = body.nextPageToken;
-        if (pageToken === undefined) break;
+        if (pageToken === undefined) return { messageIds, historyId };
       }
-      return { messageIds, historyId };
+      // More than MAX_PAGES pages: resume after the last record listed, not at the mailbox's newest.
+      return { messageIds, historyId: lastRecordId ?? startHistoryId };
     },
     async getMessage(id) {
       try {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,7 +56,9 @@ describe('hookgate gmail setup', () => {
     runGmailSetup(['--account', fake.account, '--project', 'demo', '--client-secret', 'client_secret.json', '--config', configPath, ...extra], io(), { prompt: pasteRedirect });
 
   it('runs consent, creates the topic, grant, subscription and watch, and writes hooks.gmail keeping comments', async () => {
+    chmodSync(configPath, 0o640);
     expect(await setup('--no-browser')).toBe(0);
+    expect(statSync(configPath).mode & 0o777).toBe(0o640);
     expect(err).toBe('');
     expect(out).toContain(`✓ refresh token stored in ${join(dir, 'gmail-credentials.json')}`);
     expect(out).toContain('✓ topic projects/demo/topics/hookgate-gmail created');
