@@ -63,7 +63,7 @@ export const GmailSchema = Type.Object(
 export type GmailConfig = Static<typeof GmailSchema>;
 
 /** What the watcher needs beyond the schema, checked only when it is enabled. */
-export function gmailConfigIssues(gmail: GmailConfig | undefined, presets: readonly string[]): ConfigIssue[] {
+export function gmailConfigIssues(gmail: GmailConfig | undefined, presets: readonly string[], hooksEnabled: boolean): ConfigIssue[] {
   if (gmail === undefined || gmail.enabled !== true) return [];
   const issues: ConfigIssue[] = [];
   const need = (key: string, message: string) => issues.push({ path: `/hooks/gmail/${key}`, message });
@@ -71,6 +71,7 @@ export function gmailConfigIssues(gmail: GmailConfig | undefined, presets: reado
   if (gmail.topic === undefined) need('topic', 'required when hooks.gmail.enabled (run `hookgate gmail setup`)');
   if (gmail.mode === 'pull' && gmail.subscription === undefined) need('subscription', 'required in pull mode');
   if (gmail.mode === 'push' && gmail.push === undefined) need('push', 'required in push mode (push.audience at least)');
+  if (!hooksEnabled) issues.push({ path: '/hooks/enabled', message: 'hooks.gmail.enabled needs hooks.enabled (the watcher admits through the hooks)' });
   if (!presets.includes('gmail')) issues.push({ path: '/hooks/presets', message: 'hooks.gmail.enabled needs "gmail" in hooks.presets' });
   return issues;
 }

@@ -91,7 +91,7 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
   if (hooks.token !== undefined && hooks.token === gateway.auth?.token) {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
-  if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, hooks.presets));
+  if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, hooks.presets, hooks.enabled === true));
   if (typeof hooks.path !== 'string') return issues;
   issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));
   if (normaliseHooksPath(hooks.path) === '/') {
