@@ -15,6 +15,8 @@ export interface GoogleHttpOptions {
   delay?: (ms: number) => Promise<void>;
   /** First backoff step; doubled per try up to 30 s, or Google's Retry-After when it sends one. */
   baseDelayMs?: number;
+  /** Told of each call that failed for good (404s excepted: they answer questions like "does the topic exist"). */
+  onApiError?: (api: 'gmail' | 'pubsub', error: GoogleApiError) => void;
 }
 
 /** A refusal from a Google API, with what Google said (never a token) and whether a retry may help. */
@@ -49,6 +51,10 @@ export function createGoogleRequest(options: GoogleHttpOptions): GoogleRequest {
   const attempts = options.attempts ?? 6;
   const delay = options.delay ?? ((ms: number) => sleep(ms));
   const base = options.baseDelayMs ?? 500;
+  const failed = (url: string, error: GoogleApiError): GoogleApiError => {
+    if (error.status !== 404) options.onApiError?.(new URL(url).pathname.startsWith('/gmail/') ? 'gmail' : 'pubsub', error);
+    return error;
+  };
   return async (method, url, body, signal) => {
     let refreshed = false;
     for (let attempt = 1; ; attempt += 1) {
@@ -58,7 +64,7 @@ export function createGoogleRequest(options: GoogleHttpOptions): GoogleRequest {
       } catch (error) {
         // A revoked grant or a stop is final: retrying cannot help.
         if ((error as { fatal?: unknown }).fatal === true || signal?.aborted === true) throw error;
-        if (attempt >= attempts) throw new GoogleApiError(`${method} ${pathOf(url)}: ${(error as Error).message}`, 0, undefined, undefined);
+        if (attempt >= attempts) throw failed(url, new GoogleApiError(`${method} ${pathOf(url)}: ${(error as Error).message}`, 0, undefined, undefined));
         await delay(backoff(base, attempt, undefined));
         continue;
       }
@@ -69,7 +75,7 @@ export function createGoogleRequest(options: GoogleHttpOptions): GoogleRequest {
         options.tokens.invalidate();
         continue;
       }
-      if (!failure.retryable || attempt >= attempts) throw failure;
+      if (!failure.retryable || attempt >= attempts) throw failed(url, failure);
       await delay(backoff(base, attempt, response.headers.get('retry-after')));
       if (signal?.aborted === true) throw failure;
     }

@@ -4,7 +4,7 @@ import type { GmailConfig } from '../../config/gmail-schema.js';
 import type { GmailAdmitter } from './admit.js';
 import { CredentialsError, isExposed, readCredentials } from './credentials.js';
 import { createGmailApi, type GmailApi } from './gmail-api.js';
-import { createGoogleRequest, GoogleApiError } from './google-http.js';
+import { createGoogleRequest } from './google-http.js';
 import { createAccessTokens } from './oauth.js';
 import { createNotificationProcessor, type NotificationProcessor } from './processor.js';
 import { startPullLoop } from './pull.js';
@@ -90,7 +90,6 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
       logger.info({ event: 'gmail.watch_renewed', expiration: new Date(watch.expiration).toISOString() }, 'Gmail watch renewed');
     } catch (error) {
       if ((error as { fatal?: unknown }).fatal === true) return fail(error as Error);
-      if (error instanceof GoogleApiError) options.observer.apiError('gmail');
       recordError(new Error(`users.watch failed: ${(error as Error).message}`));
       next = Math.min(next, RETRY_RENEWAL_MS);
     }
@@ -104,7 +103,12 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
         logger.warn({ event: 'gmail.credentials_exposed', file: config.credentialsFile }, 'the Gmail credentials file is readable by others: chmod 600 it');
       }
       const tokens = createAccessTokens({ ...credentials, account }, config.endpoints.oauthToken);
-      const request = createGoogleRequest({ fetch: options.fetch ?? globalThis.fetch, tokens, ...(options.delay ? { delay: options.delay } : {}) });
+      const request = createGoogleRequest({
+        fetch: options.fetch ?? globalThis.fetch,
+        tokens,
+        onApiError: (api) => options.observer.apiError(api),
+        ...(options.delay ? { delay: options.delay } : {}),
+      });
       gmail = createGmailApi(config.endpoints.gmail, request);
       const body = { includeBody: config.includeBody, maxBytes: config.maxBytes };
       processor = stopOnFatal(createNotificationProcessor({ gmail, state, admitter: options.admitter, account, label: config.label, body, logger, observer: options.observer }), fail);
@@ -137,10 +141,7 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
       processor,
       logger,
       onFatal: fail,
-      onError: (error) => {
-        if (error instanceof GoogleApiError) options.observer.apiError(error.message.includes('/gmail/') ? 'gmail' : 'pubsub');
-        recordError(error);
-      },
+      onError: recordError,
       ...(options.delay ? { delay: (ms: number) => options.delay!(ms) } : {}),
     });
   }

@@ -184,6 +184,7 @@ describe('the Gmail watcher in pull mode', () => {
     expect(error?.['err']).toContain('403 PERMISSION_DENIED: User not authorized to perform this action.');
     await until(() => harness.timers.pending.length === 1);
     expect(harness.timers.pending[0]?.ms).toBe(5 * 60_000);
+    expect(await svc.service.metrics.render()).toMatch(/hookgate_gmail_api_errors_total\{api="gmail"\} 1/);
     fake.refusals.clear();
     harness.timers.fireNext();
     await until(() => fake.watches.length === 1);
