@@ -85,6 +85,7 @@ async function setup(args: Args, io: CommandIo, seams: SetupSeams): Promise<void
   const credentialsSetting = current.credentialsFile ?? './gmail-credentials.json';
   const credentialsPath = isAbsolute(credentialsSetting) ? credentialsSetting : resolve(dirname(configPath), credentialsSetting);
   const endpoints = { ...GOOGLE_ENDPOINTS, ...current.endpoints };
+  const cloud = cloudSetup(args, current.hooksPath); // a bad --push-endpoint stops here, before consent
 
   const credentials = await ensureCredentials(args, credentialsPath, endpoints.oauthToken, io, seams);
   const request = createGoogleRequest({ fetch: seams.fetch ?? globalThis.fetch, tokens: createAccessTokens(credentials, endpoints.oauthToken), attempts: 3 });
@@ -97,7 +98,6 @@ async function setup(args: Args, io: CommandIo, seams: SetupSeams): Promise<void
   }
   print(`✓ signed in to Gmail as ${profile.emailAddress}`);
 
-  const cloud = cloudSetup(args, current.hooksPath);
   const pubsub = createPubsubApi(endpoints.pubsub, request);
   await ensureTopic(pubsub, cloud, print);
   await ensurePublisherGrant(pubsub, cloud, print);
