@@ -20,7 +20,7 @@ import { createRecipientPolicy, type AllowToConfig } from './channels/recipients
 import { createRuntime } from './runtime/runtime.js';
 import { readRunView } from './store/runtime-repo.js';
 import { createConsole } from './console/create.js';
-import { createGmailSource, type GmailSource, type GmailSourceSeams } from './sources/gmail/index.js';
+import type { GmailSource, GmailSourceSeams } from './sources/gmail/index.js';
 
 export interface Service {
   readonly url: string;
@@ -98,7 +98,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     throttle,
     logger,
   });
-  const gmail = startGmail(options, store, () => mappings.current(), metrics);
+  const gmail = await startGmail(options, store, () => mappings.current(), metrics);
   const app = createApp({
     config,
     store,
@@ -177,11 +177,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 }
 
-/** The Gmail watcher when hooks.gmail.enabled: it admits through the same engine and store as requests. */
-function startGmail(options: ServiceOptions, store: IngressStore, mappings: () => MappingEngine | undefined, metrics: Metrics): GmailSource | undefined {
+/**
+ * The Gmail watcher when hooks.gmail.enabled: it admits through the same engine and store as
+ * requests. Loaded only then: Google's client libraries would slow every other start.
+ */
+async function startGmail(options: ServiceOptions, store: IngressStore, mappings: () => MappingEngine | undefined, metrics: Metrics): Promise<GmailSource | undefined> {
   const { config } = options;
   const gmail = config.hooks.gmail;
   if (gmail?.enabled !== true || !config.hooks.enabled) return undefined;
+  const { createGmailSource } = await import('./sources/gmail/index.js');
   return createGmailSource({
     config: gmail,
     storagePath: config.storage.path,

@@ -13,7 +13,7 @@ import { createGoogleRequest } from '../sources/gmail/google-http.js';
 import { createAccessTokens, GmailAuthRevokedError } from '../sources/gmail/oauth.js';
 import { createPubsubApi } from '../sources/gmail/pubsub-api.js';
 import { ensurePublisherGrant, ensureSubscription, ensureTopic, startWatch, type CloudSetup } from '../sources/gmail/setup/cloud.js';
-import { editGmailConfig } from '../sources/gmail/setup/config-edit.js';
+import { editGmailConfig, type GmailSettings } from '../sources/gmail/setup/config-edit.js';
 import { obtainRefreshToken, readClientSecret } from '../sources/gmail/setup/consent.js';
 import type { CommandIo } from './io.js';
 
@@ -194,8 +194,8 @@ function pushPathOf(endpoint: string, hooksPath: string): string {
   return url.pathname.slice(hooksPath.length);
 }
 
-async function writeConfig(text: string, path: string, env: NodeJS.ProcessEnv, print: (line: string) => void, settings: Parameters<typeof editGmailConfig>[1]): Promise<void> {
-  const edited = editGmailConfig(text, settings);
+async function writeConfig(text: string, path: string, env: NodeJS.ProcessEnv, print: (line: string) => void, settings: GmailSettings): Promise<void> {
+  const edited = await editGmailConfig(text, settings);
   if (edited === text) return print(`✓ ${path} already has these hooks.gmail settings`);
   parseConfigText(edited, { configDir: dirname(path), configPath: path, env }); // throws ConfigError: nothing written
   const temporary = `${path}.${process.pid}.tmp`;

@@ -1,4 +1,3 @@
-import { convert } from 'html-to-text';
 import type { GmailMessagePart, GmailMessageResource } from './gmail-api.js';
 
 /** One message as the gmail preset reads it (`messages[i]` of the payload). */
@@ -24,7 +23,7 @@ export interface BodyOptions {
 }
 
 /** Header values, snippet and body of a users.messages.get resource; the body only when asked for. */
-export function toPayloadMessage(resource: GmailMessageResource, options: BodyOptions): GmailPayloadMessage {
+export async function toPayloadMessage(resource: GmailMessageResource, options: BodyOptions): Promise<GmailPayloadMessage> {
   const headers = resource.payload?.headers ?? [];
   const header = (name: string) => headers.find((item) => item.name.toLowerCase() === name)?.value ?? '';
   const message: GmailPayloadMessage = {
@@ -35,18 +34,19 @@ export function toPayloadMessage(resource: GmailMessageResource, options: BodyOp
     snippet: resource.snippet ?? '',
     date: header('date') || internalDate(resource.internalDate),
   };
-  if (options.includeBody) message.body = cutToBytes(bodyText(resource.payload), options.maxBytes);
+  if (options.includeBody) message.body = cutToBytes(await bodyText(resource.payload), options.maxBytes);
   return message;
 }
 
 /** The first text/plain part that is not an attachment, else the first text/html one as text. */
-export function bodyText(root: GmailMessagePart | undefined): string {
+export async function bodyText(root: GmailMessagePart | undefined): Promise<string> {
   if (root === undefined) return '';
   const plain = findPart(root, 'text/plain');
   if (plain !== undefined) return decodePart(plain);
   const html = findPart(root, 'text/html');
-  if (html !== undefined) return convert(decodePart(html), { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
-  return '';
+  if (html === undefined) return '';
+  const { convert } = await import('html-to-text'); // loaded on first use: only Gmail needs it
+  return convert(decodePart(html), { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
 }
 
 function findPart(part: GmailMessagePart, mimeType: string): GmailMessagePart | undefined {

@@ -1,4 +1,4 @@
-import { OAuth2Client } from 'google-auth-library';
+import type { OAuth2Client } from 'google-auth-library';
 import type { GmailCredentials } from './credentials.js';
 import type { AccessTokens } from './google-http.js';
 
@@ -21,17 +21,20 @@ const DEAD_GRANT = new Set(['invalid_grant', 'unauthorized_client', 'invalid_cli
  * expire. A refresh refused with invalid_grant becomes GmailAuthRevokedError.
  */
 export function createAccessTokens(credentials: GmailCredentials, tokenUrl: string): AccessTokens {
-  const client = new OAuth2Client({
-    clientId: credentials.client_id,
-    clientSecret: credentials.client_secret,
-    endpoints: { oauth2TokenUrl: tokenUrl },
-  });
-  const reset = () => client.setCredentials({ refresh_token: credentials.refresh_token });
+  // Loaded on first use: the library is large and only Gmail needs it (the bundle keeps dynamic imports lazy).
+  let client: Promise<OAuth2Client> | undefined;
+  const reset = () => {
+    client = import('google-auth-library').then(({ OAuth2Client: Client }) => {
+      const fresh = new Client({ clientId: credentials.client_id, clientSecret: credentials.client_secret, endpoints: { oauth2TokenUrl: tokenUrl } });
+      fresh.setCredentials({ refresh_token: credentials.refresh_token });
+      return fresh;
+    });
+  };
   reset();
   return {
     async get() {
       try {
-        const { token } = await client.getAccessToken();
+        const { token } = await (await (client as Promise<OAuth2Client>)).getAccessToken();
         if (typeof token !== 'string' || token === '') throw new Error('the token endpoint returned no access token');
         return token;
       } catch (error) {

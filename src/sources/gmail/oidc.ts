@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import type { JSONWebKeySet, JWTPayload, createLocalJWKSet } from 'jose';
 
 export interface OidcVerifierOptions {
   certsUrl: string;
@@ -38,7 +38,8 @@ export function createOidcVerifier(options: OidcVerifierOptions): (token: string
     if (!response.ok) throw new Error(`GET ${options.certsUrl} → ${response.status}`);
     const jwks = (await response.json()) as JSONWebKeySet;
     const fetchedAt = now();
-    cached = { keys: createLocalJWKSet(jwks), expiresAt: fetchedAt + maxAgeMs(response.headers.get('cache-control')), fetchedAt };
+    const { createLocalJWKSet: localSet } = await import('jose');
+    cached = { keys: localSet(jwks), expiresAt: fetchedAt + maxAgeMs(response.headers.get('cache-control')), fetchedAt };
     return cached;
   }
 
@@ -53,6 +54,7 @@ export function createOidcVerifier(options: OidcVerifierOptions): (token: string
 
   async function verifyWith(token: string, force: boolean): Promise<JWTPayload> {
     const { keys: keySet } = await keys(force);
+    const { jwtVerify } = await import('jose');
     const { payload } = await jwtVerify(token, keySet, {
       issuer: ISSUERS,
       audience: options.audience,
@@ -65,6 +67,7 @@ export function createOidcVerifier(options: OidcVerifierOptions): (token: string
   }
 
   return async (token) => {
+    const { errors } = await import('jose'); // loaded on first use, like the other Gmail-only libraries
     let payload: JWTPayload;
     try {
       try {

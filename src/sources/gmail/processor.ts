@@ -85,7 +85,7 @@ async function admitOne(deps: ProcessorDeps, id: string): Promise<void> {
     deps.logger.info({ event: 'gmail.message_gone', messageId: id }, 'a message was deleted before it could be read');
     return deps.observer.message('gone');
   }
-  const payload = { source: 'gmail' as const, messages: [toPayloadMessage(resource, deps.body)] };
+  const payload = { source: 'gmail' as const, messages: [await toPayloadMessage(resource, deps.body)] };
   const admission = await deps.admitter.admit(id, payload);
   await deps.state.markAdmitted(deps.account, id);
   deps.observer.message(admission);

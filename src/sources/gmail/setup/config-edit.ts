@@ -1,4 +1,4 @@
-import { JsonArrayNode, JsonObjectNode, JsonParser } from '@croct/json5-parser';
+import type { JsonObjectNode } from '@croct/json5-parser';
 
 /** What setup writes under hooks.gmail; other keys there (model, thinking, …) stay as they are. */
 export type GmailSettings = Record<string, string | number | boolean | Record<string, string> | undefined>;
@@ -8,8 +8,13 @@ export type GmailSettings = Record<string, string | number | boolean | Record<st
  * text in place (a concrete syntax tree): comments, key order, quoting and indentation survive.
  * A setting given as undefined is removed (e.g. `push` when switching to pull).
  */
-export function editGmailConfig(text: string, settings: GmailSettings): string {
-  const root = JsonParser.parse(text.trim() === '' ? '{}' : text, JsonObjectNode);
+export async function editGmailConfig(text: string, settings: GmailSettings): Promise<string> {
+  const { JsonArrayNode, JsonObjectNode: ObjectNode, JsonParser } = await import('@croct/json5-parser'); // only setup needs it
+  const root = JsonParser.parse(text.trim() === '' ? '{}' : text, ObjectNode);
+  const objectAt = (parent: JsonObjectNode, key: string): JsonObjectNode => {
+    if (!parent.has(key)) parent.set(key, {});
+    return parent.get(key, ObjectNode);
+  };
   const hooks = objectAt(root, 'hooks');
   const gmail = objectAt(hooks, 'gmail');
   for (const [key, value] of Object.entries(settings)) {
@@ -24,9 +29,4 @@ export function editGmailConfig(text: string, settings: GmailSettings): string {
   if (!presets.toJSON().includes('gmail')) presets.push('gmail');
   const out = root.toString();
   return out.endsWith('\n') || !text.endsWith('\n') ? out : `${out}\n`;
-}
-
-function objectAt(parent: JsonObjectNode, key: string): JsonObjectNode {
-  if (!parent.has(key)) parent.set(key, {});
-  return parent.get(key, JsonObjectNode);
 }

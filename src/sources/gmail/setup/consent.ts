@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library';
+import type { CodeChallengeMethod } from 'google-auth-library';
 
 /** Gmail read access (history, messages, watch) and Pub/Sub (topic, IAM, subscription, pull). */
 export const GMAIL_SCOPES = ['https://www.googleapis.com/auth/gmail.readonly', 'https://www.googleapis.com/auth/pubsub'];
@@ -51,6 +51,7 @@ export async function obtainRefreshToken(options: ConsentOptions): Promise<strin
   const state = randomBytes(16).toString('hex');
   const loopback = options.noBrowser ? undefined : await listenForRedirect(state, options.timeoutMs ?? 300_000);
   const redirectUri = loopback?.redirectUri ?? 'http://127.0.0.1:1/';
+  const { OAuth2Client } = await import('google-auth-library');
   const oauth = new OAuth2Client({
     clientId: options.client.clientId,
     clientSecret: options.client.clientSecret,
@@ -64,7 +65,7 @@ export async function obtainRefreshToken(options: ConsentOptions): Promise<strin
     scope: GMAIL_SCOPES,
     login_hint: options.account,
     state,
-    ...(codeChallenge === undefined ? {} : { code_challenge: codeChallenge, code_challenge_method: CodeChallengeMethod.S256 }),
+    ...(codeChallenge === undefined ? {} : { code_challenge: codeChallenge, code_challenge_method: 'S256' as CodeChallengeMethod }),
   });
   options.print(`Open this URL in a browser signed in as ${options.account} and allow access:\n\n  ${url}\n`);
   let code: string;
