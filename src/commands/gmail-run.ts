@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
@@ -7,9 +6,8 @@ import { createHttpAdmitter } from '../sources/gmail/admit.js';
 import type { GmailSourceSeams } from '../sources/gmail/index.js';
 import { openGmailState } from '../sources/gmail/state.js';
 import { createGmailWatcher, type GmailWatcher } from '../sources/gmail/watcher.js';
+import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
-
-export const GMAIL_RUN_USAGE = 'usage: hookgate gmail run [--config FILE] [--url URL]\n';
 
 /**
  * `hookgate gmail run`: the watcher in the foreground, for an ingress that runs elsewhere. It pulls
@@ -17,15 +15,13 @@ export const GMAIL_RUN_USAGE = 'usage: hookgate gmail run [--config FILE] [--url
  * (history id, admitted ids) is in storage.path of the config. Exit 1 when the watcher stops.
  */
 export async function runGmailRun(argv: string[], io: CommandIo): Promise<number | undefined> {
+  const { values } = parseCommandLine({ args: argv, options: { config: { type: 'string' }, url: { type: 'string' } }, strict: true });
+  const url = values.url;
   let config: ResolvedConfig;
-  let url: string | undefined;
   try {
-    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, url: { type: 'string' } }, strict: true });
     config = await loadConfigFile(configPathFrom(values.config, io.env, io.cwd), io.env);
-    url = values.url;
   } catch (error) {
-    const usage = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
-    io.stderr(`hookgate: ${(error as Error).message}\n${usage ? GMAIL_RUN_USAGE : ''}`);
+    io.stderr(`hookgate: ${(error as Error).message}\n`);
     return 1;
   }
   const problem = runProblem(config);

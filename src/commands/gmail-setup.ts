@@ -1,7 +1,7 @@
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
 import JSON5 from 'json5';
 import { configPathFrom, parseConfigText } from '../config/load.js';
 import { GOOGLE_ENDPOINTS } from '../config/gmail-schema.js';
@@ -15,19 +15,8 @@ import { createPubsubApi } from '../sources/gmail/pubsub-api.js';
 import { ensurePublisherGrant, ensureSubscription, ensureTopic, startWatch, type CloudSetup } from '../sources/gmail/setup/cloud.js';
 import { editGmailConfig, type GmailSettings } from '../sources/gmail/setup/config-edit.js';
 import { obtainRefreshToken, readClientSecret } from '../sources/gmail/setup/consent.js';
+import { parseCommandLine, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
-
-export const GMAIL_SETUP_USAGE = `usage: hookgate gmail setup --account EMAIL --project GCP_PROJECT [options]
-  --mode pull|push            pull (default; works on loopback) or push (Pub/Sub posts to the service)
-  --push-endpoint URL         push: the public URL of POST {hooks.path}{push.path}, e.g. https://host/hooks/gmail/push
-  --push-service-account EMAIL  push: the service account whose OIDC token Pub/Sub sends
-  --label LABEL               label watched (default INBOX)
-  --topic NAME --subscription NAME   Pub/Sub names (default hookgate-gmail, hookgate-gmail-<mode>)
-  --client-secret FILE        the Desktop app OAuth client JSON from the Google Cloud console
-  --no-browser                print the consent URL and paste the code back (no loopback listener)
-  --reauth                    ask for consent again even when stored credentials exist
-  --config FILE               the config file to update (default $HOOKGATE_CONFIG, else ./hookgate.json5)
-`;
 
 const OPTIONS = {
   account: { type: 'string' },
@@ -51,19 +40,16 @@ export interface SetupSeams {
 
 type Args = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
 
-/** `hookgate gmail setup`: every step prints what it did; a failing step says what is missing. Exit 0 / 1. */
+/**
+ * `hookgate gmail setup`: every step prints what it did; a failing step says what is missing.
+ * Exit 0 done, 1 a step failed; a wrong command line throws UsageError (the CLI exits 2).
+ */
 export async function runGmailSetup(argv: string[], io: CommandIo, seams: SetupSeams = {}): Promise<number> {
-  let args: Args;
-  try {
-    args = parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
-    if (args.account === undefined || args.project === undefined) throw new Error('--account and --project are required');
-    if (args.mode !== 'pull' && args.mode !== 'push') throw new Error('--mode is pull or push');
-    if (args.mode === 'push' && (args['push-endpoint'] === undefined || args['push-service-account'] === undefined)) {
-      throw new Error('--mode push needs --push-endpoint and --push-service-account');
-    }
-  } catch (error) {
-    io.stderr(`hookgate: ${(error as Error).message}\n${GMAIL_SETUP_USAGE}`);
-    return 1;
+  const args: Args = parseCommandLine({ args: argv, options: OPTIONS, strict: true }).values;
+  if (args.account === undefined || args.project === undefined) throw new UsageError('setup needs --account and --project');
+  if (args.mode !== 'pull' && args.mode !== 'push') throw new UsageError(`--mode is pull or push, not ${JSON.stringify(args.mode)}`);
+  if (args.mode === 'push' && (args['push-endpoint'] === undefined || args['push-service-account'] === undefined)) {
+    throw new UsageError('--mode push needs --push-endpoint and --push-service-account');
   }
   try {
     await setup(args, io, seams);

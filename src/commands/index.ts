@@ -88,7 +88,8 @@ ${HELP_OPTION}
     usage: `usage: hookgate status [--config FILE] [--json]
 
 Reads the store the configuration names (a running service may keep writing) and prints queue
-depths, the last heartbeat and the newest runs with their delivery outcome.
+depths, the last heartbeat, the newest runs with their delivery outcome, and a line per watched
+Gmail mailbox.
 
 options:
 ${CONFIG_OPTION}

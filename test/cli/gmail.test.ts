@@ -7,25 +7,29 @@ function capture(cwd = '/nonexistent') {
 }
 
 describe('hookgate gmail', () => {
-  it('is listed in the command table and explains its subcommands', async () => {
+  it('is listed in the command table and explains both subcommands', async () => {
     const io = capture();
     expect(await runCli(['--help'], io)).toBe(0);
-    expect(io.out).toMatch(/\n {2}gmail {3}Gmail: `setup`/);
-    const gmail = capture();
-    expect(await runCli(['gmail'], gmail)).toBe(1);
-    expect(gmail.err).toContain('usage: hookgate gmail setup|run');
+    expect(io.out).toMatch(/\n {2}gmail +Gmail: `setup`/);
+    const help = capture();
+    expect(await runCli(['gmail', '--help'], help)).toBe(0);
+    expect(help.out).toMatch(/^usage: hookgate gmail setup --account EMAIL --project GCP_PROJECT/);
+    expect(help.out).toContain('hookgate gmail run [--config FILE] [--url URL]');
   });
 
-  it('refuses an unknown subcommand and incomplete setup arguments with the usage', async () => {
-    const unknown = capture();
-    expect(await runCli(['gmail', 'watch'], unknown)).toBe(1);
-    expect(unknown.err).toContain('unknown subcommand "watch"');
-    const missing = capture();
-    expect(await runCli(['gmail', 'setup', '--account', 'a@example.com'], missing)).toBe(1);
-    expect(missing.err).toContain('--account and --project are required');
-    const push = capture();
-    expect(await runCli(['gmail', 'setup', '--account', 'a@example.com', '--project', 'p', '--mode', 'push'], push)).toBe(1);
-    expect(push.err).toContain('--mode push needs --push-endpoint and --push-service-account');
+  it.each([
+    [[], 'a subcommand is needed: setup or run'],
+    [['watch'], 'unknown subcommand "watch" (setup or run)'],
+    [['setup', '--account', 'a@example.com'], 'setup needs --account and --project'],
+    [['setup', '--account', 'a@example.com', '--project', 'p', '--mode', 'push'], '--mode push needs --push-endpoint and --push-service-account'],
+    [['setup', '--account', 'a@example.com', '--project', 'p', '--mode', 'poll'], '--mode is pull or push, not "poll"'],
+    [['run', '--bogus'], 'unknown option --bogus'],
+  ])('gmail %j: one line naming the problem, then the usage, exit 2', async (args, message) => {
+    const io = capture();
+    expect(await runCli(['gmail', ...args], io)).toBe(2);
+    const [first, , usage] = io.err.split('\n');
+    expect(first).toBe(`hookgate gmail: ${message}`);
+    expect(usage).toMatch(/^usage: hookgate gmail /);
   });
 
   it('refuses a push endpoint outside hooks.path before touching anything', async () => {
