@@ -1,5 +1,6 @@
 import { definePreset } from './define.js';
 import type { MappingConfig } from '../src/config/mapping-schema.js';
+import type { GmailConfig } from '../src/config/gmail-schema.js';
 
 const FROM = '{{default messages[0].from messages[0].sender}}';
 const SUBJECT = '{{messages[0].subject}}';
@@ -41,7 +42,7 @@ export const gmailPreset = definePreset({
   name: 'gmail',
   summary: 'POST {hooks.path}/gmail: one agent run per message of a Gmail notification (sender, subject, snippet, body).',
   mappings(hooks): MappingConfig[] {
-    const gmail = hooks.gmail ?? {};
+    const gmail: Partial<GmailConfig> = hooks.gmail ?? {};
     const mapping: MappingConfig = {
       id: 'preset:gmail',
       match: { path: 'gmail' },

@@ -16,6 +16,7 @@ export const ERROR_CATALOG = {
   AMBIGUOUS_CREDENTIALS: { status: 400, expose: true },
   SESSION_KEY_NOT_ALLOWED: { status: 400, expose: true },
   MAPPING_INVALID: { status: 400, expose: true },
+  PUBSUB_PUSH_MISDIRECTED: { status: 400, expose: true },
   UNAUTHORIZED: { status: 401, expose: true },
   SIGNATURE_INVALID: { status: 401, expose: true },
   SIGNATURE_EXPIRED: { status: 401, expose: true },
@@ -33,6 +34,7 @@ export const ERROR_CATALOG = {
   TRANSFORM_UNAVAILABLE: { status: 503, expose: true },
   STORE_UNAVAILABLE: { status: 503, expose: true },
   SHUTTING_DOWN: { status: 503, expose: true },
+  SOURCE_UNAVAILABLE: { status: 503, expose: true },
 } as const satisfies Record<string, { status: number; expose: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

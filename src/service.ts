@@ -9,6 +9,7 @@ import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
 import { listen, type Listening } from './http/listen.js';
 import { createLiveEngine, type LiveEngine } from './mapping/live-engine.js';
+import type { MappingEngine } from './mapping/engine.js';
 import { loadConfigFile } from './config/load.js';
 import { watchForReload } from './config/watch.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -22,6 +23,7 @@ import { createConsole } from './console/create.js';
 import { writeWhenFree } from './store/write-when-free.js';
 import { createReloader } from './config/reloader.js';
 import { writeReloadState, type ReloadState } from './config/reload-state.js';
+import type { GmailSource, GmailSourceSeams } from './sources/gmail/index.js';
 
 export interface Service {
   readonly url: string;
@@ -47,6 +49,8 @@ export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Watch the config file and transformsDir and reload on change (default true when configPath is given). */
   watch?: boolean;
+  /** Tests: time and fetch of the Gmail watcher (its Google endpoints are in the config). */
+  gmail?: GmailSourceSeams;
 }
 
 /** The composition root: store, engine, runtime and HTTP server, started in that order. */
@@ -131,6 +135,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     throttle,
     logger,
   });
+  const gmail = await startGmail(options, store, () => mappings.current(), metrics);
   const app = createApp({
     config,
     store,
@@ -144,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),
     reloadState: () => reloader.state(),
     metrics,
+    ...(gmail?.push === undefined ? {} : { gmailPush: gmail.push }),
   });
   const { http } = config.gateway;
   let listening: Listening;
@@ -159,6 +165,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
   } catch (error) {
     // Nothing was accepted yet: release what started, so the process can exit with the error.
+    await gmail?.close();
     await runtime.stop();
     runtimeDb.close();
     await mappings.close();
@@ -167,6 +174,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     throw error;
   }
   logger.info({ event: 'server.listening', url: listening.url, hooks: config.hooks.enabled ? config.hooks.path : null }, 'hookgate listening');
+  void gmail?.watcher.start();
 
   const reload = async (): Promise<boolean> => (options.configPath === undefined ? false : reloader.reload());
   const stopWatching =
@@ -185,6 +193,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       if (closing) return;
       closing = true;
       stopWatching();
+      await gmail?.close(); // first: nothing new is pulled while in-flight requests finish
       await reloader.close();
       await listening.close(config.gateway.shutdownGraceMs);
       await store.close();
@@ -195,4 +204,25 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger.info({ event: 'server.stopped' }, 'hookgate stopped');
     },
   };
+}
+
+/**
+ * The Gmail watcher when hooks.gmail.enabled: it admits through the same engine and store as
+ * requests. Loaded only then: Google's client libraries would slow every other start.
+ */
+async function startGmail(options: ServiceOptions, store: IngressStore, mappings: () => MappingEngine | undefined, metrics: Metrics): Promise<GmailSource | undefined> {
+  const { config } = options;
+  const gmail = config.hooks.gmail;
+  if (gmail?.enabled !== true || !config.hooks.enabled) return undefined;
+  const { createGmailSource } = await import('./sources/gmail/index.js');
+  return createGmailSource({
+    config: gmail,
+    storagePath: config.storage.path,
+    synchronous: config.storage.synchronous,
+    store,
+    mappings,
+    logger: options.logger,
+    observer: metrics.gmail,
+    ...options.gmail,
+  });
 }

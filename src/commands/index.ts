@@ -88,7 +88,8 @@ ${HELP_OPTION}
     usage: `usage: hookgate status [--config FILE] [--json]
 
 Reads the store the configuration names (a running service may keep writing) and prints queue
-depths, the last heartbeat and the newest runs with their delivery outcome.
+depths, the last heartbeat, the newest runs with their delivery outcome, and a line per watched
+Gmail mailbox.
 
 options:
 ${CONFIG_OPTION}
@@ -145,5 +146,38 @@ options:
 ${HELP_OPTION}
 `,
     load: async () => (await import('./token.js')).runToken,
+  },
+  {
+    name: 'gmail',
+    summary: 'Gmail: `setup` (OAuth, Pub/Sub, watch, config) and `run` (the watcher)',
+    usage: `usage: hookgate gmail setup --account EMAIL --project GCP_PROJECT [options]
+       hookgate gmail run [--config FILE] [--url URL]
+
+setup: OAuth consent, the Pub/Sub topic, the publisher grant to Gmail, the subscription, users.watch,
+and hooks.gmail (with the gmail preset) written into the config, comments kept. Safe to run again.
+run: the Gmail watcher in the foreground, posting each new message to the hook with the hook token
+(for an ingress that runs elsewhere; \`serve\` runs the watcher itself when hooks.gmail.enabled).
+Exit 0 done, 1 a step failed (its message says what is missing), 2 a wrong command line.
+See docs/gmail.md.
+
+setup options:
+  --account EMAIL               the Gmail address to watch (required)
+  --project ID                  the Google Cloud project ID (required)
+  --mode pull|push              pull (default; works on loopback) or push (Pub/Sub posts to the service)
+  --push-endpoint URL           push: public https URL of POST {hooks.path}{push.path}
+  --push-service-account EMAIL  push: the service account whose OIDC token Pub/Sub sends
+  --label LABEL                 label watched (default INBOX)
+  --topic NAME                  Pub/Sub topic name (default hookgate-gmail)
+  --subscription NAME           Pub/Sub subscription name (default hookgate-gmail-<mode>)
+  --client-secret FILE          the Desktop app OAuth client JSON from the Google Cloud console
+  --no-browser                  print the consent URL and paste the code back
+  --reauth                      ask for consent again even when stored credentials work
+${CONFIG_OPTION}
+run options:
+${CONFIG_OPTION}
+  --url URL       where to post (default http://{gateway.bind}:{gateway.port}{hooks.path}/gmail)
+${HELP_OPTION}
+`,
+    load: async () => (await import('./gmail.js')).runGmail,
   },
 ];

@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { countPendingEvents, lastHeartbeat, type HeartbeatRow } from '../store/events-repo.js';
 import { countRunsByStatus, recentRunViews, type RunView } from '../store/runtime-repo.js';
 import { openDatabase } from '../store/sqlite.js';
+import { readAllGmailStates } from '../sources/gmail/state.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { readReloadState, type ReloadState } from '../config/reload-state.js';
@@ -19,6 +20,16 @@ export interface StatusReport {
   recentRuns: RunView[];
   /** The config reload state the service last recorded (null: no service has recorded one). */
   config: ReloadState | null;
+  /** The Gmail watcher's state per watched mailbox (empty when none ran). */
+  gmail: GmailStatus[];
+}
+
+export interface GmailStatus {
+  account: string;
+  mode: string | null;
+  historyId: string | null;
+  watchExpiresAt: string | null;
+  lastError: string | null;
 }
 
 /**
@@ -58,6 +69,13 @@ export function readStatus(db: DatabaseSync, store: string): StatusReport {
     lastHeartbeat: heartbeat === undefined ? null : heartbeatView(heartbeat),
     recentRuns: recentRunViews(db, RECENT_RUNS),
     config: readReloadState(db) ?? null,
+    gmail: readAllGmailStates(db).map((row) => ({
+      account: row.account,
+      mode: row.mode ?? null,
+      historyId: row.historyId ?? null,
+      watchExpiresAt: row.watchExpiration === undefined ? null : new Date(row.watchExpiration).toISOString(),
+      lastError: row.lastError ?? null,
+    })),
   };
 }
 
@@ -83,6 +101,7 @@ export function formatStatus(report: StatusReport): string {
     `config reload: ${formatReload(report.config)}`,
     recentRunsHeading(report.recentRuns),
     ...report.recentRuns.flatMap(formatRun),
+    ...report.gmail.map(formatGmail),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -98,6 +117,11 @@ function formatReload(state: ReloadState | null): string {
   if (state === null) return 'not recorded yet';
   if (!state.reloadFailed) return `ok, mappings loaded at ${state.lastSuccessAt}`;
   return `FAILED at ${state.lastReloadAt}, the mappings loaded at ${state.lastSuccessAt} stay in force — ${state.lastError ?? 'no reason recorded'}`;
+}
+
+function formatGmail(gmail: GmailStatus): string {
+  const watch = gmail.watchExpiresAt === null ? 'no watch yet' : `watch expires ${gmail.watchExpiresAt}`;
+  return `gmail ${gmail.account}: ${gmail.mode ?? 'not started'}, history ${gmail.historyId ?? 'none yet'}, ${watch}, last error: ${gmail.lastError ?? 'none'}`;
 }
 
 function recentRunsHeading(runs: readonly RunView[]): string {

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { gmailConfigIssues } from './gmail-schema.js';
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
@@ -42,6 +43,7 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
   if (config.hooks.transformsDir !== undefined) {
     config.hooks.transformsDir = resolveFrom(options.configDir, config.hooks.transformsDir);
   }
+  if (config.hooks.gmail !== undefined) config.hooks.gmail.credentialsFile = resolveFrom(options.configDir, config.hooks.gmail.credentialsFile);
   const resolved: ResolvedConfig = Object.assign(config, {
     configDir: options.configDir,
     ignored: folded.ignored,
@@ -114,6 +116,7 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
   issues.push(...sessionKeyIssues(hooks));
+  if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, hooks.presets, hooks.enabled === true));
   if (typeof hooks.path !== 'string') return issues;
   issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));
   if (normaliseHooksPath(hooks.path) === '/') {

@@ -3,6 +3,7 @@ import { MappingSchema } from './mapping-schema.js';
 import { ProviderConfigSchema } from '../providers/config-schema.js';
 import { ChannelsConfigSchema } from '../channels/config-schema.js';
 import { ConsoleConfigSchema } from '../console/config-schema.js';
+import { GmailSchema } from './gmail-schema.js';
 
 /**
  * The one source of truth for the configuration file. Every field has a description (the
@@ -80,18 +81,6 @@ const TransformLimitsSchema = Type.Object(
     }),
   },
   { additionalProperties: false, default: {}, description: 'Limits of the transform sandbox.' },
-);
-
-const GmailSchema = Type.Object(
-  {
-    model: Type.Optional(Type.String({ minLength: 1, description: 'Model override for the gmail preset.' })),
-    thinking: Type.Optional(Type.String({ minLength: 1, description: 'Thinking level for the gmail preset.' })),
-    allowUnsafeExternalContent: Type.Optional(Type.Boolean({ description: 'DANGEROUS: disables the envelope for the gmail preset.' })),
-  },
-  {
-    additionalProperties: true,
-    description: "Gmail settings. Other keys (account, topic, pushToken, …) are written by a gateway's gmail setup tool and kept as they are.",
-  },
 );
 
 const HooksSchema = Type.Object(

@@ -20,6 +20,8 @@ import type { ReloadState } from '../config/reload-state.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
 import type { ConsoleParts } from '../console/create.js';
 import { recordRequests } from '../console/record.js';
+import { misdirectedPushGuard } from '../sources/gmail/misdirected.js';
+import type { PushRoute } from '../sources/gmail/push.js';
 
 export interface AppDeps {
   config: ResolvedConfig;
@@ -40,6 +42,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The operator console (src/console); none → no console routes. */
   console?: ConsoleParts;
+  /** Gmail push mode: POST {hooks.path}{path}, authenticated by Google's OIDC token instead of the hook token. */
+  gmailPush?: PushRoute & { path: string };
 }
 
 /** Builds the Koa app; it never listens (the server and tests decide that). */
@@ -110,10 +114,13 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   router.get(`${prefix}/runs`, auth, () => {
     throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);
   });
+  if (deps.gmailPush !== undefined) router.post(`${prefix}${deps.gmailPush.path}`, lengthGuard, deps.gmailPush.authenticate, body, deps.gmailPush.handle);
+  const misdirected = misdirectedPushGuard(hooks);
   router.options(`${prefix}{/*rest}`, allowOnly('POST'));
   router.all(`${prefix}{/*rest}`, onlyPost, refuseEncodedSlash(prefix), lengthGuard, gate, async (ctx) => {
     const name = hookName(ctx);
     if (name === '') throw new HookError('NOT_FOUND', `POST ${prefix}/<name>: a hook name is required`);
+    misdirected(name, ctx.state['payload']);
     if (name === 'wake') return handlers.wake(ctx);
     if (name === 'agent') return handlers.agent(ctx);
     return handlers.mapped(ctx, name);

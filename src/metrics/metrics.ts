@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createGmailMetrics, type GmailObserver } from './gmail.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
 export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
@@ -29,6 +30,8 @@ export interface Metrics {
   signatureFailed(scheme: string, reason: string): void;
   /** The config reload state: `ok` false while the last reload failed; when the mappings in force loaded (ms). */
   configReloadState(ok: boolean, lastSuccessMs: number): void;
+  /** The Gmail watcher's counters (src/sources/gmail/). */
+  readonly gmail: GmailObserver;
 }
 
 export interface MetricsOptions {
@@ -112,6 +115,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       reloadFailed.set(ok ? 0 : 1);
       reloadSuccess.set(lastSuccessMs / 1000);
     },
+    gmail: createGmailMetrics(registers),
   };
 }
 

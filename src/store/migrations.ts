@@ -90,4 +90,23 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN retry_of TEXT;
   CREATE UNIQUE INDEX runs_by_retry_of ON runs(retry_of) WHERE retry_of IS NOT NULL;
   `,
+  // Gmail source (src/sources/gmail/): where each watched mailbox resumes, and which messages
+  // were admitted (forever, unlike idempotency keys, so a history reset never admits one twice).
+  `
+  CREATE TABLE gmail_state (
+    account          TEXT    PRIMARY KEY,
+    history_id       TEXT,                     -- last history id fully processed (decimal string)
+    watch_expiration INTEGER,                  -- ms since epoch, from users.watch
+    mode             TEXT,
+    last_error       TEXT,
+    updated_at       INTEGER NOT NULL
+  );
+
+  CREATE TABLE gmail_messages (
+    account     TEXT    NOT NULL,
+    message_id  TEXT    NOT NULL,
+    admitted_at INTEGER NOT NULL,
+    PRIMARY KEY (account, message_id)
+  );
+  `,
 ];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/log.js';
 import { resolveConfig } from '../../src/config/resolve.js';
-import { startService, type Service } from '../../src/service.js';
+import { startService, type Service, type ServiceOptions } from '../../src/service.js';
 
 export const TEST_TOKEN = 'test-hook-token-0123456789';
 
@@ -22,7 +22,7 @@ export interface TestService {
 /** Starts the real service on 127.0.0.1:0 with a real SQLite file in a fresh temp dir. */
 export async function startTestService(
   config: Record<string, unknown> = {},
-  options: { dir?: string; /** write the config to dir/hookgate.json5 and watch it for reload */ configFile?: boolean } = {},
+  options: { dir?: string; /** write the config to dir/hookgate.json5 and watch it for reload */ configFile?: boolean; gmail?: ServiceOptions['gmail'] } = {},
 ): Promise<TestService> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'hookgate-test-'));
   const lines: string[] = [];
@@ -36,7 +36,13 @@ export async function startTestService(
   const resolved = resolveConfig(raw, { configDir: dir });
   const configPath = join(dir, 'hookgate.json5');
   if (options.configFile === true) writeFileSync(configPath, JSON.stringify(raw, null, 2));
-  const service = await startService({ config: resolved, logger, port: 0, ...(options.configFile === true ? { configPath, env: {} } : {}) });
+  const service = await startService({
+    config: resolved,
+    logger,
+    port: 0,
+    ...(options.configFile === true ? { configPath, env: {} } : {}),
+    ...(options.gmail === undefined ? {} : { gmail: options.gmail }),
+  });
   let closed = false;
   return {
     url: service.url,

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { PRESETS } from '../../presets/index.js';
 import { actionsOf, engineWith, request } from '../mapping/support.js';
+import Value from 'typebox/value';
+import { GmailSchema, type GmailConfig } from '../../src/config/gmail-schema.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/payloads/gmail.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
@@ -20,7 +22,7 @@ describe('gmail preset', () => {
   });
 
   it('leaves out the labels of absent parts instead of printing them empty', async () => {
-    const engine = await engineWith({ presets: PRESETS, hooks: { presets: ['gmail'], gmail: { allowUnsafeExternalContent: true } } });
+    const engine = await engineWith({ presets: PRESETS, hooks: { presets: ['gmail'], gmail: gmailSettings({ allowUnsafeExternalContent: true }) } });
     const outcome = await actionsOf(engine, request('gmail', { source: 'gmail', messages: [{ id: '1', from: 'a@x', subject: 'S' }] }));
     expect(outcome.actions[0]).toMatchObject({ message: 'New email from a@x\nSubject: S' });
   });
@@ -38,7 +40,7 @@ describe('gmail preset', () => {
     const engine = await engineWith({
       models: [{ id: 'openai/gpt-4o-mini', alias: 'mini' }],
       presets: PRESETS,
-      hooks: { presets: ['gmail'], gmail: { model: 'mini', thinking: 'low', allowUnsafeExternalContent: true } },
+      hooks: { presets: ['gmail'], gmail: gmailSettings({ model: 'mini', thinking: 'low', allowUnsafeExternalContent: true }) },
     });
     const [action] = (await actionsOf(engine, request('gmail', fixture))).actions;
     expect(action).toMatchObject({ model: 'openai/gpt-4o-mini', thinking: 'low' });
@@ -47,7 +49,7 @@ describe('gmail preset', () => {
   });
 
   it('refuses at load a hooks.gmail.model outside the allow-list', async () => {
-    const created = engineWith({ models: ['openai/gpt-4o'], presets: PRESETS, hooks: { presets: ['gmail'], gmail: { model: 'openai/o3' } } });
+    const created = engineWith({ models: ['openai/gpt-4o'], presets: PRESETS, hooks: { presets: ['gmail'], gmail: gmailSettings({ model: 'openai/o3' }) } });
     await expect(created).rejects.toBeInstanceOf(ConfigError);
     await expect(created).rejects.toMatchObject({ issues: [{ path: '/hooks/presets/0/model' }] });
   });
@@ -71,3 +73,9 @@ describe('gmail preset', () => {
     expect(await engine.resolve(request('gmail', { source: 'gmail', messages: [] }))).toEqual({ kind: 'skip', mappingId: 'preset:gmail', reason: 'empty-fan-out' });
   });
 });
+
+/** hooks.gmail as the config loader produces it (defaults applied) with these fields set. */
+function gmailSettings(fields: Record<string, unknown>): GmailConfig {
+  return Value.Default(GmailSchema, { ...fields }) as GmailConfig;
+}
+

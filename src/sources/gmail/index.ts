@@ -1,0 +1,77 @@
+import type { GmailConfig } from '../../config/gmail-schema.js';
+import type { Logger } from '../../log.js';
+import type { MappingEngine } from '../../mapping/engine.js';
+import type { GmailObserver } from '../../metrics/gmail.js';
+import type { IngressStore } from '../../store/store.js';
+import { createStoreAdmitter } from './admit.js';
+import { createOidcVerifier } from './oidc.js';
+import { createPushHandler, type PushRoute } from './push.js';
+import { openGmailState } from './state.js';
+import { createGmailWatcher, type GmailWatcher, type SetTimer } from './watcher.js';
+
+/** Test seams: Google's hosts are in the config (endpoints); these replace time. */
+export interface GmailSourceSeams {
+  fetch?: typeof fetch;
+  setTimer?: SetTimer;
+  delay?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+export interface GmailSourceDeps extends GmailSourceSeams {
+  config: GmailConfig;
+  storagePath: string;
+  synchronous: 'full' | 'normal';
+  store: IngressStore;
+  mappings: () => MappingEngine | undefined;
+  logger: Logger;
+  observer: GmailObserver;
+}
+
+export interface GmailSource {
+  watcher: GmailWatcher;
+  /** Push mode: the route under hooks.path and its handler. */
+  push?: PushRoute & { path: string };
+  close(): Promise<void>;
+}
+
+/** The Gmail watcher inside `hookgate serve`: admits through the mapping engine and the store, as a request. */
+export function createGmailSource(deps: GmailSourceDeps): GmailSource {
+  const account = deps.config.account ?? '';
+  const logger = deps.logger.child({ source: 'gmail' });
+  const state = openGmailState(deps.storagePath, { synchronous: deps.synchronous, ...(deps.now ? { now: deps.now } : {}) });
+  const watcher = createGmailWatcher({
+    config: deps.config,
+    state,
+    admitter: createStoreAdmitter({ store: deps.store, mappings: deps.mappings, account }),
+    logger,
+    observer: deps.observer,
+    ...seams(deps),
+  });
+  const source: GmailSource = {
+    watcher,
+    async close() {
+      await watcher.stop();
+      state.close();
+    },
+  };
+  const push = deps.config.mode === 'push' ? deps.config.push : undefined;
+  if (push !== undefined) {
+    const verify = createOidcVerifier({
+      certsUrl: deps.config.endpoints.oidcCerts,
+      audience: push.audience,
+      ...(push.serviceAccountEmail === undefined ? {} : { serviceAccountEmail: push.serviceAccountEmail }),
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(deps.now ? { now: deps.now } : {}),
+    });
+    source.push = { path: push.path, ...createPushHandler({ verify, processor: () => watcher.processor(), logger }) };
+  }
+  return source;
+}
+
+function seams(deps: GmailSourceSeams): GmailSourceSeams {
+  return {
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),
+    ...(deps.delay ? { delay: deps.delay } : {}),
+  };
+}
