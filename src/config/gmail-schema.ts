@@ -37,7 +37,10 @@ export const GmailSchema = Type.Object(
     label: Type.String({ minLength: 1, default: 'INBOX', description: 'Label id watched; only messages added with it are admitted.' }),
     topic: Type.Optional(Type.String({ pattern: '^projects/[^/]+/topics/[^/]+$', description: 'Pub/Sub topic Gmail publishes to: projects/<project>/topics/<name>.' })),
     subscription: Type.Optional(
-      Type.String({ pattern: '^projects/[^/]+/subscriptions/[^/]+$', description: 'Pub/Sub subscription: projects/<project>/subscriptions/<name>.' }),
+      Type.String({
+        pattern: '^(projects/[^/]+/subscriptions/)?[^/]+$',
+        description: "Pub/Sub subscription: projects/<project>/subscriptions/<name>, or just <name> in the topic's project (OpenClaw's form).",
+      }),
     ),
     mode: Type.Union([Type.Literal('pull'), Type.Literal('push')], { default: 'pull', description: '`pull`: the watcher pulls from the subscription (works on loopback); `push`: Pub/Sub posts to the service.' }),
     credentialsFile: Type.String({
@@ -61,6 +64,14 @@ export const GmailSchema = Type.Object(
 );
 
 export type GmailConfig = Static<typeof GmailSchema>;
+
+/** A bare subscription name (OpenClaw writes one) lives in the topic's project: the full resource name. */
+export function qualifySubscription(gmail: GmailConfig): void {
+  const project = /^projects\/([^/]+)\/topics\//.exec(gmail.topic ?? '')?.[1];
+  if (gmail.subscription !== undefined && !gmail.subscription.startsWith('projects/') && project !== undefined) {
+    gmail.subscription = `projects/${project}/subscriptions/${gmail.subscription}`;
+  }
+}
 
 /** What the watcher needs beyond the schema, checked only when it is enabled. */
 export function gmailConfigIssues(gmail: GmailConfig | undefined, presets: readonly string[], hooksEnabled: boolean): ConfigIssue[] {

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { gmailConfigIssues } from './gmail-schema.js';
+import { gmailConfigIssues, qualifySubscription } from './gmail-schema.js';
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
@@ -43,7 +43,10 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
   if (config.hooks.transformsDir !== undefined) {
     config.hooks.transformsDir = resolveFrom(options.configDir, config.hooks.transformsDir);
   }
-  if (config.hooks.gmail !== undefined) config.hooks.gmail.credentialsFile = resolveFrom(options.configDir, config.hooks.gmail.credentialsFile);
+  if (config.hooks.gmail !== undefined) {
+    config.hooks.gmail.credentialsFile = resolveFrom(options.configDir, config.hooks.gmail.credentialsFile);
+    qualifySubscription(config.hooks.gmail);
+  }
   const resolved: ResolvedConfig = Object.assign(config, {
     configDir: options.configDir,
     ignored: folded.ignored,

@@ -22,6 +22,11 @@ describe('hooks.gmail', () => {
     expect(resolve({ gmail: { model: 'echo/echo', pushToken: 'kept' } }).hooks.gmail).toMatchObject({ enabled: false, pushToken: 'kept' });
   });
 
+  it("takes a bare subscription name (OpenClaw's form) as one in the topic's project", () => {
+    const config = resolve({ enabled: true, token: 't', presets: ['gmail'], gmail: { enabled: true, account: 'a@x', topic: 'projects/p/topics/t', subscription: 'gog-watch' } });
+    expect(config.hooks.gmail?.subscription).toBe('projects/p/subscriptions/gog-watch');
+  });
+
   it('reports at once everything an enabled watcher lacks', () => {
     let error: unknown;
     try {

@@ -5,7 +5,8 @@ import { createTemplateCompiler } from '../../src/mapping/template.js';
 
 /**
  * The documented rendering rules (docs/mappings.md, and OpenClaw's plain path renderer):
- * `{{a.b}}` / `{{a[0].b}}` reads the payload by field names and array indexes; missing or null →
+ * `{{a.b}}` / `{{a[0].b}}` reads the payload by field names and array indexes (a string's index is
+ * its character, `length` of an array or a string its length); missing or null →
  * '', strings as they are, numbers and booleans as text, objects and arrays as JSON. This
  * reference implements only those rules; Hookgate's Handlebars rendering must agree with it.
  */
@@ -21,8 +22,11 @@ function referenceText(value: unknown): string {
 function referenceLookup(payload: unknown, path: Segment[]): unknown {
   let value = payload;
   for (const segment of path) {
-    if (segment.kind === 'index') value = Array.isArray(value) ? value[segment.index] : undefined;
-    else value = value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, segment.name) ? (value as Record<string, unknown>)[segment.name] : undefined;
+    // As JavaScript reads them: a string's index is its character, an array's or a string's own
+    // `length` is its length; nothing else of a string or an array resolves.
+    const readable = typeof value === 'string' || (value !== null && typeof value === 'object');
+    const key = segment.kind === 'index' ? String(segment.index) : segment.name;
+    value = readable && Object.hasOwn(Object(value), key) ? (value as Record<string, unknown>)[key] : undefined;
   }
   return value;
 }
