@@ -18,7 +18,10 @@ export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = proc
   try {
     text = await readFile(absolute, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'file not found (start from examples/hookgate.json5: `npm start` copies it to ./hookgate.json5; or pass --config FILE)'
+        : (error as Error).message;
     throw new ConfigError([{ path: '', message: `cannot read ${absolute}: ${reason}` }], absolute);
   }
   return parseConfigText(text, { configDir: dirname(absolute), configPath: absolute, env });

@@ -37,7 +37,7 @@ describe('hookgate check', () => {
   it('says so when the file does not exist', async () => {
     const code = await runCli(['check', '--config', join(dir, 'missing.json5')], io());
     expect(code).toBe(1);
-    expect(err).toContain('file not found');
+    expect(err).toContain('file not found (start from examples/hookgate.json5');
   });
 });
 
