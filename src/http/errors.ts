@@ -1,11 +1,12 @@
 import type { Context, Middleware } from 'koa';
-import { HookError } from '../errors.js';
+import { ERROR_CATALOG, HookError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 /**
  * The one place where errors become HTTP responses: `{"ok":false,"error":…,"code":…}`.
- * A HookError shows its message; anything else is a 500 with a generic message, and its cause
- * goes to the log only.
+ * A HookError shows its message when the catalog marks its code `expose`; otherwise (and for
+ * anything that is not a HookError) the caller gets a generic message and the real one goes to
+ * the log only — an internal message may name a file, a query or a secret.
  */
 export function errorResponder(logger: Logger): Middleware {
   return async (ctx, next) => {
@@ -21,13 +22,19 @@ export function errorResponder(logger: Logger): Middleware {
 }
 
 function toHookError(error: unknown, ctx: Context, logger: Logger): HookError {
-  if (error instanceof HookError) return error;
+  if (error instanceof HookError && ERROR_CATALOG[error.code].expose) return error;
   logger.error(
     { event: 'http.internal_error', method: ctx.method, path: ctx.path, err: describe(error) },
     'unhandled error while serving a request',
   );
-  return new HookError('INTERNAL', 'internal error');
+  if (!(error instanceof HookError)) return new HookError('INTERNAL', 'internal error');
+  return new HookError(error.code, 'internal error', {
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+    headers: error.headers,
+    closeConnection: error.closeConnection,
+  });
 }
+
 
 /** One line per refused request: what and why, never the token, the query string or the body. */
 function logRejection(ctx: Context, error: HookError, logger: Logger): void {
