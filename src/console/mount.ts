@@ -1,14 +1,14 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { HookError } from '../errors.js';
-import type { AuthThrottle } from '../auth/throttle.js';
+import { beginAuth, type AuthGuardDeps } from '../http/auth-guard.js';
 import { jsonBodyReader } from '../http/body.js';
 import { mountApi } from './api.js';
 import type { ConsoleAssets } from './assets.js';
 import type { ConsolePorts } from './ports.js';
 import { createConsoleSessions, requireSameOrigin } from './session.js';
 
-export interface ConsoleOptions {
+export interface ConsoleOptions extends AuthGuardDeps {
   /** gateway.console.path, e.g. `/console`. */
   path: string;
   gatewayToken: string;
@@ -16,8 +16,6 @@ export interface ConsoleOptions {
   showPayloads: boolean;
   assets: ConsoleAssets;
   ports: ConsolePorts;
-  throttle: AuthThrottle;
-  clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
   /** Whether the direct peer is a trusted proxy (gateway.trustedProxies), whose X-Forwarded-Proto is believed. */
   trustedPeer: (peer: string | undefined) => boolean;
   now?: () => number;
@@ -76,17 +74,16 @@ export function consoleMiddleware(options: ConsoleOptions): Middleware {
 
 function login(ctx: Context, options: ConsoleOptions, sessions: ReturnType<typeof createConsoleSessions>): void {
   requireSameOrigin(ctx);
-  const client = options.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
-  const wait = options.throttle.blockedFor(client);
-  if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed login attempts', { retryAfterSeconds: wait });
+  const attempt = beginAuth(ctx, options);
   const token = (ctx.state['payload'] as { token?: unknown }).token;
+  let csrf: string;
   try {
-    ctx.body = { ok: true, csrf: sessions.login(ctx, typeof token === 'string' ? token : '') };
-    options.throttle.recordSuccess(client);
+    csrf = sessions.login(ctx, typeof token === 'string' ? token : '');
   } catch (error) {
-    options.throttle.recordFailure(client);
-    throw error;
+    return attempt.failed(error);
   }
+  attempt.succeeded();
+  ctx.body = { ok: true, csrf };
 }
 
 /** A cross-site form can post text/plain or a form, never application/json without a CORS preflight. */

@@ -1,13 +1,10 @@
 import type { Middleware } from 'koa';
-import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { AuthThrottle } from '../auth/throttle.js';
 import { createTokenMatcher, extractToken } from '../auth/token.js';
+import { beginAuth, tokenRefusal, type AuthGuardDeps } from './auth-guard.js';
 
-export interface HookAuthDeps {
+export interface HookAuthDeps extends AuthGuardDeps {
   token: string;
-  throttle: AuthThrottle;
-  clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
   logger: Logger;
   /** hooks.compat.openclawHeaders. */
   openclawHeaders?: boolean;
@@ -21,27 +18,19 @@ export interface HookAuthDeps {
 export function hookAuth(deps: HookAuthDeps): Middleware {
   const matches = createTokenMatcher(deps.token);
   return async (ctx, next) => {
-    const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
-    ctx.state['client'] = client;
-    const wait = deps.throttle.blockedFor(client);
-    if (wait !== undefined) {
-      throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
-    }
+    const attempt = beginAuth(ctx, deps);
     const presented = extractToken(ctx.req.headersDistinct, ctx.querystring, { openclawHeader: deps.openclawHeaders === true });
     if (presented !== undefined && matches(presented.value)) {
-      deps.throttle.recordSuccess(client);
+      attempt.succeeded();
       if (presented.source === 'query') {
         deps.logger.warn(
-          { event: 'auth.query_token_deprecated', path: ctx.path, client },
+          { event: 'auth.query_token_deprecated', path: ctx.path, client: attempt.client },
           'token passed as ?token= query parameter: deprecated, use Authorization: Bearer',
         );
       }
       await next();
       return;
     }
-    deps.throttle.recordFailure(client);
-    throw new HookError('UNAUTHORIZED', presented === undefined ? 'missing hook token' : 'invalid hook token', {
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    });
+    attempt.failed(tokenRefusal('hook token', presented !== undefined));
   };
 }

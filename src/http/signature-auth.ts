@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { AuthThrottle } from '../auth/throttle.js';
 import type { CompiledSignature, SignatureFailure } from '../auth/signatures/index.js';
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 import type { VerifiedSignature } from '../mapping/transform-port.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { beginAuth, type AuthAttempt, type AuthGuardDeps } from './auth-guard.js';
 import type { BodyLimits } from './body.js';
 import { readSignedBody, type SignedBody } from './signed-body.js';
 
@@ -20,15 +20,13 @@ export const SIGNED_STATE = 'signed';
 /** The engine that chose the request's mapping: the handler resolves with it even if a reload swaps engines meanwhile. */
 export const ENGINE_STATE = 'engine';
 
-export interface HookGateDeps {
+export interface HookGateDeps extends AuthGuardDeps {
   /** The hook-token middleware (token, throttle): used where no signature applies. */
   tokenAuth: Middleware;
   /** Reads the JSON body after the token check, as for every unsigned route. */
   jsonBody: Middleware;
   mappings: () => MappingEngine | undefined;
   limits: BodyLimits;
-  throttle: AuthThrottle;
-  clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
   logger: Logger;
   metrics: Metrics | undefined;
   /** The hook name the request addresses (sub-path, slashes trimmed). */
@@ -51,7 +49,9 @@ export function hookGate(deps: HookGateDeps): Middleware {
     const engine = name === 'wake' || name === 'agent' ? undefined : deps.mappings();
     ctx.state[ENGINE_STATE] = engine;
     if (engine === undefined || !engine.mayRequireSignature(name)) return deps.tokenAuth(ctx, () => deps.jsonBody(ctx, next));
-    refuseBlocked(ctx, deps);
+    // As for the token: a blocked address gets 429 whatever it carries, a valid signature
+    // included, and before its body is read or verified.
+    const attempt = beginAuth(ctx, deps);
     const body = await readSignedBody(ctx, deps.limits);
     const routed = engine.route(name, body.payload ?? {});
     const admitted = async (): Promise<void> => {
@@ -63,7 +63,7 @@ export function hookGate(deps: HookGateDeps): Middleware {
       await next();
     };
     if (routed?.signature === undefined) return deps.tokenAuth(ctx, admitted);
-    await verifySigned(ctx, { ...deps, nowSeconds }, { routed, signature: routed.signature, body }, admitted);
+    await verifySigned(ctx, { ...deps, nowSeconds }, { routed, signature: routed.signature, body, attempt }, admitted);
   };
 }
 
@@ -71,31 +71,21 @@ interface SignedRoute {
   routed: RoutedMapping;
   signature: CompiledSignature;
   body: SignedBody;
-}
-
-/**
- * As for the token: a blocked address gets 429 whatever it carries, a valid signature included, and
- * before its body is read or verified.
- */
-function refuseBlocked(ctx: Context, deps: HookGateDeps): void {
-  const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
-  ctx.state['client'] = client;
-  const wait = deps.throttle.blockedFor(client);
-  if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
+  attempt: AuthAttempt;
 }
 
 async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () => number }, route: SignedRoute, admitted: Next): Promise<void> {
-  const { signature, body, routed } = route;
-  const client = ctx.state['client'] as string;
+  const { signature, body, routed, attempt } = route;
   const headers = singleHeaders(ctx);
   const verdict = await signature.scheme.verify(signature.settings, { body: body.raw, headers, nowSeconds: deps.nowSeconds() });
   if (!verdict.ok) {
     const carriesSignature = signature.secretHeaders.some((name) => headers[name] !== undefined);
     // allowToken: a request with the hook token and no signature at all goes the token way.
     if (signature.allowToken && !carriesSignature) return deps.tokenAuth(ctx, admitted);
-    return refuse(deps, client, signature.scheme.name, verdict.reason);
+    deps.metrics?.signatureFailed(signature.scheme.name, verdict.reason);
+    return attempt.failed(refusal(signature.scheme.name, verdict.reason));
   }
-  deps.throttle.recordSuccess(client);
+  attempt.succeeded();
   const payload = body.payload ?? {};
   const id = body.problem === undefined ? signature.scheme.deliveryId(headers, payload) : undefined;
   const state: SignedState = {
@@ -125,10 +115,8 @@ const MESSAGES: Record<SignatureFailure, string> = {
   expired: 'signature timestamp outside the allowed window',
 };
 
-function refuse(deps: HookGateDeps, client: string, scheme: string, reason: SignatureFailure): never {
-  deps.metrics?.signatureFailed(scheme, reason);
-  deps.throttle.recordFailure(client);
-  throw new HookError(reason === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID', `${MESSAGES[reason]} (scheme ${scheme})`);
+function refusal(scheme: string, reason: SignatureFailure): HookError {
+  return new HookError(reason === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID', `${MESSAGES[reason]} (scheme ${scheme})`);
 }
 
 /** Lower-cased header names; a repeated header is ambiguous and counts as absent (Node would join it with ", "). */

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { HookError } from '../errors.js';
-import type { AuthThrottle } from '../auth/throttle.js';
 import { bearerToken, createTokenMatcher } from '../auth/token.js';
+import { beginAuth, tokenRefusal, type AuthGuardDeps } from '../http/auth-guard.js';
 import type { Metrics, RouteLabel } from './metrics.js';
 
 /**
@@ -32,12 +32,10 @@ export function routeOf(method: string, path: string, hooksPath: string | undefi
   return 'mapped';
 }
 
-export interface MetricsEndpointDeps {
+export interface MetricsEndpointDeps extends AuthGuardDeps {
   metrics: Metrics;
   /** gateway.auth.token; without one the endpoint does not exist (404). */
   token: string | undefined;
-  throttle: AuthThrottle;
-  clientAddress: (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
 }
 
 /**
@@ -49,19 +47,15 @@ export function metricsEndpoint(deps: MetricsEndpointDeps): Middleware {
   const matches = deps.token === undefined ? undefined : createTokenMatcher(deps.token);
   return async (ctx) => {
     if (matches === undefined) throw new HookError('NOT_FOUND', 'not found');
-    const client = deps.clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
-    // Same rules as the hooks: a blocked address gets 429 whatever it carries.
-    const wait = deps.throttle.blockedFor(client);
-    if (wait !== undefined) throw new HookError('TOO_MANY_AUTH_FAILURES', 'too many failed authentication attempts', { retryAfterSeconds: wait });
+    const attempt = beginAuth(ctx, deps);
     const bearer = bearerToken(ctx.req.headersDistinct);
     if (bearer !== undefined && matches(bearer)) {
-      deps.throttle.recordSuccess(client);
+      attempt.succeeded();
       ctx.set('Cache-Control', 'no-store');
       ctx.type = deps.metrics.contentType;
       ctx.body = await deps.metrics.render();
       return;
     }
-    deps.throttle.recordFailure(client);
-    throw new HookError('UNAUTHORIZED', bearer === undefined ? 'missing token' : 'invalid token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    attempt.failed(tokenRefusal('token', bearer !== undefined));
   };
 }
