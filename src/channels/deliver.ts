@@ -1,5 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../log.js';
+import { exponentialDelay } from '../retry.js';
+import { scrubUrls } from './http.js';
 import { splitMessage } from './split.js';
 import { DeliveryError, type Channel } from './types.js';
 
@@ -79,15 +81,14 @@ async function sendPart(channel: Channel, to: string, part: string, options: Del
 export function backoff(attempt: number, retryAfterMs: number | undefined, options: Pick<DeliverOptions, 'baseDelayMs' | 'maxDelayMs'> = {}): number {
   const base = options.baseDelayMs ?? DEFAULTS.baseDelayMs;
   const cap = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
-  const wanted = retryAfterMs ?? base * 2 ** (attempt - 1);
-  return Math.max(0, Math.min(wanted, cap));
+  return Math.max(0, Math.min(retryAfterMs ?? exponentialDelay(attempt - 1, base, cap), cap));
 }
 
 /** Error text for an outcome: DeliveryErrors are written to be shown; anything else may quote a URL. */
 function describe(error: unknown): string {
   if (error instanceof DeliveryError) return error.message;
   const message = error instanceof Error ? error.message : String(error);
-  return `unexpected error: ${message.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>').slice(0, 300)}`;
+  return `unexpected error: ${scrubUrls(message).slice(0, 300)}`;
 }
 
 /** A function, not an inline check: the signal can flip while a send is awaited. */

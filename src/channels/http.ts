@@ -1,3 +1,4 @@
+import { parseRetryAfterMs } from '../retry.js';
 import { DeliveryError } from './types.js';
 
 /** A send that hangs this long is abandoned and retried; chat APIs answer in well under a second. */
@@ -82,14 +83,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** A Retry-After header (seconds, possibly fractional, or an HTTP date) in milliseconds. */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (value === null || value === undefined || value.trim() === '') return undefined;
-  const seconds = Number(value.trim());
-  if (Number.isFinite(seconds)) return Math.max(0, Math.round(seconds * 1000));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
 
 /** Seconds from a JSON body field (Telegram's retry_after, Discord's retry_after) in milliseconds. */
 export function secondsToMs(value: unknown): number | undefined {
@@ -101,13 +94,15 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
+/** URLs replaced by `<url>`: a service's error or a fetch failure may quote one with a token in it. */
+export function scrubUrls(text: string): string {
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>');
+}
+
 /** A service's error text made safe to show: one line, no URLs, bounded. */
 export function detail(value: unknown, fallback: string): string {
   if (typeof value !== 'string' || value.trim() === '') return fallback;
-  const clean = value
-    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const clean = scrubUrls(value).replace(/\s+/g, ' ').trim();
   return clean.length > MAX_DETAIL_CHARS ? `${clean.slice(0, MAX_DETAIL_CHARS)}…` : clean;
 }
 
@@ -115,7 +110,7 @@ export function detail(value: unknown, fallback: string): string {
 export function httpFailure(reply: HttpReply, message: string, retryAfterMs?: number): DeliveryError {
   return new DeliveryError(`${message} (HTTP ${reply.status})`, {
     retryable: isRetryableStatus(reply.status),
-    retryAfterMs: retryAfterMs ?? parseRetryAfter(reply.headers.get('retry-after')),
+    retryAfterMs: retryAfterMs ?? parseRetryAfterMs(reply.headers.get('retry-after')),
     status: reply.status,
   });
 }

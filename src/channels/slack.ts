@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, httpFailure, joinUrl, parseRetryAfter, post, requireRecipient } from './http.js';
+import { parseRetryAfterMs } from '../retry.js';
+import { detail, field, httpFailure, joinUrl, post, requireRecipient } from './http.js';
 import { DeliveryError } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://slack.com/api';
@@ -39,7 +40,7 @@ export const slackChannel = defineChannel({
         const error = detail(field(reply.json, 'error'), 'unknown_error');
         throw new DeliveryError(`Slack error: ${error}`, {
           retryable: RETRYABLE_ERRORS.has(error),
-          retryAfterMs: parseRetryAfter(reply.headers.get('retry-after')),
+          retryAfterMs: parseRetryAfterMs(reply.headers.get('retry-after')),
           status: reply.status,
         });
       },

@@ -1,3 +1,4 @@
+import { parseRetryAfterMs } from '../retry.js';
 import { ProviderError } from './types.js';
 
 /** Longest message taken from a server's error body into a ProviderError. */
@@ -61,7 +62,8 @@ export function errorFromResponse(id: string, response: Response, raw: string, s
   }
   if (status === 429) {
     const header = response.headers.get('retry-after');
-    const retryAfterSeconds = parseRetryAfter(header);
+    const retryAfterMs = parseRetryAfterMs(header);
+    const retryAfterSeconds = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
     const wait = header === null ? '' : ` (Retry-After: ${clean(header).slice(0, 40)})`;
     return new ProviderError('rate-limited', `provider "${id}": rate limited (HTTP 429)${wait}${suffix}`, {
       status,
@@ -88,14 +90,6 @@ function serverMessage(raw: string, secrets: readonly string[]): string {
 function shorten(message: string, secrets: readonly string[]): string {
   const text = clean(redact(message, secrets));
   return text.length > SERVER_MESSAGE_MAX ? `${text.slice(0, SERVER_MESSAGE_MAX)}…` : text;
-}
-
-function parseRetryAfter(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
 function field(value: unknown, key: string | number): unknown {

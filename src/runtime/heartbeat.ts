@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { exponentialDelay } from '../retry.js';
 import type { Clock, TimerHandle } from './clock.js';
 import type { HeartbeatResult } from './main-session.js';
 
@@ -82,7 +83,7 @@ export function createHeartbeatScheduler(options: HeartbeatSchedulerOptions): He
     }
     if (result.kind === 'failed') {
       failures += 1;
-      notBefore = clock.now() + Math.min(BACKOFF_BASE_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
+      notBefore = clock.now() + exponentialDelay(failures - 1, BACKOFF_BASE_MS, BACKOFF_MAX_MS);
       followUp = true;
       return;
     }

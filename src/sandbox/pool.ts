@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { exponentialDelay } from '../retry.js';
 import type { CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, WorkerReply } from './protocol.js';
 import { WorkerProcess, type Serialization } from './worker-process.js';
 import { CAN_SAMPLE_RSS, readRss, RSS_CHECK_MS } from './rss.js';
@@ -159,7 +160,8 @@ export class SandboxPool {
   /** Puts a fresh worker in a slot; a worker that keeps dying at start-up is respawned with backoff. */
   private replace(index: number): void {
     this.workers[index] = undefined;
-    const delay = Math.min(2000, 25 * 2 ** (this.quickDeaths[index] ?? 0)) - 25;
+    // The first respawn is immediate (25 - 25), then 25, 75, 175 … up to ~2 s.
+    const delay = exponentialDelay(this.quickDeaths[index] ?? 0, 25, 2000) - 25;
     const start = (): void => {
       if (this.closed) return;
       const worker = this.spawn(index);

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { exponentialDelay } from '../retry.js';
 
 /** SQLITE_BUSY: another connection (the ingress writer thread, committing) holds the write lock. */
 const SQLITE_BUSY = 5;
@@ -20,12 +21,12 @@ export function isBusy(error: unknown): boolean {
  */
 export async function writeWhenFree<T>(write: () => T, deadlineMs = DEFAULT_WRITE_DEADLINE_MS): Promise<T> {
   const started = performance.now();
-  for (let delay = 1; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+  for (let tries = 0; ; tries += 1) {
     try {
       return write();
     } catch (error) {
       if (!isBusy(error) || performance.now() - started >= deadlineMs) throw error;
     }
-    await sleep(delay);
+    await sleep(exponentialDelay(tries, 1, MAX_DELAY_MS));
   }
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverText } from '../../src/channels/deliver.js';
-import { detail, parseRetryAfter } from '../../src/channels/http.js';
+import { detail, scrubUrls } from '../../src/channels/http.js';
 import { mattermostChannel } from '../../src/channels/mattermost.js';
 import { telegramChannel } from '../../src/channels/telegram.js';
 import { recordingSleep, startFakeService, testDeps, type FakeService } from './fake-service.js';
@@ -45,15 +45,9 @@ describe('channel HTTP plumbing', () => {
   });
 });
 
-describe('parseRetryAfter', () => {
-  it('reads seconds, fractions and HTTP dates, and ignores garbage', () => {
-    const now = Date.parse('2025-01-01T00:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter('0.25', now)).toBe(250);
-    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:10 GMT', now)).toBe(10_000);
-    expect(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
+describe('scrubUrls', () => {
+  it('replaces every URL, whatever its scheme, and keeps the rest', () => {
+    expect(scrubUrls('fetch https://api.example/bot123:secret/send failed; see ftp://x.y/z')).toBe('fetch <url> failed; see <url>');
   });
 });
 

@@ -102,6 +102,11 @@ describe('openai-completions provider', () => {
     expect(error.message).toContain('Rate limit reached');
   });
 
+  it('reads a fractional Retry-After as seconds rounded up, not as a date', async () => {
+    server.handle((_req, res) => sendJson(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '1.5' }));
+    expect((await failure(provider().complete(request()))).retryAfterSeconds).toBe(2);
+  });
+
   it("reports a 500 as an http error carrying the status and the server's error.message, truncated", async () => {
     server.handle((_req, res) => sendJson(res, 500, { error: { message: `The server had an error. ${'x'.repeat(1000)}` } }));
     const error = await failure(provider().complete(request()));
