@@ -24,6 +24,7 @@ import { writeWhenFree } from './store/write-when-free.js';
 import { createReloader } from './config/reloader.js';
 import { writeReloadState, type ReloadState } from './config/reload-state.js';
 import type { GmailSource, GmailSourceSeams } from './sources/gmail/index.js';
+import { StartedParts } from './started-parts.js';
 
 export interface Service {
   readonly url: string;
@@ -53,10 +54,25 @@ export interface ServiceOptions {
   gmail?: GmailSourceSeams;
 }
 
-/** The composition root: store, engine, runtime and HTTP server, started in that order. */
+/**
+ * The composition root: store, engine, runtime and HTTP server, started in that order. When any
+ * step throws, whatever the steps before it started is released (newest first) and the error
+ * is rethrown: nothing was accepted yet, and the process can exit with the error.
+ */
 export async function startService(options: ServiceOptions): Promise<Service> {
+  const started = new StartedParts();
+  try {
+    return await startInOrder(options, started);
+  } catch (error) {
+    await started.releaseAll(options.logger);
+    throw error;
+  }
+}
+
+async function startInOrder(options: ServiceOptions, started: StartedParts): Promise<Service> {
   const { config, logger } = options;
   const db = openDatabase(config.storage.path, { synchronous: config.storage.synchronous });
+  started.add('database', () => db.close());
   for (const problem of storePermissionProblems(config.storage.path)) {
     logger.warn({ event: 'store.permissions_too_wide' }, `${problem}: the store holds payloads and transcripts`);
   }
@@ -66,16 +82,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const store = storeHealth.watch(
     createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger, synchronous: config.storage.synchronous }),
   );
+  started.add('ingress store', () => store.close());
   const builder = createConfiguredActionBuilder(config);
-  let mappings: LiveEngine;
-  try {
-    mappings = await createLiveEngine(config.hooks, builder, logger, metrics);
-  } catch (error) {
-    // A mapping or transform that does not load stops the start: release the store first.
-    await store.close();
-    db.close();
-    throw error;
-  }
+  const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics);
+  started.add('mapping engine', () => mappings.close());
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };
   // The runtime's bookkeeping (claims, outcomes, deliveries) uses its own connection without an
@@ -83,6 +93,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // starve admission. Every ingress commit (synchronous per config) fsyncs the shared WAL, which
   // makes the runtime's earlier frames durable too; see docs/runtime.md.
   const runtimeDb = openDatabase(config.storage.path, { synchronous: 'normal' });
+  started.add('runtime database', () => runtimeDb.close());
   const runtime = createRuntime({
     db: runtimeDb,
     defaults: config.agents.defaults,
@@ -92,6 +103,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     logger,
     observer: metrics,
   });
+  started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
   runtime.start();
   // From now on the runtime's writes never wait for the write lock on the event loop: SQLite
@@ -122,6 +134,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       );
     },
   });
+  started.add('config reloader', () => reloader.close());
 
   const throttle = createAuthThrottle(config.hooks.throttle);
   const consoleParts = await createConsole({
@@ -136,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     logger,
   });
   const gmail = await startGmail(options, store, () => mappings.current(), metrics);
+  started.add('gmail source', () => gmail?.close());
   const app = createApp({
     config,
     store,
@@ -152,27 +166,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ...(gmail?.push === undefined ? {} : { gmailPush: gmail.push }),
   });
   const { http } = config.gateway;
-  let listening: Listening;
-  try {
-    listening = await listen(app, {
-      host: config.gateway.bind,
-      port: options.port ?? config.gateway.port,
-      headersTimeoutMs: http.headersTimeoutMs,
-      requestTimeoutMs: http.requestTimeoutMs,
-      keepAliveTimeoutMs: http.keepAliveTimeoutMs,
-      maxHeaderSize: http.maxHeaderBytes,
-      maxConnections: http.maxConnections,
-    });
-  } catch (error) {
-    // Nothing was accepted yet: release what started, so the process can exit with the error.
-    await gmail?.close();
-    await runtime.stop();
-    runtimeDb.close();
-    await mappings.close();
-    await store.close();
-    db.close();
-    throw error;
-  }
+  const listening: Listening = await listen(app, {
+    host: config.gateway.bind,
+    port: options.port ?? config.gateway.port,
+    headersTimeoutMs: http.headersTimeoutMs,
+    requestTimeoutMs: http.requestTimeoutMs,
+    keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+    maxHeaderSize: http.maxHeaderBytes,
+    maxConnections: http.maxConnections,
+  });
+  started.add('listening socket', () => listening.close(0));
   logger.info({ event: 'server.listening', url: listening.url, hooks: config.hooks.enabled ? config.hooks.path : null }, 'hookgate listening');
   void gmail?.watcher.start();
 

@@ -1,0 +1,56 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/resolve.js';
+import type { ResolvedConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+import { silentLogger } from '../../src/log.js';
+import { startService } from '../../src/service.js';
+
+/** Descriptors this process holds on files in dir: the database, its WAL and shared memory. */
+function openFilesIn(dir: string): string[] {
+  const held: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(dir)) held.push(target);
+    } catch {
+      // Closed between the listing and the read (the listing's own descriptor, for one).
+    }
+  }
+  return held;
+}
+
+describe('startService after a later step throws', () => {
+  let dir = '';
+  afterEach(() => {
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A valid config, loaded as production loads it; `spoil` then breaks one part the loader already checked. */
+  function config(spoil: (config: ResolvedConfig) => ResolvedConfig): ResolvedConfig {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-start-'));
+    const raw = {
+      gateway: { bind: '127.0.0.1', port: 0 },
+      hooks: { enabled: true, token: 'start-failure-token-0123456789' },
+      storage: { path: join(dir, 'hookgate.sqlite') },
+    };
+    return spoil(resolveConfig(raw, { configDir: dir }));
+  }
+
+  it.runIf(process.platform === 'linux')('closes the database and the writer thread when the channels cannot be built', async () => {
+    const broken = config((resolved) => ({ ...resolved, channels: { ...resolved.channels, telegram: { botToken: 42 } } as ResolvedConfig['channels'] }));
+    await expect(startService({ config: broken, logger: silentLogger(), port: 0 })).rejects.toBeInstanceOf(ConfigError);
+    expect(openFilesIn(dir)).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux')('closes everything when the runtime cannot be built', async () => {
+    const broken = config((resolved) => ({
+      ...resolved,
+      agents: { ...resolved.agents, defaults: { ...resolved.agents.defaults, heartbeat: { ...resolved.agents.defaults.heartbeat, every: 'never' } } },
+    }));
+    await expect(startService({ config: broken, logger: silentLogger(), port: 0 })).rejects.toThrow(/heartbeat/);
+    expect(openFilesIn(dir)).toEqual([]);
+  });
+});
