@@ -40,7 +40,7 @@ describe('startService after a later step throws', () => {
   }
 
   it.runIf(process.platform === 'linux')('closes the database and the writer thread when the channels cannot be built', async () => {
-    const broken = config((resolved) => ({ ...resolved, channels: { ...resolved.channels, telegram: { botToken: 42 } } as ResolvedConfig['channels'] }));
+    const broken = config((resolved) => ({ ...resolved, channels: { ...resolved.channels, telegram: { botToken: 42 } } as unknown as ResolvedConfig['channels'] }));
     await expect(startService({ config: broken, logger: silentLogger(), port: 0 })).rejects.toBeInstanceOf(ConfigError);
     expect(openFilesIn(dir)).toEqual([]);
   });
