@@ -1,6 +1,6 @@
 import Type, { type Static, type TObject, type TOptional } from 'typebox';
 import type { ChannelDefinition } from './define.js';
-import { CHANNEL_REGISTRY } from './index.js';
+import { CHANNEL_REGISTRY } from './registry.js';
 
 type Registry = typeof CHANNEL_REGISTRY;
 type ChannelsProperties = {

@@ -2,38 +2,15 @@ import { Compile } from 'typebox/compile';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import type { ChannelsConfig } from './config-schema.js';
 import type { ChannelDefinition } from './define.js';
-import { discordChannel } from './discord.js';
-import { imessageChannel } from './imessage.js';
-import { logChannel } from './log.js';
-import { mattermostChannel } from './mattermost.js';
-import { msteamsChannel } from './msteams.js';
-import { signalChannel } from './signal.js';
-import { slackChannel } from './slack.js';
-import { telegramChannel } from './telegram.js';
+import { CHANNEL_REGISTRY } from './registry.js';
 import type { Channel, ChannelDeps } from './types.js';
-import { whatsappChannel } from './whatsapp.js';
 
 export type { ChannelDefinition } from './define.js';
 export { defineChannel } from './define.js';
 export { DeliveryError, type Channel, type ChannelDeps } from './types.js';
 export { deliverText, splitMessage, type DeliveryOutcome } from './deliver.js';
 export type { ChannelsConfig } from './config-schema.js';
-
-/**
- * The explicit registry: one import and one entry per channel. Kept as a tuple so the config
- * schema (config-schema.ts) gets a precise static type per channel block.
- */
-export const CHANNEL_REGISTRY = [
-  logChannel,
-  telegramChannel,
-  discordChannel,
-  slackChannel,
-  mattermostChannel,
-  signalChannel,
-  whatsappChannel,
-  msteamsChannel,
-  imessageChannel,
-] as const;
+export { CHANNEL_REGISTRY } from './registry.js';
 
 export const CHANNELS: readonly ChannelDefinition[] = CHANNEL_REGISTRY;
 export const CHANNEL_NAMES: readonly string[] = Object.freeze(CHANNELS.map((channel) => channel.name));

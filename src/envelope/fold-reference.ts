@@ -1,6 +1,5 @@
 import { foldAscii, foldCodePoint } from './fold-code-point.js';
-import { arrayMap } from './source-map.js';
-import type { FoldedText } from './fold.js';
+import { arrayMap, type FoldedText } from './source-map.js';
 
 /*
  * The reference folding: code point by code point, with a source range for every folded unit. It is

@@ -1,17 +1,9 @@
 import { foldAscii, foldCodePoint } from './fold-code-point.js';
 import { foldTextReference } from './fold-reference.js';
-import { identityMap, SegmentMap, type SourceMap } from './source-map.js';
+import { identityMap, SegmentMap, type FoldedText, type SourceMap } from './source-map.js';
 
-/**
- * The folded view of a text: what a model would most plausibly read, reduced to a canonical form in
- * which marker and control-token imitations can be found with plain, linear regular expressions.
- * Never shown to anyone; matches found in it are mapped back to spans of the original text.
- */
-export interface FoldedText {
-  readonly text: string;
-  /** The span of the original text that folded units `[start, end)` came from (`end > start`). */
-  readonly toSource: SourceMap;
-}
+// Declared beside SourceMap so the reference folding can produce it without importing this file.
+export type { FoldedText };
 
 /*
  * The fast folding below produces exactly what foldTextReference produces (a property test holds it

@@ -7,6 +7,17 @@ export interface Span {
 /** Maps a range of units of a folded view back to the span of the original text it came from. */
 export type SourceMap = (start: number, end: number) => Span;
 
+/**
+ * The folded view of a text: what a model would most plausibly read, reduced to a canonical form in
+ * which marker and control-token imitations can be found with plain, linear regular expressions.
+ * Never shown to anyone; matches found in it are mapped back to spans of the original text.
+ */
+export interface FoldedText {
+  readonly text: string;
+  /** The span of the original text that folded units `[start, end)` came from (`end > start`). */
+  readonly toSource: SourceMap;
+}
+
 /** The folded view has one unit per original unit (ASCII, and text whose folding keeps lengths). */
 export const identityMap: SourceMap = (start, end) => ({ start, end });
 

@@ -1,14 +1,13 @@
 import { Compile } from 'typebox/compile';
 import { ConfigError, type ConfigIssue } from '../errors.js';
-import { commandProvider } from './command.js';
 import type { ProviderConfig } from './config-schema.js';
 import type { ProviderDefinition, ProviderDeps } from './define.js';
 import { echoProvider } from './echo.js';
-import { openaiCompletionsProvider } from './openai.js';
+import { PROVIDER_REGISTRY } from './registry.js';
 import type { Provider } from './types.js';
 
-/** Every provider kind, one line each; `api` values are unique. */
-export const PROVIDERS: readonly ProviderDefinition[] = [echoProvider, openaiCompletionsProvider, commandProvider];
+/** Every provider kind (src/providers/registry.ts), as definitions. */
+export const PROVIDERS: readonly ProviderDefinition[] = PROVIDER_REGISTRY;
 
 /** The id under which the built-in echo provider always exists. */
 export const BUILTIN_ECHO_ID = 'echo';
