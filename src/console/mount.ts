@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { HookError } from '../errors.js';
-import { beginAuth, type AuthGuardDeps } from '../http/auth-guard.js';
+import { beginAuth, type AuthGuardDeps } from '../auth/guard.js';
 import { jsonBodyReader } from '../http/body.js';
 import { mountApi } from './api.js';
 import type { ConsoleAssets } from './assets.js';

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import { createTokenMatcher, extractToken } from '../auth/token.js';
-import { beginAuth, tokenRefusal, type AuthGuardDeps } from './auth-guard.js';
+import { beginAuth, tokenRefusal, type AuthGuardDeps } from '../auth/guard.js';
 
 export interface HookAuthDeps extends AuthGuardDeps {
   token: string;

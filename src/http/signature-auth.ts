@@ -6,7 +6,7 @@ import type { CompiledSignature, SignatureFailure } from '../auth/signatures/ind
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 import type { VerifiedSignature } from '../mapping/transform-port.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { beginAuth, type AuthAttempt, type AuthGuardDeps } from './auth-guard.js';
+import { beginAuth, type AuthAttempt, type AuthGuardDeps } from '../auth/guard.js';
 import type { BodyLimits } from './body.js';
 import { readSignedBody, type SignedBody } from './signed-body.js';
 

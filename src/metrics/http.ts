@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { HookError } from '../errors.js';
 import { bearerToken, createTokenMatcher } from '../auth/token.js';
-import { beginAuth, tokenRefusal, type AuthGuardDeps } from '../http/auth-guard.js';
+import { beginAuth, tokenRefusal, type AuthGuardDeps } from '../auth/guard.js';
 import type { Metrics, RouteLabel } from './metrics.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { HookError } from '../errors.js';
-import type { AuthThrottle } from '../auth/throttle.js';
+import type { AuthThrottle } from './throttle.js';
 
 /** The client a request counts against: the peer, or the first untrusted X-Forwarded-For hop. */
 export type ClientAddressOf = (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
