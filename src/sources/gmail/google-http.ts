@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { exponentialDelay, parseRetryAfterMs } from '../../retry.js';
 
 /** An access token for Google's APIs; `invalidate` drops a cached one that Google refused (401). */
 export interface AccessTokens {
@@ -90,9 +91,9 @@ async function send(options: GoogleHttpOptions, method: string, url: string, bod
 }
 
 function backoff(baseMs: number, attempt: number, retryAfter: string | null | undefined): number {
-  const seconds = retryAfter === null || retryAfter === undefined ? Number.NaN : Number(retryAfter);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 60_000);
-  const step = Math.min(baseMs * 2 ** (attempt - 1), 30_000);
+  const hinted = parseRetryAfterMs(retryAfter);
+  if (hinted !== undefined) return Math.min(hinted, 60_000);
+  const step = exponentialDelay(attempt - 1, baseMs, 30_000);
   return step / 2 + Math.random() * (step / 2);
 }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log.js';
+import { exponentialDelay } from '../../retry.js';
 import { decodeData, PubsubEnvelopeError } from './envelope.js';
 import type { NotificationProcessor } from './processor.js';
 import type { PubsubApi } from './pubsub-api.js';
@@ -42,7 +43,7 @@ export function startPullLoop(deps: PullLoopDeps): { stop: () => Promise<void>; 
         deps.onError(error as Error);
         failures += 1;
       }
-      if (failures > 0) await delay(Math.min(1000 * 2 ** (failures - 1), MAX_BACKOFF_MS), controller.signal);
+      if (failures > 0) await delay(exponentialDelay(failures - 1, 1000, MAX_BACKOFF_MS), controller.signal);
     }
   })();
   return {

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { bearerToken } from '../../auth/token.js';
 import { HookError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { decodeNotification, PubsubEnvelopeError } from './envelope.js';
@@ -19,7 +20,8 @@ export interface PushHandlerDeps {
 export function createPushHandler(deps: PushHandlerDeps): PushRoute {
   /** Before the body is read: an unauthenticated sender costs no body parsing. */
   const authenticate = async (ctx: Context, next: () => Promise<unknown>) => {
-    const token = bearerToken(ctx.get('authorization'));
+    const token = bearerToken(ctx.req.headersDistinct);
+    if (token === undefined) throw new HookError('UNAUTHORIZED', 'invalid or missing push token');
     try {
       await deps.verify(token);
     } catch (error) {
@@ -55,10 +57,4 @@ export function createPushHandler(deps: PushHandlerDeps): PushRoute {
 export interface PushRoute {
   authenticate: (ctx: Context, next: () => Promise<unknown>) => Promise<void>;
   handle: (ctx: Context) => Promise<void>;
-}
-
-function bearerToken(header: string): string {
-  const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
-  if (match?.[1] === undefined) throw new HookError('UNAUTHORIZED', 'invalid or missing push token');
-  return match[1];
 }
