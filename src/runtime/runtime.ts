@@ -18,7 +18,7 @@ import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver } from './po
 import { recoverUnfinished } from './recovery.js';
 import type { RoutingDeps } from './routing.js';
 import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
-import { createRunQueue } from './runner.js';
+import { createRunQueue } from './run-queue.js';
 
 /** Characters of earlier exchanges sent with a turn; older exchanges are dropped first. */
 export const DEFAULT_HISTORY_BUDGET_CHARS = 32_000;

@@ -11,6 +11,6 @@ export type {
 } from './types.js';
 export type { TransformOverride } from './override-schema.js';
 export { TransformOverrideSchema, parseOverride } from './override-schema.js';
-export { createTransformRunner, MAX_OUTPUT_CHARS, type SandboxRunnerOptions, type SandboxTransformRunner } from './runner.js';
+export { createTransformRunner, MAX_OUTPUT_CHARS, type SandboxRunnerOptions, type SandboxTransformRunner } from './transform-runner.js';
 export { releaseBundler } from './bundle.js';
 export { TransformLoadError } from './resolve.js';

@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { createRunQueue } from '../../src/runtime/runner.js';
+import { createRunQueue } from '../../src/runtime/run-queue.js';
 import type { RunRow } from '../../src/store/runtime-repo.js';
 import { agentAction, insertRun, tempStore, type TempStore } from './helpers.js';
 
