@@ -25,7 +25,7 @@ function toHookError(error: unknown, ctx: Context, logger: Logger): HookError {
   if (error instanceof HookError && ERROR_CATALOG[error.code].expose) return error;
   logger.error(
     { event: 'http.internal_error', method: ctx.method, path: ctx.path, err: describe(error) },
-    'unhandled error while serving a request',
+    error instanceof HookError ? `${error.code} while serving a request (message kept from the caller)` : 'unhandled error while serving a request',
   );
   if (!(error instanceof HookError)) return new HookError('INTERNAL', 'internal error');
   return new HookError(error.code, 'internal error', {
