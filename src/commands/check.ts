@@ -10,6 +10,7 @@ import { parseCommandLine } from './args.js';
 import { checkRoutes } from './check-routes.js';
 import { checkTransforms } from './check-transforms.js';
 import type { CommandIo } from './io.js';
+import { describePostgresUrl } from '../store/postgres/url.js';
 
 /**
  * `hookgate check [--config FILE]`: validates the file, compiles every mapping, loads every
@@ -94,10 +95,16 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     `model         ${createModelPolicy(agents.defaults).defaultModel}${agents.defaults.models === undefined ? '' : ` (allow-list of ${modelEntries(agents.defaults.models).length})`}`,
     `providers     echo${Object.keys(config.models.providers).filter((id) => id !== 'echo').map((id) => `, ${id}`).join('')}`,
     `channels      log${Object.keys(config.channels).filter((name) => name !== 'log').map((name) => `, ${name}`).join('')}`,
-    `store         ${storage.path} (synchronous=${storage.synchronous})`,
+    `store         ${describeStore(storage)}`,
     ...notes,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The store line: the SQLite file, or the PostgreSQL URL without its password. */
+function describeStore(storage: ResolvedConfig['storage']): string {
+  if (storage.url === undefined) return `${storage.path} (synchronous=${storage.synchronous})`;
+  return `PostgreSQL ${describePostgresUrl(storage.url)} (schema ${storage.schema}, pool ${storage.pool})`;
 }
 
 /** ` (2 signed: github, stripe)`: which schemes authenticate senders instead of the token. */

@@ -9,6 +9,7 @@ import { createProviders } from '../providers/index.js';
 import { silentLogger } from '../log.js';
 import { createSessionKeyPolicy } from '../actions/session-keys.js';
 import { foldOpenClawConfig } from './openclaw-fold.js';
+import { postgresUrlProblem } from '../store/postgres/url.js';
 
 export type ResolvedConfig = Config & {
   /** Directory relative paths in the file are resolved against. */
@@ -28,9 +29,10 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
     throw new ConfigError([{ path: '', message: 'the configuration must be an object' }], options.configPath);
   }
   const folded = foldOpenClawConfig(raw as Record<string, unknown>, schemaKnows);
+  const storageProblems = storageIssues(folded.value); // before defaults fill in storage.path
   const withDefaults = Value.Default(ConfigSchema, folded.value) as unknown;
   // Cross-field rules run even when the schema failed, so one run reports every problem.
-  const issues = [...folded.issues, ...schemaIssues(withDefaults), ...crossFieldIssues(withDefaults as Config)];
+  const issues = [...folded.issues, ...schemaIssues(withDefaults), ...crossFieldIssues(withDefaults as Config), ...storageProblems];
   if (issues.length > 0) throw new ConfigError(issues, options.configPath);
   const config = withDefaults as Config;
 
@@ -127,6 +129,19 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
   } else if (!/^\/[A-Za-z0-9._~\-/]*$/.test(normaliseHooksPath(hooks.path))) {
     issues.push({ path: '/hooks/path', message: 'may contain only letters, digits, and . _ ~ - /' });
   }
+  return issues;
+}
+
+/** `storage.url` (PostgreSQL) replaces `storage.path` (SQLite): both given is a mistake, and the URL must be one. */
+function storageIssues(raw: Record<string, unknown>): ConfigIssue[] {
+  const storage = raw['storage'];
+  if (storage === null || typeof storage !== 'object') return [];
+  const { url, path } = storage as { url?: unknown; path?: unknown };
+  if (typeof url !== 'string') return [];
+  const issues: ConfigIssue[] = [];
+  if (path !== undefined) issues.push({ path: '/storage/path', message: 'not with storage.url: the store is either a SQLite file (path) or PostgreSQL (url)' });
+  const problem = postgresUrlProblem(url);
+  if (problem !== undefined) issues.push({ path: '/storage/url', message: problem });
   return issues;
 }
 

@@ -4,6 +4,7 @@ import { ProviderConfigSchema } from '../providers/config-schema.js';
 import { ChannelsConfigSchema } from '../channels/config-schema.js';
 import { ConsoleConfigSchema } from '../console/config-schema.js';
 import { GmailSchema } from './gmail-schema.js';
+import { StorageSchema } from './storage-schema.js';
 
 /**
  * The one source of truth for the configuration file. Every field has a description (the
@@ -212,16 +213,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {}, description: 'Model providers.' },
     ),
     channels: ChannelsConfigSchema,
-    storage: Type.Object(
-      {
-        path: Type.String({ minLength: 1, default: './data/hookgate.sqlite', description: 'SQLite file; relative to the config file.' }),
-        synchronous: Type.Union([Type.Literal('full'), Type.Literal('normal')], {
-          default: 'full',
-          description: '`full`: an accepted request survives power loss; `normal`: survives a process crash only (faster).',
-        }),
-      },
-      { additionalProperties: false, default: {}, description: 'The embedded store.' },
-    ),
+    storage: StorageSchema,
     logging: Type.Object(
       {
         level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {

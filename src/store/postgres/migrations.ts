@@ -1,0 +1,117 @@
+/**
+ * The PostgreSQL schema, in steps applied in order inside one transaction each; the table
+ * `hookgate_migrations` records which ran. Append only: never edit a migration that has shipped.
+ * The tables mirror the SQLite ones (src/store/migrations.ts) plus what sharing needs: run leases
+ * (`claimed_by`, `lease_until`) and named leases (`leases`: the heartbeat's leader).
+ * Times are milliseconds since the epoch (BIGINT), like SQLite's, so both adapters return the same rows.
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE events (
+    id           BIGSERIAL PRIMARY KEY,
+    created_at   BIGINT  NOT NULL,
+    text         TEXT    NOT NULL,             -- what the main session will read (enveloped when untrusted)
+    mode         TEXT    NOT NULL,             -- now | next-heartbeat
+    hook         TEXT    NOT NULL,
+    mapping_id   TEXT,
+    run_id       TEXT,                         -- set for run summaries
+    status       TEXT    NOT NULL DEFAULT 'pending',  -- pending | consumed
+    heartbeat_id BIGINT,
+    consumed_at  BIGINT,
+    trusted      SMALLINT NOT NULL DEFAULT 0   -- 1: wake text of a mapping that opted out of the envelope
+  );
+  CREATE INDEX events_pending ON events (id) WHERE status = 'pending';
+
+  CREATE TABLE runs (
+    seq         BIGSERIAL UNIQUE,              -- insertion order (SQLite's rowid): ties of created_at
+    run_id      TEXT    PRIMARY KEY,
+    created_at  BIGINT  NOT NULL,
+    status      TEXT    NOT NULL,              -- queued | running | ok | error | timeout | interrupted
+    hook        TEXT    NOT NULL,
+    name        TEXT    NOT NULL,
+    session_key TEXT    NOT NULL,
+    action      TEXT    NOT NULL,              -- the sealed AgentAction as JSON
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    started_at  BIGINT,
+    finished_at BIGINT,
+    reply       TEXT,
+    summary     TEXT,
+    error       TEXT,
+    delivery    TEXT,                          -- RecordedDelivery as JSON
+    retry_of    TEXT UNIQUE,                   -- a manual retry's original run: one retry per run
+    claimed_by  TEXT,                          -- the instance executing it
+    lease_until BIGINT                         -- its claim holds until then unless renewed
+  );
+  CREATE INDEX runs_queued ON runs (created_at, seq) WHERE status = 'queued';
+  CREATE INDEX runs_running ON runs (lease_until) WHERE status = 'running';
+  CREATE INDEX runs_newest ON runs (created_at DESC, seq DESC);
+
+  CREATE TABLE idempotency (
+    key         TEXT    PRIMARY KEY,           -- Idempotency-Key or a provider's delivery id
+    created_at  BIGINT  NOT NULL,
+    fingerprint TEXT    NOT NULL,
+    response    TEXT    NOT NULL
+  );
+  CREATE INDEX idempotency_by_age ON idempotency (created_at);
+
+  CREATE TABLE transcripts (
+    session_key TEXT    NOT NULL,
+    seq         INTEGER NOT NULL,
+    role        TEXT    NOT NULL,
+    content     TEXT    NOT NULL,
+    created_at  BIGINT  NOT NULL,
+    PRIMARY KEY (session_key, seq)
+  );
+
+  CREATE TABLE heartbeats (
+    id          BIGSERIAL PRIMARY KEY,
+    started_at  BIGINT  NOT NULL,
+    finished_at BIGINT,
+    status      TEXT    NOT NULL,              -- running | ok | error
+    event_count INTEGER NOT NULL,
+    reply       TEXT,
+    error       TEXT,
+    delivery    TEXT,
+    owner       TEXT                           -- the instance that ran it
+  );
+
+  CREATE TABLE deliveries (
+    id           BIGSERIAL PRIMARY KEY,
+    created_at   BIGINT  NOT NULL,
+    run_id       TEXT,
+    heartbeat_id BIGINT,
+    channel      TEXT    NOT NULL,
+    recipient    TEXT,
+    status       TEXT    NOT NULL,
+    text         TEXT,
+    reason       TEXT
+  );
+
+  CREATE TABLE state (
+    key   TEXT PRIMARY KEY,                    -- last_route, last_to:<channel>, …
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE leases (
+    name  TEXT   PRIMARY KEY,                  -- e.g. heartbeat: one holder across all instances
+    owner TEXT   NOT NULL,
+    until BIGINT NOT NULL
+  );
+
+  CREATE TABLE gmail_state (
+    account          TEXT    PRIMARY KEY,
+    history_id       TEXT,
+    watch_expiration BIGINT,
+    mode             TEXT,
+    last_error       TEXT,
+    updated_at       BIGINT  NOT NULL
+  );
+
+  CREATE TABLE gmail_messages (
+    account     TEXT    NOT NULL,
+    message_id  TEXT    NOT NULL,
+    admitted_at BIGINT  NOT NULL,
+    PRIMARY KEY (account, message_id)
+  );
+  `,
+];
