@@ -226,5 +226,13 @@ export interface StoreOptions {
   role: 'service' | 'command';
 }
 
+/** A command (`status`, `runs retry`) asked for a store that was never created: nothing to read. */
+export class StoreMissingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreMissingError';
+  }
+}
+
 /** How the contract suite and the composition root get a store: one factory per adapter. */
 export type StoreFactory = () => Promise<{ store: Store; close: () => Promise<void> }>;
