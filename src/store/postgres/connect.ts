@@ -44,6 +44,9 @@ export async function openPostgres(options: PostgresOptions): Promise<pg.Pool> {
   // An idle connection that the server dropped (restart, network) must not end the process: the
   // next checkout opens a fresh one, and a failing query reports through its caller.
   pool.on('error', (error) => options.logger.warn({ event: 'store.connection_lost', err: error.message }, 'a PostgreSQL connection was lost'));
+  // A connection checked out (a transaction, the heartbeat's lock) that the server drops emits
+  // 'error' on its client, which would otherwise end the process; its current query fails anyway.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     await migrate(pool, options.schema, options.logger);
     return pool;

@@ -1,0 +1,174 @@
+import type pg from 'pg';
+import { HookError } from '../../errors.js';
+import type { AdmittedAction, AcceptedResponse } from '../../actions/types.js';
+import type { Logger } from '../../log.js';
+import type { Acceptance, AcceptOutcome, IngressStore } from '../port.js';
+import { isTransient, query, storeError, transaction } from './sql.js';
+import { writeBatch, type ItemOutcome } from './write-batch.js';
+import { createWritableProbe } from './probe.js';
+
+const PURGE_SLICE = 2000;
+
+interface Pending {
+  acceptance: Acceptance;
+  resolve: (outcome: AcceptOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface PostgresIngressOptions {
+  idempotencyTtlMs: number;
+  now: () => number;
+  logger: Logger;
+  /** Transactions in flight at once; acceptances arriving meanwhile wait and join the next one. */
+  maxInFlight: number;
+  maintenanceIntervalMs?: number;
+}
+
+export interface PostgresIngress extends IngressStore {
+  /** Transactions committed so far: fewer than acceptances when group commit works. */
+  commitCount(): number;
+}
+
+/**
+ * Group commit on PostgreSQL: the acceptances of one turn of the event loop leave as one
+ * transaction (multi-row inserts), and each caller is answered only after its COMMIT. While
+ * maxInFlight transactions are out, new acceptances gather into the next batch, so transactions
+ * grow with the load. A failed transaction rolls back whole and each caller gets STORE_UNAVAILABLE
+ * (503, Retry-After): nothing half-written, nothing acknowledged that is not committed.
+ */
+export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOptions): PostgresIngress {
+  const { now, logger } = options;
+  const listeners = new Set<(actions: readonly AdmittedAction[]) => void>();
+  const probe = createWritableProbe(pool);
+  let queue: Pending[] = [];
+  let scheduled = false;
+  let inFlight = 0;
+  let commits = 0;
+  let closed = false;
+  let drained: (() => void) | undefined;
+  const maintenance = setInterval(purgeExpiredKeys, options.maintenanceIntervalMs ?? 60_000);
+  maintenance.unref();
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(sendNext);
+  }
+
+  function sendNext(): void {
+    scheduled = false;
+    if (queue.length === 0 || inFlight >= options.maxInFlight) return;
+    const batch = queue;
+    queue = [];
+    inFlight += 1;
+    void commitBatch(batch).finally(() => {
+      inFlight -= 1;
+      if (queue.length > 0) schedule();
+      else if (inFlight === 0) drained?.();
+    });
+  }
+
+  async function commitBatch(batch: readonly Pending[]): Promise<void> {
+    const at = now();
+    try {
+      const outcomes = await transaction(pool, (client) => writeBatch(client, batch.map((item) => item.acceptance), at, at - options.idempotencyTtlMs));
+      commits += 1;
+      probe.record(true);
+      settle(batch, outcomes);
+    } catch (error) {
+      if (isTransient(error) || (error instanceof HookError && error.code === 'STORE_UNAVAILABLE')) probe.record(false);
+      logger.error({ event: 'store.commit_failed', err: (error as Error).message, batch: batch.length }, 'store commit failed');
+      const refusal = error instanceof HookError ? error : new HookError('INTERNAL', 'the request could not be stored', { cause: error });
+      for (const item of batch) item.reject(refusal);
+    }
+  }
+
+  function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome[]): void {
+    const committed: AdmittedAction[] = [];
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index] as ItemOutcome;
+      if (outcome.kind === 'conflict') return item.reject(conflict());
+      if (outcome.kind === 'replayed') return item.resolve({ kind: 'replayed', response: JSON.parse(outcome.responseJson) as AcceptedResponse });
+      if (outcome.kind === 'unsealable') {
+        logger.error({ event: 'store.seal_failed', err: outcome.message }, 'an accepted action could not be sealed; nothing of it was stored');
+        return item.reject(new HookError('INTERNAL', 'the request could not be stored'));
+      }
+      reportSuspicious(item.acceptance.actions, outcome.suspicious, logger);
+      committed.push(...item.acceptance.actions);
+      item.resolve({ kind: 'committed', response: item.acceptance.response });
+    });
+    if (committed.length > 0) for (const listener of listeners) safeCall(listener, committed, logger);
+  }
+
+  function purgeExpiredKeys(): void {
+    const cutoff = now() - options.idempotencyTtlMs;
+    query(pool, 'DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency WHERE created_at <= $1 LIMIT $2)', [cutoff, PURGE_SLICE]).catch(
+      (error: unknown) => logger.warn({ event: 'store.maintenance_failed', err: (error as Error).message }, 'store maintenance failed'),
+    );
+  }
+
+  return {
+    accept(acceptance) {
+      if (closed) return Promise.reject(new HookError('SHUTTING_DOWN', 'shutting down, retry later', { retryAfterSeconds: 5 }));
+      // While the database is unreachable, refuse at once instead of making every caller wait for
+      // a connect timeout; the probe notices the database is back within a second.
+      if (!probe.writable()) return Promise.reject(storeError(new Error('the database is unreachable')));
+      return new Promise<AcceptOutcome>((resolve, reject) => {
+        queue.push({ acceptance, resolve, reject });
+        schedule();
+      });
+    },
+    async replay(key, fingerprint) {
+      const { rows } = await query<{ fingerprint: string; response: string }>(
+        pool,
+        'SELECT fingerprint, response FROM idempotency WHERE key = $1 AND created_at > $2',
+        [key, now() - options.idempotencyTtlMs],
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      if (row.fingerprint !== fingerprint) throw conflict();
+      return JSON.parse(row.response) as AcceptedResponse;
+    },
+    isWritable: () => !closed && probe.writable(),
+    onCommitted(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      closed = true;
+      clearInterval(maintenance);
+      while (queue.length > 0 || inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          schedule();
+        });
+      }
+      drained = undefined;
+    },
+    commitCount: () => commits,
+  };
+}
+
+function conflict(): HookError {
+  return new HookError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used for a different request');
+}
+
+/** The injection heuristics' findings (src/envelope/suspicious.ts): counts and names, never the content. */
+function reportSuspicious(actions: readonly AdmittedAction[], findings: readonly string[][], logger: Logger): void {
+  findings.forEach((patterns, index) => {
+    const origin = actions[index]?.origin;
+    if (patterns.length === 0 || origin === undefined) return;
+    logger.warn(
+      { event: 'hook.suspicious_content', hook: origin.hook, mappingId: origin.mappingId, count: patterns.length, patterns },
+      'untrusted content looks like a prompt-injection attempt (wrapped as usual)',
+    );
+  });
+}
+
+function safeCall(listener: (actions: readonly AdmittedAction[]) => void, actions: readonly AdmittedAction[], logger: Logger): void {
+  try {
+    listener(actions);
+  } catch (error) {
+    logger.error({ event: 'store.listener_failed', err: (error as Error).message }, 'commit listener failed');
+  }
+}

@@ -1,0 +1,57 @@
+import type pg from 'pg';
+import type { Store, StoreOptions } from '../port.js';
+import { openPostgres } from './connect.js';
+import { createPostgresIngress, type PostgresIngress } from './ingress.js';
+import { createPostgresRuns } from './runs.js';
+import { createPostgresSession } from './session.js';
+import { createPostgresDeliveries, createPostgresGmail, createPostgresState, createPostgresTranscripts } from './small-stores.js';
+import { query } from './sql.js';
+
+export interface PostgresStoreSettings {
+  /** storage.url */
+  url: string;
+  /** storage.pool: connections of this instance at most. */
+  pool: number;
+  /** storage.schema */
+  schema: string;
+  /** How long connecting may take before the database counts as unreachable (default 5 s). */
+  connectTimeoutMs?: number;
+}
+
+export interface PostgresStore extends Store {
+  readonly ingress: PostgresIngress;
+  /** The pool, for tests and the bench (e.g. to count rows). */
+  readonly pool: pg.Pool;
+}
+
+/**
+ * The PostgreSQL adapter of the store port: any number of instances share one database. Opening
+ * migrates the schema (once, under an advisory lock) and fails with STORE_UNAVAILABLE when the
+ * database cannot be reached.
+ */
+export async function openPostgresStore(settings: PostgresStoreSettings, options: StoreOptions): Promise<PostgresStore> {
+  const now = options.now ?? Date.now;
+  const pool = await openPostgres({ ...settings, logger: options.logger });
+  // Group commit keeps a couple of connections for everything else (runtime, reads, probes).
+  const ingress = createPostgresIngress(pool, { idempotencyTtlMs: options.idempotencyTtlMs, now, logger: options.logger, maxInFlight: Math.max(1, settings.pool - 2) });
+  const runs = createPostgresRuns(pool);
+  let closing: Promise<void> | undefined;
+  return {
+    pool,
+    ingress,
+    runs,
+    session: createPostgresSession(pool, settings.schema),
+    transcripts: createPostgresTranscripts(pool),
+    deliveries: createPostgresDeliveries(pool),
+    state: createPostgresState(pool),
+    gmail: createPostgresGmail(pool, now),
+    async depths() {
+      const [events, counts] = await Promise.all([query<{ n: number }>(pool, "SELECT COUNT(*)::int AS n FROM events WHERE status = 'pending'"), runs.countByStatus()]);
+      return { pendingEvents: events.rows[0]?.n ?? 0, runs: counts };
+    },
+    close() {
+      closing ??= ingress.close().then(() => pool.end());
+      return closing;
+    },
+  };
+}
