@@ -91,6 +91,8 @@ export interface RunClaim {
   at: number;
   /** The claim is held until then unless renewed; after it, recovery may take the run over. */
   leaseUntil: number;
+  /** Aborted (the runtime stopped) before the claim could be written: nothing is written, claim() resolves false. */
+  signal?: AbortSignal;
 }
 
 /** The end of a run and everything recorded with it, in one transaction. */
