@@ -17,6 +17,7 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
       return rows;
     },
     async claim(runId, claim: RunClaim) {
+      if (claim.signal?.aborted === true) return false;
       // SKIP LOCKED: a run another instance is claiming right now is simply not ours; nobody waits.
       const { rowCount } = await query(
         pool,
