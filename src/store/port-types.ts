@@ -218,7 +218,8 @@ export interface GmailStateRow {
 
 // ---- health ----
 
+/** What waits or executes now: cheap to count at every metrics scrape (finished runs are not counted). */
 export interface QueueDepths {
   pendingEvents: number;
-  runs: Record<RunStatus, number>;
+  runs: { queued: number; running: number };
 }

@@ -47,7 +47,7 @@ export interface Store {
   readonly deliveries: DeliveryStore;
   readonly state: StateStore;
   readonly gmail: GmailStore;
-  /** Queue depths for metrics and the console: pending events, runs by status. */
+  /** Queue depths for metrics and readiness: pending events, queued and running runs. */
   depths(): Promise<QueueDepths>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
   close(): Promise<void>;
