@@ -46,8 +46,15 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     state: createPostgresState(pool),
     gmail: createPostgresGmail(pool, now),
     async depths() {
-      const [events, counts] = await Promise.all([query<{ n: number }>(pool, "SELECT COUNT(*)::int AS n FROM events WHERE status = 'pending'"), runs.countByStatus()]);
-      return { pendingEvents: events.rows[0]?.n ?? 0, runs: counts };
+      // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
+      const { rows } = await query<{ events: number; queued: number; running: number }>(
+        pool,
+        `SELECT (SELECT COUNT(*)::int FROM events WHERE status = 'pending') AS events,
+                (SELECT COUNT(*)::int FROM runs WHERE status = 'queued') AS queued,
+                (SELECT COUNT(*)::int FROM runs WHERE status = 'running') AS running`,
+      );
+      const row = rows[0] ?? { events: 0, queued: 0, running: 0 };
+      return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running } };
     },
     close() {
       closing ??= ingress.close().then(() => pool.end());
