@@ -37,6 +37,10 @@ export async function openPostgres(options: PostgresOptions): Promise<pg.Pool> {
     max: options.pool,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
+    // A server that vanished without closing the connection (a network partition) fails the query
+    // after this instead of leaving its caller waiting for TCP to give up; keep-alive notices sooner.
+    query_timeout: 30_000,
+    keepAlive: true,
     // Every connection works in the configured schema; the name matched ^[a-z_][a-z0-9_]*$ (config).
     options: `-c search_path=${options.schema}`,
     types,
