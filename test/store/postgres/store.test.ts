@@ -53,7 +53,7 @@ describe('the PostgreSQL store shared by several instances', () => {
     expect((await a!.depths()).runs.queued).toBe(1);
     const conflict = await rejectionOf(b!.ingress.accept(wakeAcceptance('other', 'key-1', 'fp:other')));
     expect((conflict as HookError).code).toBe('IDEMPOTENCY_CONFLICT');
-    expect(await b!.ingress.replay('key-1', first.idempotency!.fingerprint)).toEqual(first.response);
+    expect(await b!.ingress.replay('key-1', first.idempotency!.fingerprint)).toEqual(one.response);
   });
 
   it('judges repeated keys within one batch against the first of them', async () => {
@@ -96,23 +96,33 @@ describe('the PostgreSQL store shared by several instances', () => {
 
   it('runs one heartbeat at a time across instances, and frees the lock when its holder’s connection dies', async () => {
     const [a, b] = await instances(2);
-    let release!: () => void;
-    const holding = a!.session.withHeartbeatLock(() => new Promise<string>((resolve) => (release = () => resolve('a done'))));
-    await expect.poll(async () => (await b!.session.withHeartbeatLock(async () => 'b')).held, { timeout: 10_000 }).toBe(false);
-    release();
+    // fn signals when it runs, i.e. when its instance holds the lock.
+    const holdUntilReleased = <T,>(value: T) => {
+      let release!: () => void;
+      let running!: () => void;
+      const started = new Promise<void>((resolve) => (running = resolve));
+      const fn = () => new Promise<T>((resolve) => ((release = () => resolve(value)), running()));
+      return { fn, started, release: () => release() };
+    };
+    const first = holdUntilReleased('a done');
+    const holding = a!.session.withHeartbeatLock(first.fn);
+    await first.started;
+    expect(await b!.session.withHeartbeatLock(async () => 'b')).toEqual({ held: false });
+    first.release();
     expect(await holding).toEqual({ held: true, value: 'a done' });
     expect(await b!.session.withHeartbeatLock(async () => 'b')).toEqual({ held: true, value: 'b' });
 
     // A holder whose database connection ends (its process was killed) holds nothing any more.
-    let finishStuck!: () => void;
-    const stuck = a!.session.withHeartbeatLock(() => new Promise<void>((resolve) => (finishStuck = resolve)));
-    await expect.poll(async () => (await b!.session.withHeartbeatLock(async () => 'b')).held, { timeout: 10_000 }).toBe(false);
+    const stuck = holdUntilReleased(undefined);
+    const stuckHolding = a!.session.withHeartbeatLock(stuck.fn);
+    await stuck.started;
+    expect(await b!.session.withHeartbeatLock(async () => 'b')).toEqual({ held: false });
     await b!.pool.query(
       "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
     );
     await expect.poll(async () => (await b!.session.withHeartbeatLock(async () => 'b')).held, { timeout: 10_000 }).toBe(true);
-    finishStuck();
-    await stuck; // its unlock finds the connection gone: the connection is dropped, not pooled again
+    stuck.release();
+    await stuckHolding; // its unlock finds the connection gone: the connection is dropped, not pooled again
   });
 
   it('consumes each event exactly once when two heartbeats read the same events', async () => {
