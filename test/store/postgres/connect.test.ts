@@ -16,7 +16,7 @@ describe('opening the PostgreSQL store', () => {
 
   it('migrates once when several instances open the same schema together', async () => {
     const pools = await Promise.all(
-      Array.from({ length: 5 }, () => openPostgres({ url: database.url, pool: 2, schema: 'together', logger: silentLogger() })),
+      Array.from({ length: 5 }, () => openPostgres({ url: database.url, pool: 2, schema: 'together', logger: silentLogger(), connectTimeoutMs: 30_000 })),
     );
     try {
       const { rows } = await pools[0]!.query<{ version: number }>('SELECT version FROM hookgate_migrations ORDER BY version');
