@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 await build({
   entryPoints: {
     main: 'src/main.ts',
-    'writer-thread': 'src/store/writer-thread.ts',
+    'writer-thread': 'src/store/sqlite/writer-thread.ts',
     worker: 'src/sandbox/worker.ts',
   },
   outdir: 'dist',

@@ -2,8 +2,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createRunQueue } from '../../src/runtime/run-queue.js';
-import type { RunRow } from '../../src/store/runtime-repo.js';
-import { agentAction, insertRun, tempStore, type TempStore } from './helpers.js';
+import type { RunRow } from '../../src/store/port.js';
+import { until } from '../helpers/wait.js';
+import { createManualClock } from '../helpers/manual-clock.js';
+import { agentAction, insertRun, portOn, tempStore, type TempStore } from './helpers.js';
 
 describe('the run queue while another connection holds the write lock', () => {
   let store: TempStore | undefined;
@@ -21,7 +23,14 @@ describe('the run queue while another connection holds the write lock', () => {
     const runtime = new DatabaseSync(store.path, { timeout: 0 });
     extra.push(holder, runtime);
     const executed: RunRow[] = [];
-    const queue = createRunQueue({ db: runtime, maxConcurrent: 1, now: () => 2000, execute: async (row) => void executed.push(row), logger: silentLogger() });
+    const queue = createRunQueue({
+      store: portOn(store.db),
+      owner: 'test',
+      maxConcurrent: 1,
+      clock: createManualClock(2000),
+      execute: async (row) => void executed.push(row),
+      logger: silentLogger(),
+    });
     return { holder, runtime, executed, queue };
   }
 
@@ -46,6 +55,7 @@ describe('the run queue while another connection holds the write lock', () => {
     holder.exec('BEGIN IMMEDIATE');
     queue.start();
     queue.pump();
+    await until(() => queue.inFlight().length === 1); // its claim is waiting for the lock
     queue.stop();
     holder.exec('COMMIT');
     await Promise.all(queue.inFlight());

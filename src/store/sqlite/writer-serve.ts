@@ -1,23 +1,77 @@
 /**
- * Entry of the store's writer thread: it owns the ingress write connection, seals the actions'
- * untrusted content (the envelope) and commits the batches the main thread sends, so neither that
- * per-byte work nor an fsync blocks the event loop that parses requests.
- *
- * Run from dist/ (bundled) or from the sources with bin/source-hooks.js as `--import`.
+ * The store's writer thread: it owns the ingress write connection, seals the actions' untrusted
+ * content (the pipeline's seal stage, src/actions/seal.ts) and commits the batches the main thread
+ * sends, so neither that per-byte work nor an fsync blocks the event loop that parses requests.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { sealAction, type SealedAction } from '../actions/seal.js';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { sealAction, type SealedAction } from '../../actions/seal.js';
 import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
 
 const PROBE_KEY = 'hookgate.readiness-probe';
-/** Exit code of the test hook's simulated crash. */
-const CRASH_EXIT_CODE = 70;
 
 type Statements = Record<'insertEvent' | 'insertRun' | 'insertKey' | 'findKey' | 'purgeKeys' | 'probe', StatementSync>;
+type Batch = { id: number; at: number; items: readonly WriteItem[] };
 
-function open(init: WriterInit): DatabaseSync {
+/** The writer's connection and what it can do besides committing, as an extension sees it. */
+export interface WriterConnection {
+  db: DatabaseSync;
+  /** Can a write that needs fresh pages happen now? Nothing reaches the file: it is rolled back. */
+  probe(): boolean;
+}
+
+/**
+ * What a writer started with an extension does besides the production work: tests inject faults
+ * this way (test/store/support/faulty-writer-thread.ts). The production entry passes none.
+ */
+export interface WriterExtension {
+  /** Runs inside each commit's transaction after its rows are written, before COMMIT. */
+  beforeCommit?: () => void;
+  /** Answers an `extension` request. */
+  handle?: (request: { name: string; value?: unknown }, writer: WriterConnection) => WriterReply;
+}
+
+export function serveWriter(port: MessagePort, init: WriterInit, extension: WriterExtension = {}): void {
+  const db = openConnection(init);
+  const statements = prepareStatements(db);
+  const connection: WriterConnection = { db, probe: createProbe(db, statements, init.probeBytes) };
+  const commit = createCommitter(db, statements, init, connection.probe, extension.beforeCommit ?? (() => undefined));
+  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension);
+  // Everything already waiting in the queue is taken at once, so the batches the main thread sent
+  // while the last commit ran become one transaction.
+  port.on('message', (first: RequestEnvelope) => {
+    for (const step of mergeConsecutiveCommits(drain(port, first))) {
+      for (const reply of runStep(step, commit, handle)) port.postMessage(reply);
+      if (step.kind === 'single' && step.request.type === 'close') {
+        // Closing the port lets the thread end once the reply is on its way; nothing follows a close.
+        port.close();
+        return;
+      }
+    }
+  });
+}
+
+function drain(port: MessagePort, first: RequestEnvelope): RequestEnvelope[] {
+  const waiting = [first];
+  for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) waiting.push(next.message as RequestEnvelope);
+  return waiting;
+}
+
+function runStep(
+  step: WriterStep,
+  commit: (batches: readonly Batch[]) => ReplyEnvelope[],
+  handle: (request: Exclude<WriterRequest, { type: 'commit' }>) => WriterReply,
+): ReplyEnvelope[] {
+  if (step.kind === 'commits') return commit(step.batches);
+  try {
+    return [{ id: step.id, body: handle(step.request) }];
+  } catch (error) {
+    return [{ id: step.id, body: { type: 'error', message: (error as Error).message } }];
+  }
+}
+
+function openConnection(init: WriterInit): DatabaseSync {
   const db = new DatabaseSync(init.path, { timeout: init.busyTimeoutMs });
   db.exec(`PRAGMA synchronous = ${init.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   // This connection makes most commits, so it also runs SQLite's automatic checkpoints: off the main thread.
@@ -25,7 +79,7 @@ function open(init: WriterInit): DatabaseSync {
   return db;
 }
 
-function prepare(db: DatabaseSync): Statements {
+function prepareStatements(db: DatabaseSync): Statements {
   return {
     insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id, trusted) VALUES (?, ?, ?, ?, ?, ?)'),
     insertRun: db.prepare(
@@ -39,77 +93,17 @@ function prepare(db: DatabaseSync): Statements {
   };
 }
 
-function serve(port: MessagePort, init: WriterInit): void {
-  const db = open(init);
-  const statements = prepare(db);
-  const probeValue = 'x'.repeat(init.probeBytes);
-  let crashArmed = false;
-
-  /** An item's actions sealed, or why they cannot be (that item alone is refused). */
-  type Prepared = { sealed: SealedAction[]; suspicious: string[][] } | { message: string };
-
-  function prepareItem(item: WriteItem): Prepared {
-    try {
-      const sealed = item.actions.map(sealAction);
-      return { sealed, suspicious: sealed.map((s) => s.suspicious) };
-    } catch (error) {
-      return { message: (error as Error).message };
-    }
+function rollback(db: DatabaseSync): void {
+  try {
+    if (db.isTransaction) db.exec('ROLLBACK');
+  } catch {
+    // SQLite already rolled back (it does after some I/O errors)
   }
+}
 
-  /** One item of a batch; a refused key or an unsealable item writes nothing, so the rest of the batch goes on. */
-  function writeItem(item: WriteItem, prepared: Prepared, at: number): ItemOutcome {
-    if ('message' in prepared) return { kind: 'unsealable', message: prepared.message };
-    if (item.idempotency !== undefined) {
-      const row = statements.findKey.get(item.idempotency.key, at - init.idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
-      if (row !== undefined) return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
-      statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
-    }
-    for (const sealed of prepared.sealed) writeAction(sealed, at);
-    return { kind: 'committed', suspicious: prepared.suspicious };
-  }
-
-  function writeAction({ action, trusted }: SealedAction, at: number): void {
-    if (action.kind === 'wake') {
-      statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
-    } else {
-      statements.insertRun.run(action.runId, at, action.origin.hook, action.name, action.sessionKey, JSON.stringify(action));
-    }
-  }
-
-  let transactions = 0;
-
-  /**
-   * The items of several batches in one transaction: committed together or, on any failure, none
-   * of them; one reply per batch. Sealing happens before BEGIN, so the write lock is held only for
-   * the inserts and the commit.
-   */
-  function commit(batches: ReadonlyArray<{ id: number; at: number; items: readonly WriteItem[] }>): ReplyEnvelope[] {
-    const prepared = batches.map((batch) => batch.items.map(prepareItem));
-    try {
-      db.exec('BEGIN IMMEDIATE');
-      const outcomes = batches.map((batch, b) => batch.items.map((item, i) => writeItem(item, prepared[b]?.[i] as Prepared, batch.at)));
-      if (crashArmed) process.exit(CRASH_EXIT_CODE);
-      db.exec('COMMIT');
-      transactions += 1;
-      return batches.map((batch, b) => ({ id: batch.id, body: { type: 'committed', transaction: transactions, outcomes: outcomes[b] ?? [] } }));
-    } catch (error) {
-      rollback();
-      const failed: WriterReply = { type: 'failed', message: (error as Error).message, writable: probe() };
-      return batches.map((batch) => ({ id: batch.id, body: failed }));
-    }
-  }
-
-  function rollback(): void {
-    try {
-      if (db.isTransaction) db.exec('ROLLBACK');
-    } catch {
-      // SQLite already rolled back (it does after some I/O errors)
-    }
-  }
-
-  /** Can a write that needs fresh pages happen now? Nothing reaches the file: it is rolled back. */
-  function probe(): boolean {
+function createProbe(db: DatabaseSync, statements: Statements, probeBytes: number): () => boolean {
+  const probeValue = 'x'.repeat(probeBytes);
+  return () => {
     try {
       db.exec('BEGIN IMMEDIATE');
       statements.probe.run(PROBE_KEY, probeValue);
@@ -117,67 +111,85 @@ function serve(port: MessagePort, init: WriterInit): void {
     } catch {
       return false;
     } finally {
-      rollback();
+      rollback(db);
     }
-  }
-
-  function setPragma(name: string, value: number | boolean): WriterReply {
-    if (name === 'max_page_count' && typeof value === 'number' && Number.isSafeInteger(value) && value > 0) {
-      db.exec(`PRAGMA max_page_count = ${value}`);
-    } else if (name === 'query_only' && typeof value === 'boolean') {
-      db.exec(`PRAGMA query_only = ${value ? 'ON' : 'OFF'}`);
-    } else {
-      return { type: 'error', message: `pragma ${name} = ${String(value)} is not allowed` };
-    }
-    return { type: 'probed', writable: probe() };
-  }
-
-  function handle(request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply {
-    switch (request.type) {
-      case 'purge':
-        return { type: 'purged', changes: Number(statements.purgeKeys.run(request.cutoff, request.limit).changes) };
-      case 'probe':
-        return { type: 'probed', writable: probe() };
-      case 'pragma':
-        return setPragma(request.name, request.value);
-      case 'crash-next-commit':
-        crashArmed = true;
-        return { type: 'done' };
-      case 'close':
-        db.close();
-        return { type: 'done' };
-    }
-  }
-
-  function run(step: WriterStep): void {
-    if (step.kind === 'commits') {
-      for (const reply of commit(step.batches)) port.postMessage(reply);
-      return;
-    }
-    let reply: WriterReply;
-    try {
-      reply = handle(step.request);
-    } catch (error) {
-      reply = { type: 'error', message: (error as Error).message };
-    }
-    port.postMessage({ id: step.id, body: reply });
-  }
-
-  // Everything already waiting in the queue is taken at once, so the batches the main thread sent
-  // while the last commit ran become one transaction.
-  port.on('message', (first: RequestEnvelope) => {
-    const waiting = [first];
-    for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) waiting.push(next.message as RequestEnvelope);
-    for (const step of mergeConsecutiveCommits(waiting)) {
-      run(step);
-      if (step.kind === 'single' && step.request.type === 'close') {
-        // Closing the port lets the thread end once the reply is on its way; nothing follows a close.
-        port.close();
-        return;
-      }
-    }
-  });
+  };
 }
 
-if (parentPort === null) throw new Error('writer-thread.ts runs as a worker thread of the ingress store');
-serve(parentPort, workerData as WriterInit);
+/** An item's actions sealed, or why they cannot be (that item alone is refused). */
+type Prepared = { sealed: SealedAction[]; suspicious: string[][] } | { message: string };
+
+function sealItem(item: WriteItem): Prepared {
+  try {
+    const sealed = item.actions.map(sealAction);
+    return { sealed, suspicious: sealed.map((s) => s.suspicious) };
+  } catch (error) {
+    return { message: (error as Error).message };
+  }
+}
+
+/**
+ * The items of several batches in one transaction: committed together or, on any failure, none
+ * of them; one reply per batch. Sealing happens before BEGIN, so the write lock is held only for
+ * the inserts and the commit.
+ */
+function createCommitter(db: DatabaseSync, statements: Statements, init: WriterInit, probe: () => boolean, beforeCommit: () => void) {
+  const write = createItemWriter(statements, init.idempotencyTtlMs);
+  let transactions = 0;
+  return (batches: readonly Batch[]): ReplyEnvelope[] => {
+    const prepared = batches.map((batch) => batch.items.map(sealItem));
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      const outcomes = batches.map((batch, b) => batch.items.map((item, i) => write(item, prepared[b]?.[i] as Prepared, batch.at)));
+      beforeCommit();
+      db.exec('COMMIT');
+      transactions += 1;
+      return batches.map((batch, b) => ({ id: batch.id, body: { type: 'committed', transaction: transactions, outcomes: outcomes[b] ?? [] } }));
+    } catch (error) {
+      rollback(db);
+      const failed: WriterReply = { type: 'failed', message: (error as Error).message, writable: probe() };
+      return batches.map((batch) => ({ id: batch.id, body: failed }));
+    }
+  };
+}
+
+/** One item of a batch; a refused key or an unsealable item writes nothing, so the rest of the batch goes on. */
+function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
+  function writeAction({ action, trusted }: SealedAction, at: number): void {
+    if (action.kind === 'wake') {
+      statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
+    } else {
+      statements.insertRun.run(action.runId, at, action.origin.hook, action.name, action.sessionKey, JSON.stringify(action));
+    }
+  }
+  return (item: WriteItem, prepared: Prepared, at: number): ItemOutcome => {
+    if ('message' in prepared) return { kind: 'unsealable', message: prepared.message };
+    if (item.idempotency !== undefined) {
+      const row = statements.findKey.get(item.idempotency.key, at - idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
+      if (row !== undefined) return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
+      statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
+    }
+    for (const sealed of prepared.sealed) writeAction(sealed, at);
+    return { kind: 'committed', suspicious: prepared.suspicious };
+  };
+}
+
+function handleRequest(
+  request: Exclude<WriterRequest, { type: 'commit' }>,
+  connection: WriterConnection,
+  statements: Statements,
+  extension: WriterExtension,
+): WriterReply {
+  switch (request.type) {
+    case 'purge':
+      return { type: 'purged', changes: Number(statements.purgeKeys.run(request.cutoff, request.limit).changes) };
+    case 'probe':
+      return { type: 'probed', writable: connection.probe() };
+    case 'extension':
+      if (extension.handle === undefined) return { type: 'error', message: `this writer has no extension to answer "${request.name}"` };
+      return extension.handle(request, connection);
+    case 'close':
+      connection.db.close();
+      return { type: 'done' };
+  }
+}
