@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from './log.js';
 import type { ResolvedConfig } from './config/load.js';
 import { openStore, type StoreSeams } from './store/open.js';
@@ -75,7 +77,10 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     options.storeSeams,
   );
   started.add('store', () => stored.close());
-  const metrics = createMetrics({ depths: () => stored.depths() });
+  // Instances sharing a PostgreSQL store tell themselves apart: in metrics and as owners of run claims.
+  const shared = config.storage.url !== undefined;
+  const instance = `${hostname()}:${process.pid}`;
+  const metrics = createMetrics({ depths: () => stored.depths(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
@@ -83,8 +88,12 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   started.add('mapping engine', () => mappings.close());
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };
+  const leaseMs = config.storage.leaseSeconds * 1000;
   const runtime = createRuntime({
     store: stored,
+    // A restarted container may get the same host name and pid: the suffix keeps owners distinct.
+    instanceId: `${instance}:${randomUUID().slice(0, 8)}`,
+    ...(shared ? { leaseMs, sharedSweepMs: Math.max(500, leaseMs / 2) } : {}),
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
     channels: createChannels(config.channels, outbound),

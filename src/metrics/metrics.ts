@@ -39,6 +39,11 @@ export interface MetricsOptions {
   depths?: () => Promise<QueueDepths>;
   /** Node process metrics (memory, CPU, event-loop lag, GC). Default true. */
   processMetrics?: boolean;
+  /**
+   * Set when several instances share one store: every series gets the label `hookgate_instance`
+   * with it, so a dashboard can tell (or sum) the instances behind one job.
+   */
+  instance?: string;
 }
 
 const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
@@ -46,6 +51,7 @@ const TRANSFORM_FAILURES = new Set<TransformOutcome>(['failed', 'timeout', 'unav
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
+  if (options.instance !== undefined) registry.setDefaultLabels({ hookgate_instance: options.instance });
   const registers = [registry];
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'hookgate_' });
 

@@ -14,6 +14,7 @@ import { createHeartbeatScheduler } from './heartbeat.js';
 import { runHeartbeat } from './main-session.js';
 import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver, RuntimeStore } from './ports.js';
 import { recoverUnfinished } from './recovery.js';
+import { startSharedSweep } from './shared-sweep.js';
 import type { RoutingDeps } from './routing.js';
 import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
 import { createRunQueue } from './run-queue.js';
@@ -55,6 +56,13 @@ export interface RuntimeOptions {
   historyBudgetChars?: number;
   stopGraceMs?: number;
   observer?: RuntimeObserver;
+  /** How long a run's claim holds without renewal (run-queue.ts; default 60 s). */
+  leaseMs?: number;
+  /**
+   * Set when other instances share the store (PostgreSQL): how often to look for their work and
+   * for runs a dead instance left (shared-sweep.ts). Unset: this process is the store's only user.
+   */
+  sharedSweepMs?: number;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -98,7 +106,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     execute: (row) => executeRun({ ...common, defaultModel, requestHeartbeat }, row),
     ready: () => recovered,
     logger,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
+  let sweep: { stop(): void } | undefined;
   let state: 'new' | 'started' | 'stopped' = 'new';
   /** Start-up recovery (recovery.ts): heartbeats and claims wait for it. */
   let recovered: Promise<void> = Promise.resolve();
@@ -123,6 +133,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // made now and the count taken now; the beat waits for both.
       catchUp = store.session.countPending().catch(() => 1); // unknown: catch up
       heartbeat.request();
+      if (options.sharedSweepMs !== undefined) {
+        sweep = startSharedSweep({ store, clock, everyMs: options.sharedSweepMs, logger, pumpRuns: () => queue.pump(), requestHeartbeat });
+      }
       return recovered;
     },
     notify(actions) {
@@ -133,6 +146,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async stop() {
       if (state === 'stopped') return;
       state = 'stopped';
+      sweep?.stop();
       queue.stop();
       const stopping = heartbeat.stop();
       shutdown.abort();

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Store, StoreOptions } from './port.js';
 import type { SqliteStoreSeams } from './sqlite/ingress.js';
 import { openSqliteStore } from './sqlite/store.js';
+import { openPostgresStore } from './postgres/store.js';
 
 export type { SqliteStoreSeams, WriterAccess } from './sqlite/ingress.js';
 
@@ -16,5 +17,6 @@ export interface StoreSeams {
  * A new adapter is one directory beside ./sqlite/ and one line here.
  */
 export async function openStore(storage: Config['storage'], options: StoreOptions, seams: StoreSeams = {}): Promise<Store> {
+  if (storage.url !== undefined) return openPostgresStore({ url: storage.url, pool: storage.pool, schema: storage.schema }, options);
   return openSqliteStore({ path: storage.path, synchronous: storage.synchronous }, options, seams.sqlite);
 }
