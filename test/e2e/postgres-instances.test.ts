@@ -79,14 +79,14 @@ describe('two instances on one PostgreSQL database', () => {
   it('kill -9 of one instance mid-load: every 2xx is stored, its running runs are re-run by the survivor after the lease, none ran twice while its owner lived', async () => {
     const db = await createTestDatabase();
     cleanups.push(db.drop);
-    const config = writeConfig(db.url, 2);
-    const [a, b] = await startInstances(config, 1500);
+    const config = writeConfig(db.url, 3);
+    const [a, b] = await startInstances(config, 600);
     const client = await database(db.url);
     const acknowledged = new Map<number, string>();
-    const total = 40;
+    const total = 16;
     let killedAt = Number.POSITIVE_INFINITY;
 
-    // Eight senders share the 40 requests; each tries A or B in turn and, like a real sender,
+    // Eight senders share the requests; each tries A or B in turn and, like a real sender,
     // retries a failed request (connection refused after the kill, 503) with the same key.
     let next = 0;
     const sender = async (offset: number): Promise<void> => {
@@ -138,7 +138,7 @@ describe('two instances on one PostgreSQL database', () => {
     const [a, b] = await startInstances(config, 0);
     const refusals: Array<{ status: number; code: string; retryAfter: string | null }> = [];
     const acknowledged = new Set<number>();
-    const total = 300;
+    const total = 150;
     let next = 0;
     const sender = async (offset: number): Promise<void> => {
       for (let n = next++; n < total; n = next++) {
@@ -160,7 +160,7 @@ describe('two instances on one PostgreSQL database', () => {
       }
     };
     const load = Promise.all(Array.from({ length: 6 }, (_, i) => sender(i)));
-    await until(() => acknowledged.size >= 50, 30_000);
+    await until(() => acknowledged.size >= 30, 30_000);
     await server.stop();
     await until(async () => (await fetch(`${a!.url}/readyz`)).status === 503, 15_000);
     await until(() => refusals.length > 0, 15_000);
