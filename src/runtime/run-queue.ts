@@ -70,43 +70,13 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
 
   async function claimThenExecute(row: RunRow): Promise<void> {
     // A claim that waited past stop() is not made: the run stays queued for the next start.
-    if (stopped || !(await claim(row))) return;
-    const renewal = keepLease(row.run_id);
+    if (stopped || !(await claim(options, row, leaseMs, stopping.signal))) return;
+    const renewal = keepLease(options, row.run_id, leaseMs);
     try {
       await options.execute({ ...row, status: 'running', attempts: row.attempts + 1 });
     } finally {
       renewal.stop();
     }
-  }
-
-  async function claim(row: RunRow): Promise<boolean> {
-    const at = options.clock.now();
-    try {
-      return await options.store.runs.claim(row.run_id, { owner: options.owner, at, leaseUntil: at + leaseMs, signal: stopping.signal });
-    } catch (error) {
-      options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
-      return false;
-    }
-  }
-
-  /** Renews the claim while the run executes, so no other instance takes it over. */
-  function keepLease(runId: string): { stop(): void } {
-    let timer: TimerHandle | undefined;
-    const renew = (): void => {
-      timer = options.clock.setTimer(renew, leaseMs / 3);
-      options.store.runs.renewLease(runId, options.owner, options.clock.now() + leaseMs).then(
-        (held) => {
-          if (!held) options.logger.warn({ event: 'run.lease_lost', runId }, 'another executor took this run over');
-        },
-        (error: unknown) => options.logger.warn({ event: 'run.lease_renew_failed', runId, err: (error as Error).message }, 'could not renew a run lease'),
-      );
-    };
-    timer = options.clock.setTimer(renew, leaseMs / 3);
-    return {
-      stop() {
-        if (timer !== undefined) options.clock.clearTimer(timer);
-      },
-    };
   }
 
   return {
@@ -120,5 +90,36 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       stopping.abort();
     },
     inFlight: () => [...running.values()],
+  };
+}
+
+/** queued → running under this runtime's lease; false when another claimer got it or the claim failed (logged). */
+async function claim(options: RunQueueOptions, row: RunRow, leaseMs: number, signal: AbortSignal): Promise<boolean> {
+  const at = options.clock.now();
+  try {
+    return await options.store.runs.claim(row.run_id, { owner: options.owner, at, leaseUntil: at + leaseMs, signal });
+  } catch (error) {
+    options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
+    return false;
+  }
+}
+
+/** Renews a claim every third of its lease while the run executes, so no other instance takes it over. */
+function keepLease(options: RunQueueOptions, runId: string, leaseMs: number): { stop(): void } {
+  let timer: TimerHandle | undefined;
+  const renew = (): void => {
+    timer = options.clock.setTimer(renew, leaseMs / 3);
+    options.store.runs.renewLease(runId, options.owner, options.clock.now() + leaseMs).then(
+      (held) => {
+        if (!held) options.logger.warn({ event: 'run.lease_lost', runId }, 'another executor took this run over');
+      },
+      (error: unknown) => options.logger.warn({ event: 'run.lease_renew_failed', runId, err: (error as Error).message }, 'could not renew a run lease'),
+    );
+  };
+  timer = options.clock.setTimer(renew, leaseMs / 3);
+  return {
+    stop() {
+      if (timer !== undefined) options.clock.clearTimer(timer);
+    },
   };
 }
