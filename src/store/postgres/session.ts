@@ -23,18 +23,22 @@ export function createPostgresSession(pool: pg.Pool, schema: string): MainSessio
     }
     let broken: Error | undefined;
     try {
-      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS held', [lockName]);
-      if (rows[0]?.held !== true) return { held: false };
+      let held: boolean;
       try {
-        return { held: true, value: await fn() };
+        const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS held', [lockName]);
+        held = rows[0]?.held === true;
+      } catch (error) {
+        broken = error as Error;
+        throw storeError(error);
+      }
+      if (!held) return { held: false };
+      try {
+        return { held: true, value: await fn() }; // fn's own failure is its caller's, as it is
       } finally {
         await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]).catch((error: unknown) => {
           broken = error as Error; // a dead connection: the server released the lock with it
         });
       }
-    } catch (error) {
-      broken ??= error as Error;
-      throw storeError(error);
     } finally {
       client.release(broken);
     }
