@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServer, type ServerProcess } from '../helpers/process.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import { startEmbeddedPostgres, type StartedPostgres } from '../helpers/embedded-postgres.js';
+import { freePort, startEmbeddedPostgres, type StartedPostgres } from '../helpers/embedded-postgres.js';
 import { until } from '../helpers/wait.js';
 
 /**
@@ -17,6 +17,7 @@ import { until } from '../helpers/wait.js';
  */
 const MODEL = fileURLToPath(new URL('../fixtures/providers/recording-model.mjs', import.meta.url));
 const TOKEN = 'multi-instance-hook-token';
+const GATEWAY_TOKEN = 'multi-instance-gateway-token';
 const LEASE_SECONDS = 3;
 
 interface Execution {
@@ -44,7 +45,7 @@ describe('two instances on one PostgreSQL database', () => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-pg-e2e-'));
     const path = join(dir, 'hookgate.json5');
     const config = {
-      gateway: { port: 0, shutdownGraceMs: 1000 },
+      gateway: { port: 0, shutdownGraceMs: 1000, auth: { token: GATEWAY_TOKEN } },
       hooks: { enabled: true, token: TOKEN },
       agents: { defaults: { model: 'recorder/model', maxConcurrent, heartbeat: { every: '1h' }, delivery: { channel: 'log' } } },
       models: { providers: { recorder: { api: 'command', command: [process.execPath, MODEL] } } },
@@ -124,6 +125,10 @@ describe('two instances on one PostgreSQL database', () => {
       expect(starts[1]!.instance).toBe('B');
       expect(starts[1]!.at).toBeGreaterThanOrEqual(killedAt);
     }
+    // The survivor answers for runs the dead instance accepted.
+    const [firstRun] = runIds;
+    const view = await fetch(`${b!.url}/hooks/runs/${firstRun}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(await view.json()).toMatchObject({ ok: true, run: { runId: firstRun, status: 'ok' } });
     const attempts = await client.query<{ attempts: number; n: number }>('SELECT attempts, COUNT(*)::int AS n FROM runs GROUP BY attempts ORDER BY attempts');
     expect(attempts.rows).toEqual(takenOver.length === total ? [{ attempts: 2, n: total }] : [{ attempts: 1, n: total - takenOver.length }, { attempts: 2, n: takenOver.length }]);
     void b;
@@ -215,7 +220,38 @@ describe('two instances on one PostgreSQL database', () => {
     }
     const consumed = await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM events WHERE status = 'consumed' AND heartbeat_id IS NOT NULL");
     expect(consumed.rows[0]!.n).toBe(200);
+
+    // Each instance's metrics carry its own instance label.
+    const labels = await Promise.all(
+      [a!, b!].map(async (server) => {
+        const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+        return /hookgate_http_requests_total\{[^}]*hookgate_instance="([^"]+)"/.exec(text)?.[1];
+      }),
+    );
+    expect(labels[0]).toMatch(/:\d+$/);
+    expect(labels[1]).toMatch(/:\d+$/);
+    expect(labels[0]).not.toBe(labels[1]);
   }, 180_000);
+});
+
+describe('serve with an unreachable PostgreSQL', () => {
+  it('refuses to start: exit 1 and one line naming the database without its password', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-pg-down-'));
+    try {
+      const port = await freePort();
+      const config = join(dir, 'hookgate.json5');
+      writeFileSync(config, JSON.stringify({ gateway: { port: 0 }, hooks: { enabled: true, token: TOKEN }, storage: { url: `postgres://hookgate:pw-never-shown@127.0.0.1:${port}/hookgate` } }));
+      const failure = (await spawnServer(config, {}, 30_000).then(
+        () => 'started',
+        (error: unknown) => (error as Error).message,
+      )) as string;
+      expect(failure).toMatch(new RegExp(`exited with 1 before listening: hookgate: cannot start: PostgreSQL at postgres://hookgate@127\\.0\\.0\\.1:${port}/hookgate: .*ECONNREFUSED`));
+      expect(failure).not.toContain('pw-never-shown');
+      expect(failure).not.toMatch(/\n\s+at /); // no stack
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 async function postAgent(url: string, n: number): Promise<{ status: number; runId: string }> {

@@ -99,5 +99,5 @@ async function applyMigration(client: pg.PoolClient, version: number): Promise<v
 function unreachable(url: string, error: unknown): HookError {
   if (error instanceof HookError) return error;
   const reason = (error as Error).message || (error as NodeJS.ErrnoException).code || 'unknown error';
-  return new HookError('STORE_UNAVAILABLE', `cannot use PostgreSQL at ${describePostgresUrl(url)}: ${reason}`, { cause: error });
+  return new HookError('STORE_UNAVAILABLE', `PostgreSQL at ${describePostgresUrl(url)}: ${reason}`, { cause: error });
 }

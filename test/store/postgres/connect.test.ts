@@ -58,7 +58,7 @@ describe('opening the PostgreSQL store', () => {
     const failure = await openPostgres({ url, pool: 2, schema: 'public', logger: silentLogger(), connectTimeoutMs: 2000 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(HookError);
     expect((failure as HookError).code).toBe('STORE_UNAVAILABLE');
-    expect((failure as HookError).message).toMatch(new RegExp(`^cannot use PostgreSQL at postgres://hookgate@127\\.0\\.0\\.1:${port}/nowhere: .*ECONNREFUSED`));
+    expect((failure as HookError).message).toMatch(new RegExp(`^PostgreSQL at postgres://hookgate@127\\.0\\.0\\.1:${port}/nowhere: .*ECONNREFUSED`));
     expect((failure as HookError).message).not.toContain('s3cret-pw');
   });
 
