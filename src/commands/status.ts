@@ -5,6 +5,7 @@ import { openStore } from '../store/open.js';
 import { StoreMissingError, type HeartbeatRow, type RunView, type Store } from '../store/port.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
+import { describePostgresUrl } from '../store/postgres/url.js';
 import { readReloadState, type ReloadState } from '../config/reload-state.js';
 
 const RECENT_RUNS = 10;
@@ -40,7 +41,7 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
   try {
     const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    const report = await readStatus(store, config.storage.path);
+    const report = await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url));
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {

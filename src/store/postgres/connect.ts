@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { HookError } from '../../errors.js';
+import { StoreMissingError } from '../port.js';
 import type { Logger } from '../../log.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { describePostgresUrl } from './url.js';
@@ -13,6 +14,11 @@ export interface PostgresOptions {
   logger: Logger;
   /** How long a connection attempt may take before the database counts as unreachable. */
   connectTimeoutMs?: number;
+  /**
+   * 'command' (`status`, `runs retry`): the schema must exist already (StoreMissingError if not);
+   * a command never creates or migrates it beside running services.
+   */
+  role?: 'service' | 'command';
 }
 
 const INT8_OID = 20;
@@ -52,12 +58,18 @@ export async function openPostgres(options: PostgresOptions): Promise<pg.Pool> {
   // 'error' on its client, which would otherwise end the process; its current query fails anyway.
   pool.on('connect', (client) => client.on('error', () => undefined));
   try {
-    await migrate(pool, options.schema, options.logger);
+    if (options.role === 'command') await requireSchema(pool, options.schema, options.url);
+    else await migrate(pool, options.schema, options.logger);
     return pool;
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw unreachable(options.url, error);
+    throw error instanceof StoreMissingError ? error : unreachable(options.url, error);
   }
+}
+
+async function requireSchema(pool: pg.Pool, schema: string, url: string): Promise<void> {
+  const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [`${schema}.hookgate_migrations`]);
+  if (rows[0]?.found === null) throw new StoreMissingError(`no Hookgate store in schema ${schema} of ${describePostgresUrl(url)}`);
 }
 
 /**

@@ -31,7 +31,7 @@ export interface PostgresStore extends Store {
  */
 export async function openPostgresStore(settings: PostgresStoreSettings, options: StoreOptions): Promise<PostgresStore> {
   const now = options.now ?? Date.now;
-  const pool = await openPostgres({ ...settings, logger: options.logger });
+  const pool = await openPostgres({ ...settings, logger: options.logger, role: options.role });
   // Group commit keeps a couple of connections for everything else (runtime, reads, probes).
   const ingress = createPostgresIngress(pool, { idempotencyTtlMs: options.idempotencyTtlMs, now, logger: options.logger, maxInFlight: Math.max(1, settings.pool - 2) });
   const runs = createPostgresRuns(pool);
