@@ -80,7 +80,7 @@ async function start(target: Target): Promise<Server[]> {
   const servers: Server[] = [];
   for (let i = 0; i < count; i += 1) {
     const port = await freePort();
-    servers.push(await children.start({ name: `${target} #${i + 1}`, port, args: [join(ROOT, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', String(port)] }));
+    servers.push(await children.start({ name: `${target} #${i + 1}`, port, readyTimeoutMs: 60_000, args: [join(ROOT, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', String(port)] }));
   }
   return servers;
 }
