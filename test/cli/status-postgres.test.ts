@@ -23,7 +23,7 @@ describe('hookgate status on a PostgreSQL store', () => {
     await database.drop();
   });
 
-  async function status(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  async function status(...args: string[]): Promise<{ code: number | undefined; out: string; err: string }> {
     let out = '';
     let err = '';
     const code = await runCli(['status', '--config', config, ...args], { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {}, cwd: dir });
