@@ -34,7 +34,7 @@ export const StorageSchema = Type.Object(
       maximum: 3600,
       default: 30,
       description:
-        'PostgreSQL only: how long an instance holds a run it executes (and the heartbeat) without renewing; a run whose instance died is taken over by another after it.',
+        'PostgreSQL only: how long an instance holds a run it executes without renewing the claim (renewed every third of it); a run whose instance died is taken over by another after it. Instances also look for such runs every half of it.',
     }),
   },
   { additionalProperties: false, default: {}, description: 'The store: a SQLite file (default) or a shared PostgreSQL database.' },
