@@ -31,6 +31,7 @@ export function startSharedSweep(options: SharedSweepOptions): { stop(): void } 
       await recoverUnfinished(store, clock.now(), logger);
       options.pumpRuns();
       if (await store.session.hasDue(0)) options.requestHeartbeat();
+      logger.debug({ event: 'runtime.swept' }, 'looked for work left by other instances');
     } catch (error) {
       logger.warn({ event: 'runtime.sweep_failed', err: (error as Error).message }, 'could not look for work left by other instances');
     }

@@ -1,0 +1,88 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, silentLogger } from '../../src/log.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.js';
+import { createManualClock } from '../helpers/manual-clock.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+import { until } from '../helpers/wait.js';
+import { agentAcceptance } from '../store/postgres/fixtures.js';
+import { fakeProvider, makeDefaults } from './helpers.js';
+
+/**
+ * The runtime of an instance that shares its PostgreSQL store: every sharedSweepMs it takes over
+ * runs whose lease ran out (their instance died) and claims runs another instance queued. Time is
+ * the manual clock; the store is a real database.
+ */
+describe('the shared sweep of a runtime on PostgreSQL', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let store: PostgresStore;
+  let runtime: Runtime | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 60_000);
+  afterEach(async () => {
+    await runtime?.stop();
+    await store?.close();
+  });
+  afterAll(() => database.drop());
+
+  async function start(schema: string, sharedSweepMs: number | undefined) {
+    const clock = createManualClock();
+    const lines: string[] = [];
+    // Each finished sweep logs runtime.swept: the test waits for it instead of guessing.
+    const sweeps = () => lines.filter((line) => line.includes('"runtime.swept"')).length;
+    const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
+    store = await openPostgresStore({ url: database.url, pool: 4, schema }, { logger: silentLogger(), idempotencyTtlMs: 60_000, role: 'service', now: () => clock.now() });
+    const provider = fakeProvider('fake');
+    runtime = createRuntime({
+      store,
+      instanceId: 'survivor',
+      defaults: makeDefaults({ model: 'fake/model-a' }),
+      providers: new Map([['fake', provider]]),
+      channels: new Map(),
+      logger,
+      clock,
+      leaseMs: 3000,
+      ...(sharedSweepMs === undefined ? {} : { sharedSweepMs }),
+    });
+    await runtime.start();
+    return { clock, provider, sweeps };
+  }
+
+  it('re-runs a run whose instance died, once its lease ran out, counting the attempt', async () => {
+    const { clock, provider, sweeps } = await start('died', 1500);
+    const acceptance = agentAcceptance('left behind');
+    await store.ingress.accept(acceptance); // no notify: as if another instance had accepted it
+    const runId = (acceptance.response.body as { runId: string }).runId;
+    expect(await store.runs.claim(runId, { owner: 'dead-instance', at: clock.now(), leaseUntil: clock.now() + 2000 })).toBe(true);
+
+    clock.advance(1500); // a sweep while the lease holds: the run is left to its owner
+    await until(() => sweeps() === 1, 10_000);
+    expect(await store.runs.view(runId)).toMatchObject({ status: 'running', attempts: 1 });
+    expect(provider.calls).toHaveLength(0);
+
+    clock.advance(1500); // the next sweep comes after the lease ran out: it takes the run over and runs it here
+    await until(async () => (await store.runs.view(runId))?.status === 'ok', 10_000);
+    expect(await store.runs.view(runId)).toMatchObject({ status: 'ok', attempts: 2 });
+    expect(provider.calls).toHaveLength(1);
+  });
+
+  it('claims runs another instance queued, which it was never told about', async () => {
+    const { clock, provider } = await start('queued_elsewhere', 1500);
+    const acceptance = agentAcceptance('queued on the other instance');
+    await store.ingress.accept(acceptance);
+    const runId = (acceptance.response.body as { runId: string }).runId;
+    clock.advance(1500);
+    await until(async () => (await store.runs.view(runId))?.status === 'ok', 10_000);
+    expect(provider.calls).toHaveLength(1);
+  });
+
+  it('without the sweep (one process per store) leaves them until the next start', async () => {
+    const { clock } = await start('alone', undefined);
+    const acceptance = agentAcceptance('not seen');
+    await store.ingress.accept(acceptance);
+    clock.advance(60_000);
+    await runtime!.whenIdle();
+    expect(await store.runs.view((acceptance.response.body as { runId: string }).runId)).toMatchObject({ status: 'queued' });
+  });
+});
