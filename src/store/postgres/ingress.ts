@@ -6,6 +6,7 @@ import type { Acceptance, AcceptOutcome, IngressStore } from '../port.js';
 import { isTransient, query, storeError, transaction } from './sql.js';
 import { writeBatch, type ItemOutcome } from './write-batch.js';
 import { createWritableProbe } from './probe.js';
+import { createTurnBatches } from './turn-batches.js';
 
 const PURGE_SLICE = 2000;
 
@@ -40,43 +41,27 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
   const { now, logger } = options;
   const listeners = new Set<(actions: readonly AdmittedAction[]) => void>();
   const probe = createWritableProbe(pool);
-  let queue: Pending[] = [];
-  let scheduled = false;
-  let inFlight = 0;
+  const batches = createTurnBatches(commitBatch, options.maxInFlight);
   let commits = 0;
   let closed = false;
-  let drained: (() => void) | undefined;
+  /** Whether the last commit failed on the database: only then are requests refused without trying. */
+  let lastCommitFailed = false;
   const maintenance = setInterval(purgeExpiredKeys, options.maintenanceIntervalMs ?? 60_000);
   maintenance.unref();
-
-  function schedule(): void {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(sendNext);
-  }
-
-  function sendNext(): void {
-    scheduled = false;
-    if (queue.length === 0 || inFlight >= options.maxInFlight) return;
-    const batch = queue;
-    queue = [];
-    inFlight += 1;
-    void commitBatch(batch).finally(() => {
-      inFlight -= 1;
-      if (queue.length > 0) schedule();
-      else if (inFlight === 0) drained?.();
-    });
-  }
 
   async function commitBatch(batch: readonly Pending[]): Promise<void> {
     const at = now();
     try {
       const outcomes = await transaction(pool, (client) => writeBatch(client, batch.map((item) => item.acceptance), at, at - options.idempotencyTtlMs));
       commits += 1;
+      lastCommitFailed = false;
       probe.record(true);
       settle(batch, outcomes);
     } catch (error) {
-      if (isTransient(error) || (error instanceof HookError && error.code === 'STORE_UNAVAILABLE')) probe.record(false);
+      if (isTransient(error) || (error instanceof HookError && error.code === 'STORE_UNAVAILABLE')) {
+        lastCommitFailed = true;
+        probe.record(false);
+      }
       logger.error({ event: 'store.commit_failed', err: (error as Error).message, batch: batch.length }, 'store commit failed');
       const refusal = error instanceof HookError ? error : new HookError('INTERNAL', 'the request could not be stored', { cause: error });
       for (const item of batch) item.reject(refusal);
@@ -110,13 +95,11 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
   return {
     accept(acceptance) {
       if (closed) return Promise.reject(new HookError('SHUTTING_DOWN', 'shutting down, retry later', { retryAfterSeconds: 5 }));
-      // While the database is unreachable, refuse at once instead of making every caller wait for
-      // a connect timeout; the probe notices the database is back within a second.
-      if (!probe.writable()) return Promise.reject(storeError(new Error('the database is unreachable')));
-      return new Promise<AcceptOutcome>((resolve, reject) => {
-        queue.push({ acceptance, resolve, reject });
-        schedule();
-      });
+      // While the database is unreachable (a commit failed and the probe agrees), refuse at once
+      // instead of making every caller wait for a connect timeout; the probe notices the database
+      // is back within a second. A probe alone (slow under load) never refuses a request.
+      if (lastCommitFailed && !probe.writable()) return Promise.reject(storeError(new Error('the database is unreachable')));
+      return new Promise<AcceptOutcome>((resolve, reject) => batches.add({ acceptance, resolve, reject }));
     },
     async replay(key, fingerprint) {
       const { rows } = await query<{ fingerprint: string; response: string }>(
@@ -137,13 +120,7 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
     async close() {
       closed = true;
       clearInterval(maintenance);
-      while (queue.length > 0 || inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          drained = resolve;
-          schedule();
-        });
-      }
-      drained = undefined;
+      await batches.drain();
     },
     commitCount: () => commits,
   };

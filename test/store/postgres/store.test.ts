@@ -118,7 +118,10 @@ describe('the PostgreSQL store shared by several instances', () => {
     await stuck.started;
     expect(await b!.session.withHeartbeatLock(async () => 'b')).toEqual({ held: false });
     await b!.pool.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+      // Only this file's database: other files share the server and hold advisory locks of their own.
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     );
     await expect.poll(async () => (await b!.session.withHeartbeatLock(async () => 'b')).held, { timeout: 10_000 }).toBe(true);
     stuck.release();
