@@ -1,6 +1,7 @@
 import { createRandomIdSource } from './random-id.js';
 import { foldText } from './fold.js';
 import { applyFindings, findInFolded, sanitizeUntrusted } from './sanitize.js';
+import { identityMap } from './source-map.js';
 import { detectInFolded } from './suspicious.js';
 
 export type UntrustedSource = 'Email' | 'Webhook';
@@ -121,6 +122,8 @@ function sanitizeAndDetect(content: string): { sanitized: string; suspicious: st
   const suspicious = detectInFolded(content, folded.text, {
     marker: findings.markers.length > 0,
     controlToken: findings.controlTokens.length > 0,
+    // Invisible characters fold to nothing: a folding that kept every unit proves there is none.
+    mayHoldInvisible: folded.toSource !== identityMap,
   });
   return { sanitized: applyFindings(content, findings), suspicious };
 }

@@ -57,13 +57,34 @@ const ANGLE_NAMES = [
   'tool_call', 'tool_response', 'function_call',
 ];
 
-/** Each pattern with the character every match starts with: absent, the pattern needs no run. */
+/**
+ * Each pattern with the character every match starts with, sticky: it runs only where `indexOf`
+ * finds that character (see controlTokenMatches), not at every position of the text.
+ */
 const CONTROL_TOKENS: ReadonlyArray<readonly [string, RegExp]> = [
   // `<|im_start|>`, `<|eot_id|>`, `<|start_header_id|>`, DeepSeek's `<｜begin▁of▁sentence｜>`, any other name.
-  ['<', new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'gu')],
-  ['[', new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'gu')],
-  ['<', new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'gu')],
+  ['<', new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'uy')],
+  ['[', new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'uy')],
+  ['<', new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'uy')],
 ];
+
+/**
+ * The matches a global run of `pattern` would find, left to right and not overlapping: each match
+ * starts with `first`, so trying the pattern (sticky, `lastIndex` set before every use) at each
+ * occurrence of `first` from the end of the previous match on finds the same ones.
+ */
+function controlTokenMatches(text: string, first: string, pattern: RegExp, stopAtFirst: boolean): Array<[number, number]> {
+  const matches: Array<[number, number]> = [];
+  for (let at = text.indexOf(first); at !== -1; at = text.indexOf(first, at + 1)) {
+    pattern.lastIndex = at;
+    if (!pattern.test(text)) continue;
+    matches.push([at, pattern.lastIndex]);
+    if (stopAtFirst) break;
+    // A match is never empty (it holds `first` and a closing bracket), so this moves forward.
+    at = pattern.lastIndex - 1;
+  }
+  return matches;
+}
 
 interface Replacement extends Span {
   placeholder: string;
@@ -128,10 +149,7 @@ function markerSpans(folded: FoldedText): Span[] {
 function controlTokenSpans(folded: FoldedText): Span[] {
   const spans: Span[] = [];
   for (const [first, pattern] of CONTROL_TOKENS) {
-    if (!folded.text.includes(first)) continue;
-    for (const match of folded.text.matchAll(pattern)) {
-      spans.push(folded.toSource(match.index, match.index + match[0].length));
-    }
+    for (const [start, end] of controlTokenMatches(folded.text, first, pattern, false)) spans.push(folded.toSource(start, end));
   }
   return spans;
 }
@@ -158,7 +176,7 @@ export function hasMarkerForm(foldedText: string): boolean {
 
 /** Whether an already folded text holds a control token. */
 export function hasControlToken(foldedText: string): boolean {
-  return CONTROL_TOKENS.some(([first, pattern]) => foldedText.includes(first) && foldedText.search(pattern) !== -1);
+  return CONTROL_TOKENS.some(([first, pattern]) => controlTokenMatches(foldedText, first, pattern, true).length > 0);
 }
 
 /** Overlapping replacements become one; a marker wins over a control token. */

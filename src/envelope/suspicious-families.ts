@@ -1,0 +1,148 @@
+/*
+ * The suspicious pattern families, as data: each family is a list of alternatives, and each
+ * alternative says where a match of it can begin (a word of a list, a line start, a literal). The
+ * regular expressions are built from the same lists, so that "every match begins at one of its
+ * starts" holds by construction; suspicious.ts tests a family only at those positions (see
+ * anchored-scan.ts), and the plain, unanchored expressions stay the definition the tests compare with.
+ *
+ * The patterns run on the folded view (lower case, look-alikes folded, invisible characters dropped).
+ * Every gap is bounded and every pattern starts with a literal word or a line start, so matching stays
+ * linear on large payloads.
+ */
+
+/** Horizontal white space within one line: at least one character (`S`), or possibly none (`S0`). */
+const S = '[^\\S\\n]+';
+const S0 = '[^\\S\\n]*';
+/** Up to `n` characters of the same line. */
+const gap = (n: number): string => `[^\\n]{0,${n}}?`;
+/** Optional markup a fake header may start or end with: `### `, `> `, `**`, `[`, `<`, `<|`, `(`. */
+export const HEADER_OPEN = '[^\\S\\n]{0,8}[#>*=_\\-\\[(<|{ ]{0,8}';
+const CLOSE = '[^\\S\\n]{0,4}[\\])>|}*_ ]{0,4}';
+
+/** Where matches of one alternative can begin. */
+export type Start =
+  /**
+   * Where `after` matches right after a `\b` (one scan over the text finds every such place): every
+   * match of the alternative begins with `\b` and a match of `after`.
+   */
+  | { word: string }
+  /** At the start of a line (the pattern begins with `^`, multiline). */
+  | { lineStart: true }
+  /** At one of these literal texts. */
+  | { literals: readonly string[] };
+
+export interface Alternative {
+  start: Start;
+  source: string;
+}
+
+export interface FamilyDefinition {
+  name: string;
+  alternatives: readonly Alternative[];
+}
+
+/** A line that starts like a chat transcript's role header: `System:`, `### Assistant:`, `[SYSTEM]`. */
+function header(roles: string): Alternative {
+  return { start: { lineStart: true }, source: `^${HEADER_OPEN}(?:${roles})${CLOSE}(?::|\\]|>)` };
+}
+
+/**
+ * An alternative that begins at a word: `\b`, then `head` (what the scan looks for), then `tail`.
+ * `before`, when given, is what must precede that place (a look-behind): a phrase whose first words
+ * are common (`send`, `run`, `ignore`) is anchored at its rarer last word and checked backwards.
+ */
+function atWord(head: string, tail = '', before?: string): Alternative {
+  // The look-behind after a look-ahead for the head: a sticky run where the head is absent stops before it.
+  const lookBehind = before === undefined ? '' : `(?=${head})(?<=${before})`;
+  return { start: { word: head }, source: `\\b${lookBehind}${head}${tail}` };
+}
+
+/** An alternative that begins at a literal text (written as a pattern in `source`). */
+function atLiteral(literal: string, source: string, before?: string): Alternative {
+  const lookBehind = before === undefined ? '' : `(?=${source})(?<=${before})`;
+  return { start: { literals: [literal] }, source: `${lookBehind}${source}` };
+}
+
+const words = (list: readonly string[]): string => `(?:${list.join('|')})`;
+
+export const SYSTEM_ROLES = 'system|system[\\s_-]?(?:prompt|message|note|override)|developer|admin(?:istrator)?|operator';
+export const ASSISTANT_ROLES = 'assistant|ai|ai assistant|model|chatbot|bot|claude|gpt|chatgpt|gemini|llama|copilot';
+export const USER_ROLES = 'human|user';
+
+const IGNORE_VERBS = words(['ignore', 'disregard', 'forget', 'override', 'bypass', 'skip', 'drop', 'abandon']);
+const WHOSE = words(['all', 'any', 'every', 'previous', 'prior', 'above', 'earlier', 'preceding', 'your', 'system', 'original', 'initial', 'those', 'these', 'my']);
+const RULES = words(['instructions?', 'prompts?', 'rules', 'directions', 'directives', 'guidelines', 'guardrails', 'constraints', 'safeguards']);
+const SEND_VERBS = words([
+  'send', 'forward', 'e-?mail', 'post', 'upload', 'share', 'leak', 'exfiltrate', 'transmit', 'paste', 'reveal', 'print',
+  'output', 'dump', 'give',
+]);
+/** What an exfiltration request asks for (after `\b`; `.env` is anchored on its own). */
+const SECRETS = words([
+  'passwords?', 'passcodes?', 'credentials?', 'api[\\s_-]?keys?', 'access[\\s_-]?tokens?', 'tokens?', 'secrets?',
+  'private[\\s_-]?keys?', 'ssh[\\s_-]?keys?', 'env(?:ironment)?[\\s_-]?var(?:iable)?s?', 'cookies?', 'system[\\s_-]?prompt',
+  '(?:conversation|chat|message)[\\s_-]?history', 'contacts', 'address[\\s_-]?book',
+]);
+const RUN_VERBS = words(['run', 'execute', 'exec', 'invoke']);
+const TOOLS = words(['command', 'shell', 'script', 'tool', 'terminal', 'bash', 'powershell', 'code']);
+
+/** `\b`, one of the verbs, `\b`, then up to `n` characters of the line: what precedes the anchored word. */
+const afterVerb = (verbs: string, n: number): string => `\\b${verbs}\\b[^\\n]{0,${n}}`;
+
+export const FAMILY_DEFINITIONS: readonly FamilyDefinition[] = [
+  {
+    name: 'ignore-previous-instructions',
+    alternatives: [atWord(`${RULES}\\b`, '', `${afterVerb(IGNORE_VERBS, 20)}\\b${WHOSE}\\b[^\\n]{0,30}`)],
+  },
+  {
+    name: 'fake-system-header',
+    alternatives: [
+      header(SYSTEM_ROLES),
+      atWord('system[\\s_-]{0,3}(?:override|prompt[\\s_-]{0,3}update)\\b'),
+      atLiteral('<', `<\\|?${S0}system${S0}\\|?>`),
+    ],
+  },
+  { name: 'fake-assistant-header', alternatives: [header(ASSISTANT_ROLES)] },
+  { name: 'fake-user-header', alternatives: [header(USER_ROLES)] },
+  {
+    name: 'role-override',
+    alternatives: [
+      atWord(`you${S}are${S}(?:now|no${S}longer)\\b`),
+      atWord(`from${S}now${S}on\\b`, `${gap(40)}\\byou\\b`),
+      atWord(`pretend${S}(?:to${S}be|you${S}are|that${S}you)\\b`),
+      atWord(`(?:act|behave|respond)${S}as${S}(?:if${S}you|though|an?${S}(?:unrestricted|unfiltered|different|new))\\b`),
+      atWord(`(?:new|updated|real|actual|true)${S}(?:role|persona|identity|instructions|system${S}prompt)\\b`),
+      atWord(`(?:developer|god|dan|jailbreak|unrestricted)${S}mode\\b`),
+      atWord('jailbreak'),
+    ],
+  },
+  {
+    name: 'exfiltration-request',
+    alternatives: [
+      atWord(SECRETS, '', afterVerb(SEND_VERBS, 80)),
+      atLiteral('.env', '\\.env\\b', afterVerb(SEND_VERBS, 80)),
+      atLiteral('![', '!\\[[^\\]\\n]{0,100}\\]\\(https?://[^)\\s]{1,200}[?&]'),
+    ],
+  },
+  {
+    name: 'tool-invocation-request',
+    alternatives: [
+      atWord(`${TOOLS}\\b`, '', `${afterVerb(RUN_VERBS, 30)}`),
+      atWord(`rm${S}-rf\\b`),
+      atLiteral('|', `\\|${S0}(?:ba|z)?sh\\b`, afterVerb(words(['curl', 'wget']), 200)),
+    ],
+  },
+];
+
+/** Whether a family has an alternative anchored at line starts (its expression needs the `m` flag). */
+export function usesLineStarts(family: FamilyDefinition): boolean {
+  return family.alternatives.some((alternative) => 'lineStart' in alternative.start);
+}
+
+/** The family as one expression, unanchored: the definition (flags `u`, plus `m` for line starts). */
+export function familyPattern(family: FamilyDefinition, extraFlags = ''): RegExp {
+  const source = family.alternatives.map((alternative) => alternative.source).join('|');
+  return new RegExp(source, `u${usesLineStarts(family) ? 'm' : ''}${extraFlags}`);
+}
+
+/** The start of every line-start alternative, roles of all families together: a line that lacks it starts no header. */
+export const HEADER_START_SOURCE = `^${HEADER_OPEN}(?:${[SYSTEM_ROLES, ASSISTANT_ROLES, USER_ROLES].join('|')})`;
