@@ -19,7 +19,7 @@ import {
 
 interface Anchors {
   /** What follows `\b` where a word-anchored alternative can begin, of every family. */
-  wordHeads: readonly string[];
+  wordStarts: readonly string[];
   /** Families with word-anchored alternatives: all are tried where the scan finds any head. */
   atWords: readonly number[];
   /** Families with line-start alternatives. */
@@ -33,13 +33,13 @@ function addOnce(list: number[], family: number): void {
 }
 
 function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
-  const wordHeads: string[] = [];
+  const wordStarts: string[] = [];
   const atWords: number[] = [];
   const atLineStarts: number[] = [];
   const byLiteral = new Map<string, number[]>();
   families.forEach((family, index) => {
     for (const { start } of family.alternatives) {
-      if ('word' in start) (wordHeads.push(start.word), addOnce(atWords, index));
+      if ('words' in start) (wordStarts.push(...start.words), addOnce(atWords, index));
       if ('lineStart' in start) addOnce(atLineStarts, index);
       if ('literals' in start) {
         for (const literal of start.literals) {
@@ -50,7 +50,21 @@ function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
       }
     }
   });
-  return { wordHeads, atWords, atLineStarts, byLiteral };
+  return { wordStarts, atWords, atLineStarts, byLiteral };
+}
+
+/**
+ * The word starts grouped by their first letter (`s(?:end…|ecrets?|…)`): the engine tests one
+ * letter per group where it would test every alternative's first characters.
+ */
+function groupedByFirstLetter(starts: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const start of starts) {
+    if (!/^[a-z](?![?*+{])/.test(start)) throw new Error(`a word start must begin with a literal letter: ${start}`);
+    const letter = start.charAt(0);
+    groups.set(letter, [...(groups.get(letter) ?? []), start.slice(1)]);
+  }
+  return [...groups].map(([letter, rests]) => `${letter}(?:${rests.join('|')})`).join('|');
 }
 
 const ANCHORS = collectAnchors(FAMILY_DEFINITIONS);
@@ -58,7 +72,7 @@ const ANCHORS = collectAnchors(FAMILY_DEFINITIONS);
  * Every place where a word-anchored alternative can begin. One expression for all families (the
  * engine's cost is per position tried, so one scan instead of one per family); `\b` factored out.
  */
-const WORD_SCAN = new RegExp(`\\b(?:${ANCHORS.wordHeads.join('|')})`, 'gu');
+const WORD_SCAN = new RegExp(`\\b(?:${groupedByFirstLetter(ANCHORS.wordStarts)})`, 'gu');
 const HEADER_START = new RegExp(HEADER_START_SOURCE, 'muy');
 const STICKY = FAMILY_DEFINITIONS.map((family) => familyPattern(family, 'y'));
 const LINE_BREAKS = ['\n', '\r', '\u2028', '\u2029'];

@@ -61,7 +61,7 @@ const ANGLE_NAMES = [
  * Each pattern with the character every match starts with, sticky: it runs only where `indexOf`
  * finds that character (see controlTokenMatches), not at every position of the text.
  */
-const CONTROL_TOKENS: ReadonlyArray<readonly [string, RegExp]> = [
+export const CONTROL_TOKENS: ReadonlyArray<readonly [string, RegExp]> = [
   // `<|im_start|>`, `<|eot_id|>`, `<|start_header_id|>`, DeepSeek's `<｜begin▁of▁sentence｜>`, any other name.
   ['<', new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'uy')],
   ['[', new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'uy')],

@@ -22,10 +22,11 @@ const CLOSE = '[^\\S\\n]{0,4}[\\])>|}*_ ]{0,4}';
 /** Where matches of one alternative can begin. */
 export type Start =
   /**
-   * Where `after` matches right after a `\b` (one scan over the text finds every such place): every
-   * match of the alternative begins with `\b` and a match of `after`.
+   * Where one of `words` matches right after a `\b` (one scan over the text finds every such place):
+   * every match of the alternative begins with `\b` and a match of one of them. Each begins with a
+   * literal lower-case letter, so the scan can group them by it.
    */
-  | { word: string }
+  | { words: readonly string[] }
   /** At the start of a line (the pattern begins with `^`, multiline). */
   | { lineStart: true }
   /** At one of these literal texts. */
@@ -41,20 +42,24 @@ export interface FamilyDefinition {
   alternatives: readonly Alternative[];
 }
 
+const words = (list: readonly string[]): string => `(?:${list.join('|')})`;
+
 /** A line that starts like a chat transcript's role header: `System:`, `### Assistant:`, `[SYSTEM]`. */
 function header(roles: string): Alternative {
   return { start: { lineStart: true }, source: `^${HEADER_OPEN}(?:${roles})${CLOSE}(?::|\\]|>)` };
 }
 
 /**
- * An alternative that begins at a word: `\b`, then `head` (what the scan looks for), then `tail`.
- * `before`, when given, is what must precede that place (a look-behind): a phrase whose first words
- * are common (`send`, `run`, `ignore`) is anchored at its rarer last word and checked backwards.
+ * An alternative that begins at a word: `\b`, then one of `starts` followed by `rest` (what the scan
+ * looks for), then `tail`. `before`, when given, is what must precede that place (a look-behind): a
+ * phrase whose first words are common (`send`, `run`, `ignore`) is anchored at its rarer last word
+ * and checked backwards.
  */
-function atWord(head: string, tail = '', before?: string): Alternative {
+function atWord(starts: readonly string[], rest = '', tail = '', before?: string): Alternative {
+  const head = `${words(starts)}${rest}`;
   // The look-behind after a look-ahead for the head: a sticky run where the head is absent stops before it.
   const lookBehind = before === undefined ? '' : `(?=${head})(?<=${before})`;
-  return { start: { word: head }, source: `\\b${lookBehind}${head}${tail}` };
+  return { start: { words: starts.map((start) => `${start}${rest}`) }, source: `\\b${lookBehind}${head}${tail}` };
 }
 
 /** An alternative that begins at a literal text (written as a pattern in `source`). */
@@ -63,27 +68,25 @@ function atLiteral(literal: string, source: string, before?: string): Alternativ
   return { start: { literals: [literal] }, source: `${lookBehind}${source}` };
 }
 
-const words = (list: readonly string[]): string => `(?:${list.join('|')})`;
-
 export const SYSTEM_ROLES = 'system|system[\\s_-]?(?:prompt|message|note|override)|developer|admin(?:istrator)?|operator';
 export const ASSISTANT_ROLES = 'assistant|ai|ai assistant|model|chatbot|bot|claude|gpt|chatgpt|gemini|llama|copilot';
 export const USER_ROLES = 'human|user';
 
 const IGNORE_VERBS = words(['ignore', 'disregard', 'forget', 'override', 'bypass', 'skip', 'drop', 'abandon']);
 const WHOSE = words(['all', 'any', 'every', 'previous', 'prior', 'above', 'earlier', 'preceding', 'your', 'system', 'original', 'initial', 'those', 'these', 'my']);
-const RULES = words(['instructions?', 'prompts?', 'rules', 'directions', 'directives', 'guidelines', 'guardrails', 'constraints', 'safeguards']);
+const RULES = ['instructions?', 'prompts?', 'rules', 'directions', 'directives', 'guidelines', 'guardrails', 'constraints', 'safeguards'];
 const SEND_VERBS = words([
   'send', 'forward', 'e-?mail', 'post', 'upload', 'share', 'leak', 'exfiltrate', 'transmit', 'paste', 'reveal', 'print',
   'output', 'dump', 'give',
 ]);
 /** What an exfiltration request asks for (after `\b`; `.env` is anchored on its own). */
-const SECRETS = words([
+const SECRETS = [
   'passwords?', 'passcodes?', 'credentials?', 'api[\\s_-]?keys?', 'access[\\s_-]?tokens?', 'tokens?', 'secrets?',
   'private[\\s_-]?keys?', 'ssh[\\s_-]?keys?', 'env(?:ironment)?[\\s_-]?var(?:iable)?s?', 'cookies?', 'system[\\s_-]?prompt',
-  '(?:conversation|chat|message)[\\s_-]?history', 'contacts', 'address[\\s_-]?book',
-]);
+  'conversation[\\s_-]?history', 'chat[\\s_-]?history', 'message[\\s_-]?history', 'contacts', 'address[\\s_-]?book',
+];
 const RUN_VERBS = words(['run', 'execute', 'exec', 'invoke']);
-const TOOLS = words(['command', 'shell', 'script', 'tool', 'terminal', 'bash', 'powershell', 'code']);
+const TOOLS = ['command', 'shell', 'script', 'tool', 'terminal', 'bash', 'powershell', 'code'];
 
 /** `\b`, one of the verbs, `\b`, then up to `n` characters of the line: what precedes the anchored word. */
 const afterVerb = (verbs: string, n: number): string => `\\b${verbs}\\b[^\\n]{0,${n}}`;
@@ -91,13 +94,13 @@ const afterVerb = (verbs: string, n: number): string => `\\b${verbs}\\b[^\\n]{0,
 export const FAMILY_DEFINITIONS: readonly FamilyDefinition[] = [
   {
     name: 'ignore-previous-instructions',
-    alternatives: [atWord(`${RULES}\\b`, '', `${afterVerb(IGNORE_VERBS, 20)}\\b${WHOSE}\\b[^\\n]{0,30}`)],
+    alternatives: [atWord(RULES, '\\b', '', `${afterVerb(IGNORE_VERBS, 20)}\\b${WHOSE}\\b[^\\n]{0,30}`)],
   },
   {
     name: 'fake-system-header',
     alternatives: [
       header(SYSTEM_ROLES),
-      atWord('system[\\s_-]{0,3}(?:override|prompt[\\s_-]{0,3}update)\\b'),
+      atWord(['system'], '[\\s_-]{0,3}(?:override|prompt[\\s_-]{0,3}update)\\b'),
       atLiteral('<', `<\\|?${S0}system${S0}\\|?>`),
     ],
   },
@@ -106,19 +109,19 @@ export const FAMILY_DEFINITIONS: readonly FamilyDefinition[] = [
   {
     name: 'role-override',
     alternatives: [
-      atWord(`you${S}are${S}(?:now|no${S}longer)\\b`),
-      atWord(`from${S}now${S}on\\b`, `${gap(40)}\\byou\\b`),
-      atWord(`pretend${S}(?:to${S}be|you${S}are|that${S}you)\\b`),
-      atWord(`(?:act|behave|respond)${S}as${S}(?:if${S}you|though|an?${S}(?:unrestricted|unfiltered|different|new))\\b`),
-      atWord(`(?:new|updated|real|actual|true)${S}(?:role|persona|identity|instructions|system${S}prompt)\\b`),
-      atWord(`(?:developer|god|dan|jailbreak|unrestricted)${S}mode\\b`),
-      atWord('jailbreak'),
+      atWord(['you'], `${S}are${S}(?:now|no${S}longer)\\b`),
+      atWord(['from'], `${S}now${S}on\\b`, `${gap(40)}\\byou\\b`),
+      atWord(['pretend'], `${S}(?:to${S}be|you${S}are|that${S}you)\\b`),
+      atWord(['act', 'behave', 'respond'], `${S}as${S}(?:if${S}you|though|an?${S}(?:unrestricted|unfiltered|different|new))\\b`),
+      atWord(['new', 'updated', 'real', 'actual', 'true'], `${S}(?:role|persona|identity|instructions|system${S}prompt)\\b`),
+      atWord(['developer', 'god', 'dan', 'jailbreak', 'unrestricted'], `${S}mode\\b`),
+      atWord(['jailbreak']),
     ],
   },
   {
     name: 'exfiltration-request',
     alternatives: [
-      atWord(SECRETS, '', afterVerb(SEND_VERBS, 80)),
+      atWord(SECRETS, '', '', afterVerb(SEND_VERBS, 80)),
       atLiteral('.env', '\\.env\\b', afterVerb(SEND_VERBS, 80)),
       atLiteral('![', '!\\[[^\\]\\n]{0,100}\\]\\(https?://[^)\\s]{1,200}[?&]'),
     ],
@@ -126,8 +129,8 @@ export const FAMILY_DEFINITIONS: readonly FamilyDefinition[] = [
   {
     name: 'tool-invocation-request',
     alternatives: [
-      atWord(`${TOOLS}\\b`, '', `${afterVerb(RUN_VERBS, 30)}`),
-      atWord(`rm${S}-rf\\b`),
+      atWord(TOOLS, '\\b', '', afterVerb(RUN_VERBS, 30)),
+      atWord(['rm'], `${S}-rf\\b`),
       atLiteral('|', `\\|${S0}(?:ba|z)?sh\\b`, afterVerb(words(['curl', 'wget']), 200)),
     ],
   },

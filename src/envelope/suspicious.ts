@@ -11,7 +11,7 @@ import { FAMILY_DEFINITIONS } from './suspicious-families.js';
  */
 
 /** Tag characters (ASCII smuggling) and bidi overrides: invisible text a model still reads. */
-const INVISIBLE_TEXT = /[\u{e0000}-\u{e007f}\u202a-\u202e\u2066-\u2069]/u;
+export const INVISIBLE_TEXT = /[\u{e0000}-\u{e007f}\u202a-\u202e\u2066-\u2069]/u;
 
 /** Whether the sanitiser's patterns occur in the text, when a caller already knows. */
 export interface EnvelopeFindings {
