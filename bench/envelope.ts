@@ -93,18 +93,18 @@ const INPUTS: ReadonlyArray<readonly [string, string]> = [
   ['64 KiB hostile', prose(HOSTILE, 64 * KIB, 4)],
 ];
 
-/** CPU microseconds per call: the best of 5 batches of at least 2 ms each, after a warm-up. */
+/** CPU microseconds per call: the best of 7 batches of at least 5 ms each, after a warm-up. */
 function cpuMicros(run: () => unknown): number {
   let calls = 1;
   for (let warm = performance.now(); performance.now() - warm < 20; ) run();
   for (let start = process.cpuUsage(); ; calls *= 2) {
     for (let call = 0; call < calls; call++) run();
     const used = process.cpuUsage(start);
-    if (used.user + used.system >= 2000) break;
+    if (used.user + used.system >= 5000) break;
     start = process.cpuUsage();
   }
   let best = Infinity;
-  for (let batch = 0; batch < 5; batch++) {
+  for (let batch = 0; batch < 7; batch++) {
     const start = process.cpuUsage();
     for (let call = 0; call < calls; call++) run();
     const used = process.cpuUsage(start);

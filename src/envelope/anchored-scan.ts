@@ -20,8 +20,10 @@ import {
 interface Anchors {
   /** What follows `\b` where a word-anchored alternative can begin, of every family. */
   wordStarts: readonly string[];
-  /** Families with word-anchored alternatives: all are tried where the scan finds any head. */
+  /** Families with word-anchored alternatives. */
   atWords: readonly number[];
+  /** The first letter of every word start, to the families with a start beginning with it: only those can match there. */
+  byFirstLetter: ReadonlyMap<string, readonly number[]>;
   /** Families with line-start alternatives. */
   atLineStarts: readonly number[];
   /** Literal start texts, to their families. */
@@ -37,9 +39,14 @@ function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
   const atWords: number[] = [];
   const atLineStarts: number[] = [];
   const byLiteral = new Map<string, number[]>();
+  const byFirstLetter = new Map<string, number[]>();
   families.forEach((family, index) => {
     for (const { start } of family.alternatives) {
-      if ('words' in start) (wordStarts.push(...start.words), addOnce(atWords, index));
+      if ('words' in start) {
+        wordStarts.push(...start.words);
+        addOnce(atWords, index);
+        for (const word of start.words) byFirstLetter.set(word.charAt(0), [...(byFirstLetter.get(word.charAt(0)) ?? []), index]);
+      }
       if ('lineStart' in start) addOnce(atLineStarts, index);
       if ('literals' in start) {
         for (const literal of start.literals) {
@@ -50,7 +57,7 @@ function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
       }
     }
   });
-  return { wordStarts, atWords, atLineStarts, byLiteral };
+  return { wordStarts, atWords, byFirstLetter, atLineStarts, byLiteral };
 }
 
 /**
@@ -130,7 +137,7 @@ function scanLineStarts(found: Found, text: string): void {
 function scanWords(found: Found, text: string): void {
   WORD_SCAN.lastIndex = 0;
   for (let match = WORD_SCAN.exec(text); match !== null && found.anyMissing(ANCHORS.atWords); match = WORD_SCAN.exec(text)) {
-    found.testAt(ANCHORS.atWords, match.index);
+    found.testAt(ANCHORS.byFirstLetter.get(match[0].charAt(0)) ?? [], match.index);
     // From the next position, not the match's end: a start inside this match is still tried.
     WORD_SCAN.lastIndex = match.index + 1;
   }

@@ -44,6 +44,7 @@ export function endMarker(id: string): string {
 const LINE_BREAKING = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]+/gu;
 
 function capCodePoints(text: string, max: number): string {
+  if (text.length <= max) return text; // No more code points than UTF-16 units.
   const codePoints = Array.from(text);
   return codePoints.length <= max ? text : `${codePoints.slice(0, max - 1).join('')}…`;
 }
