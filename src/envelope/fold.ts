@@ -8,16 +8,29 @@ export type { FoldedText };
  * The fast folding below produces exactly what foldTextReference produces (a property test holds it
  * to that): it is the same code point by code point folding, with the folding of common code units
  * looked up in two tables built once at start-up instead of computed.
- *  - Text of printable ASCII, tab and `\n` only (most payloads) is lower-cased natively: one
- *    regular-expression test proves it, and the source map is the identity.
+ *  - Text of printable ASCII, tab and `\n` only (most payloads) is lower-cased natively: a few
+ *    native searches prove it (isPlainAscii), and the source map is the identity.
  *  - Any other text is walked unit by unit: a unit that folds to itself is copied, one that folds to
  *    one other unit (ASCII capitals and controls, é → e, full-width letters, most kana) is looked up,
  *    and only the rest (expansions, dropped characters, surrogate pairs, rare blocks) goes through
  *    foldCodePoint, cached per call. Source positions stay implicit except around those.
  */
 
-/** Anything but printable ASCII, tab and `\n`: absent, folding is ASCII lower-casing. */
-const NOT_PLAIN_ASCII = /[^\t\n -~]/;
+/** The ASCII units that fold to something other than their lower case: controls but tab and `\n`, and DEL. */
+const ASCII_CONTROLS = Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code))
+  .filter((unit) => unit !== '\t' && unit !== '\n')
+  .concat('\u007f');
+
+/**
+ * Whether the text is printable ASCII, tab and `\n` only, so that folding is ASCII lower-casing.
+ * Native searches, about three times faster than one regular-expression pass over the text: a
+ * UTF-8 length equal to the UTF-16 length means no unit is 0x80 or above (each of those takes two or
+ * three bytes), and each control is one `includes` (a vectorised character search).
+ */
+function isPlainAscii(text: string): boolean {
+  if (Buffer.byteLength(text, 'utf8') !== text.length) return false;
+  return !ASCII_CONTROLS.some((control) => text.includes(control));
+}
 
 /** Blocks whose units are tabulated (Latin, Greek, Cyrillic, general punctuation, CJK punctuation and kana, full-width forms). */
 const TABULATED_BLOCKS: ReadonlyArray<readonly [number, number]> = [
@@ -143,7 +156,7 @@ function foldByTables(text: string): FoldedText {
  * (code point by code point, so the folding of a concatenation is the concatenation of the foldings).
  */
 export function foldText(text: string): FoldedText {
-  if (!NOT_PLAIN_ASCII.test(text)) return { text: text.toLowerCase(), toSource: identityMap };
+  if (isPlainAscii(text)) return { text: text.toLowerCase(), toSource: identityMap };
   return foldByTables(text);
 }
 
