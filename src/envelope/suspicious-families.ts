@@ -44,6 +44,20 @@ export interface FamilyDefinition {
 
 const words = (list: readonly string[]): string => `(?:${list.join('|')})`;
 
+/**
+ * Words for a look-behind, grouped by their last letter (`(?:(?:sen|forwar)d|…)`): a look-behind
+ * is matched backwards, so the engine tests one letter per group where it would test every word.
+ */
+function endingWords(list: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const word of list) {
+    if (!/[a-z]$/.test(word)) throw new Error(`a look-behind word must end with a literal letter: ${word}`);
+    const letter = word.charAt(word.length - 1);
+    groups.set(letter, [...(groups.get(letter) ?? []), word.slice(0, -1)]);
+  }
+  return `(?:${[...groups].map(([letter, heads]) => `(?:${heads.join('|')})${letter}`).join('|')})`;
+}
+
 /** A line that starts like a chat transcript's role header: `System:`, `### Assistant:`, `[SYSTEM]`. */
 function header(roles: string): Alternative {
   return { start: { lineStart: true }, source: `^${HEADER_OPEN}(?:${roles})${CLOSE}(?::|\\]|>)` };
@@ -72,10 +86,10 @@ export const SYSTEM_ROLES = 'system|system[\\s_-]?(?:prompt|message|note|overrid
 export const ASSISTANT_ROLES = 'assistant|ai|ai assistant|model|chatbot|bot|claude|gpt|chatgpt|gemini|llama|copilot';
 export const USER_ROLES = 'human|user';
 
-const IGNORE_VERBS = words(['ignore', 'disregard', 'forget', 'override', 'bypass', 'skip', 'drop', 'abandon']);
-const WHOSE = words(['all', 'any', 'every', 'previous', 'prior', 'above', 'earlier', 'preceding', 'your', 'system', 'original', 'initial', 'those', 'these', 'my']);
+const IGNORE_VERBS = endingWords(['ignore', 'disregard', 'forget', 'override', 'bypass', 'skip', 'drop', 'abandon']);
+const WHOSE = endingWords(['all', 'any', 'every', 'previous', 'prior', 'above', 'earlier', 'preceding', 'your', 'system', 'original', 'initial', 'those', 'these', 'my']);
 const RULES = ['instructions?', 'prompts?', 'rules', 'directions', 'directives', 'guidelines', 'guardrails', 'constraints', 'safeguards'];
-const SEND_VERBS = words([
+const SEND_VERBS = endingWords([
   'send', 'forward', 'e-?mail', 'post', 'upload', 'share', 'leak', 'exfiltrate', 'transmit', 'paste', 'reveal', 'print',
   'output', 'dump', 'give',
 ]);
@@ -85,7 +99,7 @@ const SECRETS = [
   'private[\\s_-]?keys?', 'ssh[\\s_-]?keys?', 'env(?:ironment)?[\\s_-]?var(?:iable)?s?', 'cookies?', 'system[\\s_-]?prompt',
   'conversation[\\s_-]?history', 'chat[\\s_-]?history', 'message[\\s_-]?history', 'contacts', 'address[\\s_-]?book',
 ];
-const RUN_VERBS = words(['run', 'execute', 'exec', 'invoke']);
+const RUN_VERBS = endingWords(['run', 'execute', 'exec', 'invoke']);
 const TOOLS = ['command', 'shell', 'script', 'tool', 'terminal', 'bash', 'powershell', 'code'];
 
 /** `\b`, one of the verbs, `\b`, then up to `n` characters of the line: what precedes the anchored word. */
@@ -131,7 +145,7 @@ export const FAMILY_DEFINITIONS: readonly FamilyDefinition[] = [
     alternatives: [
       atWord(TOOLS, '\\b', '', afterVerb(RUN_VERBS, 30)),
       atWord(['rm'], `${S}-rf\\b`),
-      atLiteral('|', `\\|${S0}(?:ba|z)?sh\\b`, afterVerb(words(['curl', 'wget']), 200)),
+      atLiteral('|', `\\|${S0}(?:ba|z)?sh\\b`, afterVerb(endingWords(['curl', 'wget']), 200)),
     ],
   },
 ];
