@@ -1,6 +1,7 @@
 import {
   FAMILY_DEFINITIONS,
   HEADER_START_SOURCE,
+  anchoredFamilyPattern,
   familyPattern,
   type FamilyDefinition,
 } from './suspicious-families.js';
@@ -12,6 +13,10 @@ import {
  * alternatives can begin (suspicious-families.ts declares where): at the words one scan finds, at the
  * line starts and literals `indexOf` finds. A sticky run at position p answers "does the expression
  * match starting at p", so the union over all possible starts is exactly the unanchored answer.
+ *
+ * Each try is a call into the engine (a fraction of a microsecond): a text dense with starts (256 KiB
+ * of `<` or `| sh`) would cost more than reading it whole. So the tries are budgeted; past the budget,
+ * the families not yet found run once over the whole text, read forwards, as they would unanchored.
  *
  * The expressions below are module constants with `g`/`y` flags: `lastIndex` is set right before
  * every use, so no position ever carries from one use to the next.
@@ -45,7 +50,11 @@ function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
       if ('words' in start) {
         wordStarts.push(...start.words);
         addOnce(atWords, index);
-        for (const word of start.words) byFirstLetter.set(word.charAt(0), [...(byFirstLetter.get(word.charAt(0)) ?? []), index]);
+        for (const word of start.words) {
+          const list = byFirstLetter.get(word.charAt(0)) ?? [];
+          addOnce(list, index);
+          byFirstLetter.set(word.charAt(0), list);
+        }
       }
       if ('lineStart' in start) addOnce(atLineStarts, index);
       if ('literals' in start) {
@@ -81,33 +90,60 @@ const ANCHORS = collectAnchors(FAMILY_DEFINITIONS);
  */
 const WORD_SCAN = new RegExp(`\\b(?:${groupedByFirstLetter(ANCHORS.wordStarts)})`, 'gu');
 const HEADER_START = new RegExp(HEADER_START_SOURCE, 'muy');
-const STICKY = FAMILY_DEFINITIONS.map((family) => familyPattern(family, 'y'));
+const STICKY = FAMILY_DEFINITIONS.map((family) => anchoredFamilyPattern(family));
+const WHOLE_TEXT = FAMILY_DEFINITIONS.map((family) => familyPattern(family));
+/*
+ * The budget, in rough nanoseconds of this machine: a try is a call into the engine (~300 ns) plus,
+ * for a look-behind, ~20 ns per character it may read back; running all families over the whole text
+ * costs ~10 ns per character. Past 8 ns per character of tries, the whole-text runs are cheaper.
+ */
+const TRY_COST = FAMILY_DEFINITIONS.map(
+  (family) => 300 + 20 * Math.max(0, ...family.alternatives.map((alternative) => alternative.lookBehindChars)),
+);
+const LINE_TRY_COST = 300;
+const budgetFor = (text: string): number => 100_000 + 8 * text.length;
 const LINE_BREAKS = ['\n', '\r', '\u2028', '\u2029'];
 
-/** The families found so far, and sticky tests that skip a family already found. */
+/** The families found so far, and sticky tries that skip a family already found. */
 class Found {
   readonly flags: boolean[] = FAMILY_DEFINITIONS.map(() => false);
-  remaining = FAMILY_DEFINITIONS.length;
   private readonly text: string;
+  private budgetLeft: number;
 
   constructor(text: string) {
     this.text = text;
+    this.budgetLeft = budgetFor(text);
+  }
+
+  /** False once the budget is spent: the scans stop and {@link finishWholeText} answers. */
+  get trying(): boolean {
+    return this.budgetLeft > 0;
+  }
+
+  spend(cost: number): void {
+    this.budgetLeft -= cost;
   }
 
   testAt(families: readonly number[], at: number): void {
     for (const family of families) {
       const sticky = STICKY[family];
       if (this.flags[family] === true || sticky === undefined) continue;
+      this.spend(TRY_COST[family] ?? 0);
       sticky.lastIndex = at;
-      if (sticky.test(this.text)) {
-        this.flags[family] = true;
-        this.remaining--;
-      }
+      if (sticky.test(this.text)) this.flags[family] = true;
     }
   }
 
   anyMissing(families: readonly number[]): boolean {
-    return families.some((family) => this.flags[family] !== true);
+    return this.trying && families.some((family) => this.flags[family] !== true);
+  }
+
+  /** After the budget ran out: every family not found yet, run over the whole text. */
+  finishWholeText(): void {
+    if (this.trying) return;
+    this.flags.forEach((present, family) => {
+      if (!present) this.flags[family] = WHOLE_TEXT[family]?.test(this.text) === true;
+    });
   }
 }
 
@@ -120,6 +156,7 @@ function scanLiterals(found: Found, text: string): void {
 }
 
 function testLineStart(found: Found, text: string, at: number): void {
+  found.spend(LINE_TRY_COST);
   HEADER_START.lastIndex = at;
   if (HEADER_START.test(text)) found.testAt(ANCHORS.atLineStarts, at);
 }
@@ -152,5 +189,6 @@ export function familiesIn(foldedText: string): readonly boolean[] {
   scanLiterals(found, foldedText);
   scanLineStarts(found, foldedText);
   scanWords(found, foldedText);
+  found.finishWholeText();
   return found.flags;
 }

@@ -68,20 +68,35 @@ export const CONTROL_TOKENS: ReadonlyArray<readonly [string, RegExp]> = [
   ['<', new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'uy')],
 ];
 
+/** The same expressions, global: what a text dense with `<` or `[` is read with (see controlTokenMatches). */
+const CONTROL_TOKENS_GLOBAL: readonly RegExp[] = CONTROL_TOKENS.map(([, pattern]) => new RegExp(pattern.source, 'gu'));
+
 /**
- * The matches a global run of `pattern` would find, left to right and not overlapping: each match
- * starts with `first`, so trying the pattern (sticky, `lastIndex` set before every use) at each
- * occurrence of `first` from the end of the previous match on finds the same ones.
+ * The matches a global run of the `index`th pattern would find, left to right and not overlapping:
+ * each match starts with its first character, so trying the pattern (sticky, `lastIndex` set before
+ * every use) at each occurrence of that character from the end of the previous match on finds the
+ * same ones. A try is a call into the engine; past a few per 100 characters (a text of `<<<<`), the
+ * rest of the text is read by the global expression from where the tries stopped.
  */
-function controlTokenMatches(text: string, first: string, pattern: RegExp, stopAtFirst: boolean): Array<[number, number]> {
+function controlTokenMatches(text: string, index: number, stopAtFirst: boolean): Array<[number, number]> {
+  const [first, sticky] = CONTROL_TOKENS[index] ?? ['', /$^/y];
   const matches: Array<[number, number]> = [];
-  for (let at = text.indexOf(first); at !== -1; at = text.indexOf(first, at + 1)) {
-    pattern.lastIndex = at;
-    if (!pattern.test(text)) continue;
-    matches.push([at, pattern.lastIndex]);
-    if (stopAtFirst) break;
+  let triesLeft = 64 + (text.length >> 5);
+  let at = text.indexOf(first);
+  for (; at !== -1 && triesLeft > 0; at = text.indexOf(first, at + 1), triesLeft--) {
+    sticky.lastIndex = at;
+    if (!sticky.test(text)) continue;
+    matches.push([at, sticky.lastIndex]);
+    if (stopAtFirst) return matches;
     // A match is never empty (it holds `first` and a closing bracket), so this moves forward.
-    at = pattern.lastIndex - 1;
+    at = sticky.lastIndex - 1;
+  }
+  if (at === -1) return matches;
+  const global = CONTROL_TOKENS_GLOBAL[index] ?? /$^/g;
+  global.lastIndex = at;
+  for (let match = global.exec(text); match !== null; match = global.exec(text)) {
+    matches.push([match.index, match.index + match[0].length]);
+    if (stopAtFirst) break;
   }
   return matches;
 }
@@ -152,9 +167,9 @@ function markerSpans(folded: FoldedText): Span[] {
 
 function controlTokenSpans(folded: FoldedText): Span[] {
   const spans: Span[] = [];
-  for (const [first, pattern] of CONTROL_TOKENS) {
-    for (const [start, end] of controlTokenMatches(folded.text, first, pattern, false)) spans.push(folded.toSource(start, end));
-  }
+  CONTROL_TOKENS.forEach((_, index) => {
+    for (const [start, end] of controlTokenMatches(folded.text, index, false)) spans.push(folded.toSource(start, end));
+  });
   return spans;
 }
 
@@ -180,7 +195,7 @@ export function hasMarkerForm(foldedText: string): boolean {
 
 /** Whether an already folded text holds a control token. */
 export function hasControlToken(foldedText: string): boolean {
-  return CONTROL_TOKENS.some(([first, pattern]) => controlTokenMatches(foldedText, first, pattern, true).length > 0);
+  return CONTROL_TOKENS.some((_, index) => controlTokenMatches(foldedText, index, true).length > 0);
 }
 
 /** Overlapping replacements become one; a marker wins over a control token. */

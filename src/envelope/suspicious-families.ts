@@ -34,7 +34,15 @@ export type Start =
 
 export interface Alternative {
   start: Start;
+  /** The pattern as it runs sticky at one of its starts (a look-behind checks what precedes it). */
   source: string;
+  /**
+   * The same matches as a pattern that reads forwards from its first word: what a run over the whole
+   * text uses (a look-behind tried at every place a dense text offers would cost a window each).
+   */
+  forward: string;
+  /** How many characters its look-behind may read, at most (0 without one): what a try can cost. */
+  lookBehindChars: number;
 }
 
 export interface FamilyDefinition {
@@ -58,9 +66,16 @@ function endingWords(list: readonly string[]): string {
   return `(?:${[...groups].map(([letter, heads]) => `(?:${heads.join('|')})${letter}`).join('|')})`;
 }
 
+/** A bound on what a look-behind reads: its gaps (`{0,n}`) and, generously, 16 characters per word. */
+function lookBehindBound(before: string): number {
+  const gaps = [...before.matchAll(/\{0,(\d+)\}/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  return gaps + 16 * (before.split('\\b').length - 1);
+}
+
 /** A line that starts like a chat transcript's role header: `System:`, `### Assistant:`, `[SYSTEM]`. */
 function header(roles: string): Alternative {
-  return { start: { lineStart: true }, source: `^${HEADER_OPEN}(?:${roles})${CLOSE}(?::|\\]|>)` };
+  const source = `^${HEADER_OPEN}(?:${roles})${CLOSE}(?::|\\]|>)`;
+  return { start: { lineStart: true }, source, forward: source, lookBehindChars: 0 };
 }
 
 /**
@@ -71,15 +86,19 @@ function header(roles: string): Alternative {
  */
 function atWord(starts: readonly string[], rest = '', tail = '', before?: string): Alternative {
   const head = `${words(starts)}${rest}`;
+  const start = { words: starts.map((word) => `${word}${rest}`) };
+  if (before === undefined) return { start, source: `\\b${head}${tail}`, forward: `\\b${head}${tail}`, lookBehindChars: 0 };
   // The look-behind after a look-ahead for the head: a sticky run where the head is absent stops before it.
-  const lookBehind = before === undefined ? '' : `(?=${head})(?<=${before})`;
-  return { start: { words: starts.map((start) => `${start}${rest}`) }, source: `\\b${lookBehind}${head}${tail}` };
+  const source = `\\b(?=${head})(?<=${before})${head}${tail}`;
+  return { start, source, forward: `${before}\\b${head}${tail}`, lookBehindChars: lookBehindBound(before) };
 }
 
 /** An alternative that begins at a literal text (written as a pattern in `source`). */
 function atLiteral(literal: string, source: string, before?: string): Alternative {
-  const lookBehind = before === undefined ? '' : `(?=${source})(?<=${before})`;
-  return { start: { literals: [literal] }, source: `${lookBehind}${source}` };
+  const start = { literals: [literal] };
+  if (before === undefined) return { start, source, forward: source, lookBehindChars: 0 };
+  const anchored = `(?=${source})(?<=${before})${source}`;
+  return { start, source: anchored, forward: `${before}${source}`, lookBehindChars: lookBehindBound(before) };
 }
 
 export const SYSTEM_ROLES = 'system|system[\\s_-]?(?:prompt|message|note|override)|developer|admin(?:istrator)?|operator';
@@ -155,10 +174,16 @@ export function usesLineStarts(family: FamilyDefinition): boolean {
   return family.alternatives.some((alternative) => 'lineStart' in alternative.start);
 }
 
-/** The family as one expression, unanchored: the definition (flags `u`, plus `m` for line starts). */
+/** The family as one expression read forwards, unanchored: the definition (flags `u`, plus `m` for line starts). */
 export function familyPattern(family: FamilyDefinition, extraFlags = ''): RegExp {
-  const source = family.alternatives.map((alternative) => alternative.source).join('|');
+  const source = family.alternatives.map((alternative) => alternative.forward).join('|');
   return new RegExp(source, `u${usesLineStarts(family) ? 'm' : ''}${extraFlags}`);
+}
+
+/** The family as one sticky expression to try at one of its starts (see anchored-scan.ts). */
+export function anchoredFamilyPattern(family: FamilyDefinition): RegExp {
+  const source = family.alternatives.map((alternative) => alternative.source).join('|');
+  return new RegExp(source, `u${usesLineStarts(family) ? 'm' : ''}y`);
 }
 
 /** The start of every line-start alternative, roles of all families together: a line that lacks it starts no header. */

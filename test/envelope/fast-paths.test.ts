@@ -124,6 +124,22 @@ describe('control tokens tried only at their first character', () => {
     );
   });
 
+  it('finds the same spans in a text dense with `<` and `[`, where the tries give way to a global run', () => {
+    const dense = (unit: string, size: number): string => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+    for (const text of [`${dense('<', 100_000)}<|im_start|>`, `${dense('[ ', 100_000)}[INST]<s>`, `<s>${dense('<<', 50_000)}</s><|eot_id|>`]) {
+      const spans = findControlTokenSpans(text).map((span): [number, number] => [span.start, span.end]);
+      expect(spans.sort((a, b) => a[0] - b[0] || a[1] - b[1])).toEqual(referenceSpans(text));
+      expect(spans.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('finds a token wherever the tries stop: after any number of lone `<` before it', () => {
+    for (let count = 0; count < 400; count++) {
+      const text = `${'x< '.repeat(count)}<s>`;
+      expect(findControlTokenSpans(text)).toEqual([{ start: 3 * count, end: 3 * count + 3 }]);
+    }
+  });
+
   it('leaves the shared sticky expressions usable: the same text twice gives the same spans', () => {
     const text = 'a <|im_start|> b [INST] c <s>';
     expect(findInFolded(foldText(text))).toEqual(findInFolded(foldText(text)));
