@@ -3,6 +3,7 @@ import {
   HEADER_START_SOURCE,
   anchoredFamilyPattern,
   familyPattern,
+  type Alternative,
   type FamilyDefinition,
 } from './suspicious-families.js';
 
@@ -22,51 +23,66 @@ import {
  * every use, so no position ever carries from one use to the next.
  */
 
+/** The families to try where one kind of start occurs, and what trying them costs (see the budget below). */
+interface Tries {
+  families: number[];
+  cost: number;
+}
+
 interface Anchors {
   /** What follows `\b` where a word-anchored alternative can begin, of every family. */
   wordStarts: readonly string[];
   /** Families with word-anchored alternatives. */
   atWords: readonly number[];
-  /** The first letter of every word start, to the families with a start beginning with it: only those can match there. */
-  byFirstLetter: ReadonlyMap<string, readonly number[]>;
+  /**
+   * The first two letters of every word start (each begins with two literal letters), to the families
+   * with a start beginning with them: only those can match where the scan found such a start.
+   */
+  byWordKey: ReadonlyMap<string, Tries>;
   /** Families with line-start alternatives. */
-  atLineStarts: readonly number[];
+  atLineStarts: Tries;
   /** Literal start texts, to their families. */
-  byLiteral: ReadonlyMap<string, readonly number[]>;
+  byLiteral: ReadonlyMap<string, Tries>;
 }
 
-function addOnce(list: number[], family: number): void {
-  if (!list.includes(family)) list.push(family);
+/*
+ * The budget, in rough nanoseconds of this machine: a try is a call into the engine (~300 ns) plus,
+ * when a look-behind runs, ~20 ns per character it may read back; running all families over the whole
+ * text costs ~10 ns per character. Past 8 ns per character of tries, the whole-text runs are cheaper.
+ */
+const CALL_COST = 300;
+const LOOK_BEHIND_COST_PER_CHAR = 20;
+const budgetFor = (text: string): number => 200_000 + 8 * text.length;
+
+function addTry(map: Map<string, Tries>, key: string, family: number, alternative: Alternative): void {
+  const tries = map.get(key) ?? { families: [], cost: 0 };
+  if (!tries.families.includes(family)) (tries.families.push(family), (tries.cost += CALL_COST));
+  tries.cost += LOOK_BEHIND_COST_PER_CHAR * alternative.lookBehindChars;
+  map.set(key, tries);
 }
 
 function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
   const wordStarts: string[] = [];
-  const atWords: number[] = [];
-  const atLineStarts: number[] = [];
-  const byLiteral = new Map<string, number[]>();
-  const byFirstLetter = new Map<string, number[]>();
+  const atWords = new Set<number>();
+  const lineStarts = new Map<string, Tries>();
+  const byLiteral = new Map<string, Tries>();
+  const byWordKey = new Map<string, Tries>();
   families.forEach((family, index) => {
-    for (const { start } of family.alternatives) {
-      if ('words' in start) {
-        wordStarts.push(...start.words);
-        addOnce(atWords, index);
-        for (const word of start.words) {
-          const list = byFirstLetter.get(word.charAt(0)) ?? [];
-          addOnce(list, index);
-          byFirstLetter.set(word.charAt(0), list);
-        }
-      }
-      if ('lineStart' in start) addOnce(atLineStarts, index);
-      if ('literals' in start) {
-        for (const literal of start.literals) {
-          const list = byLiteral.get(literal) ?? [];
-          addOnce(list, index);
-          byLiteral.set(literal, list);
-        }
+    for (const alternative of family.alternatives) {
+      const { start } = alternative;
+      if ('lineStart' in start) addTry(lineStarts, '', index, alternative);
+      if ('literals' in start) for (const literal of start.literals) addTry(byLiteral, literal, index, alternative);
+      if (!('words' in start)) continue;
+      wordStarts.push(...start.words);
+      atWords.add(index);
+      for (const word of start.words) {
+        if (!/^[a-z]{2}/.test(word)) throw new Error(`a word start must begin with two literal letters: ${word}`);
+        addTry(byWordKey, word.slice(0, 2), index, alternative);
       }
     }
   });
-  return { wordStarts, atWords, byFirstLetter, atLineStarts, byLiteral };
+  const atLineStarts = lineStarts.get('') ?? { families: [], cost: 0 };
+  return { wordStarts, atWords: [...atWords], byWordKey, atLineStarts, byLiteral };
 }
 
 /**
@@ -92,16 +108,6 @@ const WORD_SCAN = new RegExp(`\\b(?:${groupedByFirstLetter(ANCHORS.wordStarts)})
 const HEADER_START = new RegExp(HEADER_START_SOURCE, 'muy');
 const STICKY = FAMILY_DEFINITIONS.map((family) => anchoredFamilyPattern(family));
 const WHOLE_TEXT = FAMILY_DEFINITIONS.map((family) => familyPattern(family));
-/*
- * The budget, in rough nanoseconds of this machine: a try is a call into the engine (~300 ns) plus,
- * for a look-behind, ~20 ns per character it may read back; running all families over the whole text
- * costs ~10 ns per character. Past 8 ns per character of tries, the whole-text runs are cheaper.
- */
-const TRY_COST = FAMILY_DEFINITIONS.map(
-  (family) => 300 + 20 * Math.max(0, ...family.alternatives.map((alternative) => alternative.lookBehindChars)),
-);
-const LINE_TRY_COST = 300;
-const budgetFor = (text: string): number => 100_000 + 8 * text.length;
 const LINE_BREAKS = ['\n', '\r', '\u2028', '\u2029'];
 
 /** The families found so far, and sticky tries that skip a family already found. */
@@ -124,11 +130,11 @@ class Found {
     this.budgetLeft -= cost;
   }
 
+  /** Tries the families at `at`; the caller has spent their cost. */
   testAt(families: readonly number[], at: number): void {
     for (const family of families) {
       const sticky = STICKY[family];
       if (this.flags[family] === true || sticky === undefined) continue;
-      this.spend(TRY_COST[family] ?? 0);
       sticky.lastIndex = at;
       if (sticky.test(this.text)) this.flags[family] = true;
     }
@@ -148,24 +154,28 @@ class Found {
 }
 
 function scanLiterals(found: Found, text: string): void {
-  for (const [literal, families] of ANCHORS.byLiteral) {
-    for (let at = text.indexOf(literal); at !== -1 && found.anyMissing(families); at = text.indexOf(literal, at + 1)) {
-      found.testAt(families, at);
+  for (const [literal, tries] of ANCHORS.byLiteral) {
+    for (let at = text.indexOf(literal); at !== -1 && found.anyMissing(tries.families); at = text.indexOf(literal, at + 1)) {
+      found.spend(tries.cost);
+      found.testAt(tries.families, at);
     }
   }
 }
 
 function testLineStart(found: Found, text: string, at: number): void {
-  found.spend(LINE_TRY_COST);
+  found.spend(CALL_COST);
   HEADER_START.lastIndex = at;
-  if (HEADER_START.test(text)) found.testAt(ANCHORS.atLineStarts, at);
+  if (!HEADER_START.test(text)) return;
+  found.spend(ANCHORS.atLineStarts.cost);
+  found.testAt(ANCHORS.atLineStarts.families, at);
 }
 
 function scanLineStarts(found: Found, text: string): void {
-  if (!found.anyMissing(ANCHORS.atLineStarts)) return;
+  const { families } = ANCHORS.atLineStarts;
+  if (!found.anyMissing(families)) return;
   testLineStart(found, text, 0);
   for (const lineBreak of LINE_BREAKS) {
-    for (let at = text.indexOf(lineBreak); at !== -1 && found.anyMissing(ANCHORS.atLineStarts); at = text.indexOf(lineBreak, at + 1)) {
+    for (let at = text.indexOf(lineBreak); at !== -1 && found.anyMissing(families); at = text.indexOf(lineBreak, at + 1)) {
       testLineStart(found, text, at + 1);
     }
   }
@@ -174,7 +184,11 @@ function scanLineStarts(found: Found, text: string): void {
 function scanWords(found: Found, text: string): void {
   WORD_SCAN.lastIndex = 0;
   for (let match = WORD_SCAN.exec(text); match !== null && found.anyMissing(ANCHORS.atWords); match = WORD_SCAN.exec(text)) {
-    found.testAt(ANCHORS.byFirstLetter.get(match[0].charAt(0)) ?? [], match.index);
+    const tries = ANCHORS.byWordKey.get(match[0].slice(0, 2));
+    if (tries !== undefined) {
+      found.spend(tries.cost);
+      found.testAt(tries.families, match.index);
+    }
     // From the next position, not the match's end: a start inside this match is still tried.
     WORD_SCAN.lastIndex = match.index + 1;
   }
