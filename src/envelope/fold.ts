@@ -130,7 +130,8 @@ function foldByTables(text: string): FoldedText {
   const state: Computing = { text, out: new UnitWriter(text.length + 16), segments: new SegmentMap(), cache: new Map() };
   const { out } = state;
   // The hot loop works on locals. It writes one unit per unit read, and the writer always has room
-  // for the rest of the text (foldComputed keeps it so), so the loop needs no bound check of its own.
+  // for the rest of the text (reserved at the start and after each computed code point), so the loop
+  // needs no bound check of its own.
   let units = out.units;
   let length = 0;
   let index = 0;
