@@ -214,7 +214,7 @@ export class SandboxPool {
   private ensureLoaded(worker: WorkerProcess, module: ModuleCode): Promise<WorkerReply> {
     let loading = worker.loaded.get(module.key);
     if (!loading) {
-      const deadline = this.options.init.timeoutMs * 3 + 2000;
+      const deadline = this.options.init.loadTimeoutMs * 3 + 2000;
       loading = worker.request({ t: 'load', ...module }, deadline).then((reply) => {
         if (!reply.ok) worker.loaded.delete(module.key);
         this.inspect(worker, reply);

@@ -8,6 +8,17 @@ export interface InitMessage {
   prelude: string;
   memoryMb: number;
   timeoutMs: number;
+  /** Limit of each step of loading a module (its top level included): see loadTimeoutMs(). */
+  loadTimeoutMs: number;
+}
+
+/**
+ * Loading runs at start-up and reload, not per request: its steps get the call's time limit but at
+ * least 1 s, so that a short call limit does not make a busy machine (where the wall-clock limit also
+ * counts time spent waiting for a core) refuse a trivial module's top level.
+ */
+export function loadTimeoutMs(timeoutMs: number): number {
+  return Math.max(timeoutMs, 1000);
 }
 
 export interface LoadMessage {

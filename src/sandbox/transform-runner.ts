@@ -7,7 +7,7 @@ import { ConsoleLimiter } from './console-limiter.js';
 import { guestPrelude } from './guest-prelude.js';
 import { parseOverride } from './override-schema.js';
 import { SandboxPool } from './pool.js';
-import { UNAVAILABLE_REASONS, type FailureReason, type LoadReply } from './protocol.js';
+import { loadTimeoutMs, UNAVAILABLE_REASONS, type FailureReason, type LoadReply } from './protocol.js';
 import { moduleError, resolveModule } from './resolve.js';
 import type { ExampleOutcome, TransformHandle, TransformInput, TransformResult, TransformRunner, TransformRunnerOptions, TransformSpec, TransformCallOutcome } from './types.js';
 import type { Serialization } from './worker-process.js';
@@ -78,7 +78,7 @@ class SandboxRunner implements SandboxTransformRunner {
     const { memoryMb, timeoutMs } = options.limits;
     this.pool = new SandboxPool({
       size: Math.max(1, options.limits.workers),
-      init: { t: 'init', prelude: guestPrelude(MAX_OUTPUT_CHARS), memoryMb, timeoutMs },
+      init: { t: 'init', prelude: guestPrelude(MAX_OUTPUT_CHARS), memoryMb, timeoutMs, loadTimeoutMs: loadTimeoutMs(timeoutMs) },
       logger: options.logger,
       ...(options.serialization ? { serialization: options.serialization } : {}),
       ...rssCeiling(options.rssCeilingMb ?? options.limits.workerRssMb),
@@ -99,7 +99,7 @@ class SandboxRunner implements SandboxTransformRunner {
     if (known) return known.handle;
     const exportName = spec.export ?? '';
     const reply = await this.pool.load({ key: moduleKey, code: bundle.code, exportName, filename: `file://${resolved.file}` });
-    if (!reply.ok) throw moduleError(spec.module, describeLoadFailure(reply, this.options.limits.timeoutMs), resolved.file);
+    if (!reply.ok) throw moduleError(spec.module, describeLoadFailure(reply, loadTimeoutMs(this.options.limits.timeoutMs)), resolved.file);
     const previous = this.current.get(identity);
     if (previous !== undefined && previous !== moduleKey) {
       this.pool.unload(previous);

@@ -6,9 +6,15 @@
 import ivm from 'isolated-vm';
 import type { CallMessage, CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, ParentMessage } from './protocol.js';
 
-/** Slack past the isolate's own timeout before the worker decides the isolate did not stop. */
+/** Slack past the isolate's own timeout before the worker asks whether the isolate stopped. */
 const BACKSTOP_MS = 100;
-const PROBE_MS = 50;
+/**
+ * CPU time this process may spend after the backstop without the isolate answering a probe before
+ * the isolate counts as wedged. CPU, not wall time: on a loaded machine an isolate that is stopping
+ * (or idle) may wait long for a core, but only a wedged one keeps computing.
+ */
+const WEDGED_CPU_MS = 100;
+const CPU_POLL_MS = 10;
 const TIMED_OUT = Symbol('timed out');
 
 type Failure = { ok: false; reason: FailureReason; error: string };
@@ -29,6 +35,29 @@ function settle<T>(promise: Promise<T>, ms: number): Promise<T | Error | typeof 
     promise.then(
       (value) => { clearTimeout(timer); resolve(value); },
       (error: unknown) => { clearTimeout(timer); resolve(error instanceof Error ? error : new Error(String(error))); },
+    );
+  });
+}
+
+/** CPU time of this process (every thread, the isolates' included), in ms. */
+function processCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** Like settle, but gives up only once this process has spent `cpuMs` of CPU time waiting. */
+function settleWithinCpu<T>(promise: Promise<T>, cpuMs: number): Promise<T | Error | typeof TIMED_OUT> {
+  const start = processCpuMs();
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (processCpuMs() - start >= cpuMs) {
+        clearInterval(timer);
+        resolve(TIMED_OUT);
+      }
+    }, CPU_POLL_MS);
+    promise.then(
+      (value) => { clearInterval(timer); resolve(value); },
+      (error: unknown) => { clearInterval(timer); resolve(error instanceof Error ? error : new Error(String(error))); },
     );
   });
 }
@@ -92,7 +121,8 @@ class IsolateHost {
 
   /** The isolate did not answer in time: idle (a promise that never settles) or wedged in a builtin. */
   private async afterBackstop(slot: Slot): Promise<Failure> {
-    const probe = slot.context ? settle(slot.context.eval('0', { timeout: PROBE_MS }), PROBE_MS * 2) : Promise.resolve(TIMED_OUT);
+    // The probe runs once the isolate is free: at once when idle, after the stop when it stops.
+    const probe = slot.context ? settleWithinCpu(slot.context.eval('0'), WEDGED_CPU_MS) : Promise.resolve(TIMED_OUT);
     const answer = await probe;
     if (answer === TIMED_OUT || answer instanceof Error) {
       this.reset(slot);
@@ -138,8 +168,8 @@ class IsolateHost {
       },
     });
     slot.isolate = isolate;
-    // Prelude, compile and module top level each get the call's time limit; the backstop covers a wedge.
-    const outcome = await settle(this.prepare(slot, isolate), this.init.timeoutMs * 3 + 1000);
+    // Prelude, compile and module top level each get the load time limit; the backstop covers a wedge.
+    const outcome = await settle(this.prepare(slot, isolate), this.init.loadTimeoutMs * 3 + 1000);
     if (outcome === TIMED_OUT) {
       this.reset(slot);
       return { ok: false, reason: 'wedged', error: 'module top level did not stop at the time limit' };
@@ -154,11 +184,11 @@ class IsolateHost {
   }
 
   private async prepare(slot: Slot, isolate: ivm.Isolate): Promise<Setup> {
-    const timeout = this.init.timeoutMs;
+    const timeout = this.init.loadTimeoutMs;
     const context = await isolate.createContext();
     slot.context = context;
     const prelude = await isolate.compileScript(this.init.prelude, { filename: 'hookgate:prelude' });
-    const pair = await prelude.run(context, { timeout: Math.max(timeout, 1000), reference: true });
+    const pair = await prelude.run(context, { timeout, reference: true });
     const call = await pair.get(0, { reference: true });
     const bind = await pair.get(1, { reference: true });
     let script: ivm.Script;
