@@ -111,7 +111,9 @@ describe('the worker pool under load and failure', () => {
 
   it('a worker whose memory outside the isolate heap passes workerRssMb is killed mid-call, long before the deadline, and replaced', async () => {
     // array-fill.js grows a backing store the isolate limit does not see and outlives the time limit.
-    const t = startRunner({ limits: { workers: 1, timeoutMs: 20_000, workerRssMb: 160 } });
+    // How soon it passes the ceiling depends on the CPU it gets: the time limit (and the test's) is
+    // far beyond that even on a starved machine, so only the RSS check can end the call first.
+    const t = startRunner({ limits: { workers: 1, timeoutMs: 120_000, workerRssMb: 160 } });
     try {
       const fill = await t.runner.load({ module: 'array-fill.js' });
       const echo = await t.runner.load({ module: 'echo.js' });
@@ -120,13 +122,13 @@ describe('the worker pool under load and failure', () => {
       const retire = t.logs.find((l) => l['event'] === 'sandbox.retire');
       expect(retire).toMatchObject({ pid: first, reason: 'rss' });
       expect(retire?.['rss']).toBeGreaterThan(160 * 1024 * 1024);
-      expect(t.logs.find((l) => l['event'] === 'sandbox.killed')).toBeUndefined(); // not the 20 s deadline
+      expect(t.logs.find((l) => l['event'] === 'sandbox.killed')).toBeUndefined(); // not the host deadline
       await expect.poll(() => isAlive(first!), { timeout: 15_000 }).toBe(false);
       await expect(t.runner.run(echo, input({ n: 2 }))).resolves.toMatchObject({ kind: 'override', value: { message: 'echo 2' } });
     } finally {
       await t.close();
     }
-  });
+  }, 150_000);
 
   it('close() ends every worker process', async () => {
     const t = startRunner({ limits: { workers: 3 } });
