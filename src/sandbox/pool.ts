@@ -27,6 +27,12 @@ interface Waiter {
 
 /** Host-side deadline: the worker answers a timed-out call itself within timeoutMs + ~200 ms. */
 const CALL_GRACE_MS = 500;
+/**
+ * Host-side slack of a load past the worker's own load backstop. A load is often a fresh worker's
+ * first request: it also waits for the process and isolated-vm to start, which takes seconds on a
+ * loaded machine. A worker that is really stuck is still killed; loads are not on the request path.
+ */
+const LOAD_GRACE_MS = 10_000;
 const MAX_QUEUE = 1000;
 /**
  * Calls of one module sent ahead to one worker. The worker runs them one after another, each with
@@ -214,7 +220,7 @@ export class SandboxPool {
   private ensureLoaded(worker: WorkerProcess, module: ModuleCode): Promise<WorkerReply> {
     let loading = worker.loaded.get(module.key);
     if (!loading) {
-      const deadline = this.options.init.loadTimeoutMs * 3 + 2000;
+      const deadline = this.options.init.loadTimeoutMs * 3 + LOAD_GRACE_MS;
       loading = worker.request({ t: 'load', ...module }, deadline).then((reply) => {
         if (!reply.ok) worker.loaded.delete(module.key);
         this.inspect(worker, reply);
