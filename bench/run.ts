@@ -10,6 +10,8 @@
  *   --rounds N --duration S --connections C    override the defaults
  *   --koa-floor / --no-koa-floor   also drive bench/reference-koa.ts (default: on, off with --quick)
  *   --note "text"      added to "What changed since the last run"
+ *   --soak             instead: Hookgate alone under a fixed mixed load for minutes, RSS every 30 s
+ *                      → the soak section of bench/RESULTS.md (--soak-minutes M, default 9; --soak-rate R, default 300)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,7 +22,8 @@ import { createChildRegistry } from './lib/processes.js';
 import { NORMAL_ROWS, planRows, type Row } from './lib/plan.js';
 import { runSuite, type SuiteResult } from './lib/suite.js';
 import { suiteMarkdown, summaryData } from './lib/report.js';
-import { writeResults } from './lib/results-file.js';
+import { writeResults, writeSoak } from './lib/results-file.js';
+import { soak, soakMarkdown } from './lib/soak.js';
 import { profileRows } from './lib/profile-run.js';
 import { commitMillis } from './lib/disk.js';
 import type { Synchronous } from './lib/configs.js';
@@ -39,6 +42,9 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     note: { type: 'string' },
     'koa-floor': { type: 'boolean' },
+    soak: { type: 'boolean', default: false },
+    'soak-minutes': { type: 'string' },
+    'soak-rate': { type: 'string' },
   },
   allowNegative: true,
   strict: true,
@@ -131,8 +137,28 @@ async function profile(): Promise<void> {
   log('wrote bench/PROFILE.md');
 }
 
+async function soakRun(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  const minutes = Number(values['soak-minutes'] ?? 9);
+  const rate = Number(values['soak-rate'] ?? 300);
+  if (!(minutes > 0) || !(rate > 0)) throw new Error('--soak-minutes and --soak-rate are positive numbers');
+  log(`soak: ${minutes} min at ${rate} req/s`);
+  const body = soakMarkdown(await soak(children, { minutes, rate, tmp, log }));
+  process.stdout.write(`${body}\n`);
+  writeSoak(join(HERE, 'RESULTS.md'), {
+    command: ['npm run bench', '--', ...process.argv.slice(2).map(quoted)].join(' '),
+    startedAt,
+    finishedAt: new Date(),
+    loadBefore,
+    ...(values.note === undefined ? {} : { note: values.note }),
+    body,
+  });
+  log('wrote the soak section of bench/RESULTS.md');
+}
+
 try {
-  await (values.profile ? profile() : benchmark());
+  await (values.soak ? soakRun() : values.profile ? profile() : benchmark());
 } finally {
   cleanUp();
 }
