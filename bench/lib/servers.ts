@@ -61,6 +61,8 @@ export interface HookgateStart {
   label: string;
   /** Directory for `node --cpu-prof` output; absent: no profiling. */
   cpuProfDir?: string;
+  /** Extra `node` flags for the server process (bench --node-flags, to measure a V8 setting's trade). */
+  nodeFlags?: string[];
 }
 
 export async function startHookgate(children: ChildRegistry, tmp: string, start: HookgateStart): Promise<Server> {
@@ -70,6 +72,6 @@ export async function startHookgate(children: ChildRegistry, tmp: string, start:
   return children.start({
     name: `hookgate ${start.kind}`,
     port,
-    args: [...profile, join(ROOT, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', String(port)],
+    args: [...(start.nodeFlags ?? []), ...profile, join(ROOT, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', String(port)],
   });
 }

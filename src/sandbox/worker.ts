@@ -1,10 +1,12 @@
 /**
  * Sandbox worker process entry (forked by worker-process.ts). Holds one isolate per loaded module
  * and answers load/call messages. Runs under Node's own type stripping so it starts fast: only
- * erasable syntax, no relative runtime imports (the guest prelude arrives in the init message).
+ * erasable syntax; from the sources its relative imports resolve through bin/source-hooks.js (given
+ * as `--import` by worker-process.ts). The guest prelude arrives in the init message.
  */
 import ivm from 'isolated-vm';
-import type { CallMessage, CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, ParentMessage } from './protocol.js';
+import type { CallMessage, CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, ParentMessage, StatsReply } from './protocol.js';
+import { IsolateLru } from './isolate-lru.js';
 
 /** Slack past the isolate's own timeout before the worker asks whether the isolate stopped. */
 const BACKSTOP_MS = 100;
@@ -68,20 +70,58 @@ function limitFailure(error: Error, isolate: ivm.Isolate | undefined): Failure |
   return undefined;
 }
 
+/** Heap the isolate holds (total heap plus external memory), or undefined when it is gone. */
+function heapOf(slot: Slot): number | undefined {
+  if (!slot.isolate || slot.isolate.isDisposed) return undefined;
+  try {
+    const heap = slot.isolate.getHeapStatisticsSync();
+    return heap.total_heap_size + heap.externally_allocated_size;
+  } catch {
+    return undefined;
+  }
+}
+
 class IsolateHost {
   private readonly slots = new Map<string, Slot>();
   private readonly init: InitMessage;
+  /** Which isolates to dispose between calls (budget and idle time); a disposed module's next call re-creates its isolate. */
+  private readonly lru: IsolateLru;
+  private loadTurn: Promise<unknown> = Promise.resolve();
 
   constructor(init: InitMessage) {
     this.init = init;
+    this.lru = new IsolateLru({ budgetBytes: init.isolateBudgetMb * 1024 * 1024, idleMs: init.isolateIdleMs, now: () => performance.now() });
+    if (init.isolateIdleMs > 0) setInterval(() => this.evict(), Math.min(init.isolateIdleMs, 30_000)).unref();
   }
 
-  async load(msg: LoadMessage): Promise<LoadReply> {
+  stats(id: number): StatsReply {
+    let isolates = 0;
+    for (const slot of this.slots.values()) if (slot.isolate?.isDisposed === false) isolates += 1;
+    const stats = { isolates, isolateHeapBytes: this.lru.heapBytes, workerHeapBytes: process.memoryUsage().heapTotal };
+    return { t: 'reply', id, ok: true, stats, rss: process.memoryUsage.rss() };
+  }
+
+  /**
+   * Loads run one after another: each module's isolate is set up, checked, and (past the budget)
+   * the least recently used is disposed before the next is created. Loaded all at once (the
+   * mappings compile concurrently), 50 modules would first hold 50 isolates, and the memory V8
+   * and malloc keep after disposing them would stay with the worker.
+   */
+  load(msg: LoadMessage): Promise<LoadReply> {
+    const result = this.loadTurn.then(() => this.loadNow(msg));
+    this.loadTurn = result.catch(() => undefined);
+    return result;
+  }
+
+  private async loadNow(msg: LoadMessage): Promise<LoadReply> {
     this.unload(msg.key);
     const slot: Slot = { msg, turn: Promise.resolve() };
     this.slots.set(msg.key, slot);
+    this.lru.begin(msg.key);
     const setup = await this.setup(slot);
+    this.lru.done(msg.key, heapOf(slot));
     if (!setup.ok) this.unload(msg.key);
+    this.evict();
     return setup.ok
       ? { t: 'reply', id: msg.id, ok: true, exportName: setup.exportName, examplesJson: setup.examplesJson, rss: process.memoryUsage.rss() }
       : { t: 'reply', id: msg.id, ok: false, reason: setup.reason, error: setup.error, rss: process.memoryUsage.rss() };
@@ -90,6 +130,7 @@ class IsolateHost {
   unload(key: string): void {
     const slot = this.slots.get(key);
     this.slots.delete(key);
+    this.lru.forget(key);
     if (slot?.isolate && !slot.isolate.isDisposed) slot.isolate.dispose();
   }
 
@@ -97,9 +138,22 @@ class IsolateHost {
   call(msg: CallMessage): Promise<CallReply> {
     const slot = this.slots.get(msg.key);
     if (!slot) return Promise.resolve(this.callFailure(msg.id, { ok: false, reason: 'not-loaded', error: 'module not loaded in this worker' }));
+    this.lru.begin(msg.key);
     const result = slot.turn.then(() => this.callNow(slot, msg));
     slot.turn = result.catch(() => undefined);
-    return result;
+    return result.finally(() => {
+      this.lru.done(msg.key, heapOf(slot));
+      this.evict();
+    });
+  }
+
+  /** Disposes the isolates the LRU gives up (over the budget, or idle); their modules stay loaded. */
+  private evict(): void {
+    for (const key of this.lru.evictions()) {
+      this.lru.forget(key);
+      const slot = this.slots.get(key);
+      if (slot) this.reset(slot);
+    }
   }
 
   private async callNow(slot: Slot, msg: CallMessage): Promise<CallReply> {
@@ -214,13 +268,13 @@ function crashed(id: number, error: unknown): CallReply {
 function main(): void {
   let host: IsolateHost | undefined;
   // Replies ready in one turn of the event loop leave together: one write for all of them.
-  let outbox: Array<LoadReply | CallReply> = [];
+  let outbox: Array<LoadReply | CallReply | StatsReply> = [];
   const flush = (): void => {
     const replies = outbox;
     outbox = [];
     process.send?.(replies.length === 1 ? replies[0] : { t: 'replies', replies });
   };
-  const send = (reply: LoadReply | CallReply): void => {
+  const send = (reply: LoadReply | CallReply | StatsReply): void => {
     outbox.push(reply);
     if (outbox.length === 1) setImmediate(flush);
   };
@@ -235,6 +289,7 @@ function main(): void {
     else if (msg.t === 'call') call(msg);
     else if (msg.t === 'calls') msg.calls.forEach(call);
     else if (msg.t === 'unload') host.unload(msg.key);
+    else if (msg.t === 'stats') send(host.stats(msg.id));
   });
   // The ingress owns this process: when it goes away, so does the worker.
   process.on('disconnect', () => process.exit(0));

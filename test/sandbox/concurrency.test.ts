@@ -38,20 +38,19 @@ describe('the worker pool under load and failure', () => {
     }
   });
 
-  it('a killed worker costs only the call it was running; the other worker answers and a replacement starts', async () => {
+  it('a killed worker costs only the calls it was running; the other worker answers and a replacement starts', async () => {
     const t = startRunner({ limits: { workers: 2, timeoutMs: 2000 } });
     try {
       const busy = await t.runner.load({ module: 'busy.js' });
       const echo = await t.runner.load({ module: 'echo.js' });
       const [victim] = t.runner.workerPids();
-      // A call goes to the worker with the fewest requests in flight: these two run on different workers.
-      const calls = [t.runner.run(busy, input({ ms: 400 })), t.runner.run(busy, input({ ms: 400 }))].map((p) =>
-        p.then(() => 'ok', (e: { code: string }) => e.code),
-      );
+      // Four calls of a module fill the first worker (MODULE_PIPELINE_DEPTH); the fifth starts the second and runs there.
+      const calls = Array.from({ length: 5 }, () => t.runner.run(busy, input({ ms: 400 })).then(() => 'ok', (e: { code: string }) => e.code));
+      expect(t.runner.workerPids()).toHaveLength(2);
       await new Promise((resolve) => setImmediate(resolve));
       process.kill(victim!, 'SIGKILL');
-      expect((await Promise.all(calls)).sort()).toEqual(['TRANSFORM_UNAVAILABLE', 'ok']);
-      expect(t.logs.filter((l) => l['event'] === 'transform.failed').map((l) => l['reason'])).toEqual(['lost']);
+      expect((await Promise.all(calls)).sort()).toEqual([...Array(4).fill('TRANSFORM_UNAVAILABLE'), 'ok']);
+      expect(t.logs.filter((l) => l['event'] === 'transform.failed').map((l) => l['reason'])).toEqual(Array(4).fill('lost'));
       await expect(t.runner.run(echo, input({ n: 1 }))).resolves.toMatchObject({ kind: 'override' });
       await expect.poll(() => t.runner.workerPids().length, { timeout: 15_000 }).toBe(2);
       expect(t.runner.workerPids()).not.toContain(victim);
@@ -132,9 +131,12 @@ describe('the worker pool under load and failure', () => {
 
   it('close() ends every worker process', async () => {
     const t = startRunner({ limits: { workers: 3 } });
-    await t.runner.load({ module: 'echo.js' });
+    const busy = await t.runner.load({ module: 'busy.js' });
+    // Nine calls of one module at once fill two workers and start the third.
+    const calls = Array.from({ length: 9 }, () => t.runner.run(busy, input({ ms: 50 })));
     const pids = t.runner.workerPids();
     expect(pids).toHaveLength(3);
+    await Promise.all(calls);
     await t.runner.close();
     expect(pids.filter(isAlive)).toEqual([]);
     expect(t.runner.workerPids()).toEqual([]);

@@ -24,7 +24,9 @@ export interface TestRunner {
   close(): Promise<void>;
 }
 
-export function startRunner(options: { dir?: string; limits?: Partial<SandboxLimits>; now?: () => number; rssCeilingMb?: number; rssCheckMs?: number } = {}): TestRunner {
+export function startRunner(
+  options: { dir?: string; limits?: Partial<SandboxLimits>; now?: () => number; rssCeilingMb?: number; rssCheckMs?: number; idleCheckMs?: number } = {},
+): TestRunner {
   const logs: Array<Record<string, unknown>> = [];
   const seen = new Set<number>();
   const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } });
@@ -35,6 +37,7 @@ export function startRunner(options: { dir?: string; limits?: Partial<SandboxLim
     ...(options.now ? { now: options.now } : {}),
     ...(options.rssCeilingMb === undefined ? {} : { rssCeilingMb: options.rssCeilingMb }),
     ...(options.rssCheckMs === undefined ? {} : { rssCheckMs: options.rssCheckMs }),
+    ...(options.idleCheckMs === undefined ? {} : { idleCheckMs: options.idleCheckMs }),
   });
   const track = (): void => runner.workerPids().forEach((pid) => seen.add(pid));
   track();
