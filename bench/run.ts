@@ -9,6 +9,7 @@
  *   --sync full|normal|both   durability setting(s); default: full, plus a normal subset in the full run
  *   --rounds N --duration S --connections C    override the defaults
  *   --koa-floor / --no-koa-floor   also drive bench/reference-koa.ts (default: on, off with --quick)
+ *   --node-flags "…"   extra node flags for Hookgate (e.g. "--max-semi-space-size=4"), to measure a V8 setting's trade
  *   --note "text"      added to "What changed since the last run"
  *   --soak             instead: Hookgate alone under a fixed mixed load for minutes, RSS every 30 s
  *                      → the soak section of bench/RESULTS.md (--soak-minutes M, default 9; --soak-rate R, default 300)
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     note: { type: 'string' },
+    'node-flags': { type: 'string' },
     'koa-floor': { type: 'boolean' },
     soak: { type: 'boolean', default: false },
     'soak-minutes': { type: 'string' },
@@ -61,6 +63,7 @@ const connections = Number(values.connections ?? 32);
 const warmupSeconds = quick ? 0.25 : 0.5;
 // The Koa floor is context, not a target: --quick leaves it out to stay under a minute.
 const koaFloor = values['koa-floor'] ?? !quick;
+const nodeFlags = values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? [];
 const tmp = mkdtempSync(join(tmpdir(), 'hookgate-bench-'));
 const children = createChildRegistry();
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -97,7 +100,7 @@ async function benchmark(): Promise<void> {
   log(`one commit: ${commitMs.full.toFixed(2)} ms (full), ${commitMs.normal.toFixed(3)} ms (normal)`);
   const results: SuiteResult[] = [];
   for (const [synchronous, selected] of settings()) {
-    results.push(await runSuite(children, { synchronous, rows: selected, rounds, durationSeconds, warmupSeconds, connections, koaFloor, tmp, log }));
+    results.push(await runSuite(children, { synchronous, rows: selected, rounds, durationSeconds, warmupSeconds, connections, koaFloor, nodeFlags, tmp, log }));
   }
   const body = results.map(suiteMarkdown).join('\n\n');
   process.stdout.write(`${body}\n`);
@@ -110,7 +113,7 @@ async function benchmark(): Promise<void> {
     commitMs,
     settings:
       `autocannon: ${connections} connections, no pipelining, ${durationSeconds} s per measurement after a ${warmupSeconds} s warm-up per server; ` +
-      `median of ${rounds} round(s); for every row of every round all servers start fresh (fresh SQLite files) and are driven in turn ref-http → ref-durable${koaFloor ? ' → ref-koa' : ''} → Hookgate. ` +
+      `${nodeFlags.length > 0 ? `Hookgate runs with \`node ${nodeFlags.join(' ')}\`; ` : ''}median of ${rounds} round(s); for every row of every round all servers start fresh (fresh SQLite files) and are driven in turn ref-http → ref-durable${koaFloor ? ' → ref-koa' : ''} → Hookgate. ` +
       'Hookgate logs at `warn` (per-request `info` lines off), heartbeat every 1 h, wake/agent requests with mode/wakeMode next-heartbeat and deliver false. ' +
       'Agent rows measure admission: maxConcurrent 1 and a `command` provider running `sleep 3600`, so the first admitted run holds the only slot and the runtime stays idle; ' +
       'the "echo runs executing meanwhile" row uses the in-process echo provider instead, i.e. admission while the runtime drains the backlog.',
@@ -144,7 +147,7 @@ async function soakRun(): Promise<void> {
   const rate = Number(values['soak-rate'] ?? 300);
   if (!(minutes > 0) || !(rate > 0)) throw new Error('--soak-minutes and --soak-rate are positive numbers');
   log(`soak: ${minutes} min at ${rate} req/s`);
-  const body = soakMarkdown(await soak(children, { minutes, rate, tmp, log }));
+  const body = soakMarkdown(await soak(children, { minutes, rate, tmp, log, nodeFlags }));
   process.stdout.write(`${body}\n`);
   writeSoak(join(HERE, 'RESULTS.md'), {
     command: ['npm run bench', '--', ...process.argv.slice(2).map(quoted)].join(' '),

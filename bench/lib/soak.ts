@@ -16,6 +16,8 @@ export interface SoakOptions {
   rate: number;
   tmp: string;
   log: (line: string) => void;
+  /** Extra `node` flags for Hookgate (--node-flags). */
+  nodeFlags: string[];
 }
 
 export interface SoakResult {
@@ -35,7 +37,7 @@ const SAMPLE_EVERY_S = 30;
 const KINDS = ['wake-1k', 'agent-1k', 'template-1k', 'transform-1k'];
 
 export async function soak(children: ChildRegistry, options: SoakOptions): Promise<SoakResult> {
-  const server = await startHookgate(children, options.tmp, { kind: 'soak', synchronous: 'full', label: 'soak' });
+  const server = await startHookgate(children, options.tmp, { kind: 'soak', synchronous: 'full', label: 'soak', nodeFlags: options.nodeFlags });
   try {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const idleRss = server.rss();

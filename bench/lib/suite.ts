@@ -21,6 +21,8 @@ export interface SuiteOptions {
   connections: number;
   /** Also drive the Koa floor (bench/reference-koa.ts) in every row. */
   koaFloor: boolean;
+  /** Extra `node` flags for Hookgate (--node-flags). */
+  nodeFlags: string[];
   tmp: string;
   log: (line: string) => void;
 }
@@ -62,7 +64,7 @@ async function runRow(children: ChildRegistry, row: Row, round: number, result: 
     const refs = await Promise.all(kinds.map((kind) => startReference(children, kind, dir, options.synchronous)));
     started.push(...refs);
     // Alone, so its start-up time is not shared with the references' start-up.
-    const hookgate = await startHookgate(children, options.tmp, { kind: row.config, synchronous: options.synchronous, label: `r${round}-${row.id}` });
+    const hookgate = await startHookgate(children, options.tmp, { kind: row.config, synchronous: options.synchronous, label: `r${round}-${row.id}`, nodeFlags: options.nodeFlags });
     started.push(hookgate);
     const processes = result.processes.get(row.config) ?? { readyMs: [], idleRss: [], loadRss: [] };
     result.processes.set(row.config, processes);
