@@ -11,6 +11,9 @@ const START = '<!-- current:start -->';
 const END = '<!-- current:end -->';
 const SOAK_START = '<!-- soak:start -->';
 const SOAK_END = '<!-- soak:end -->';
+/** Measured trades (memory against throughput), kept by hand between these markers: no run replaces them. */
+const TRADES_START = '<!-- trades:start -->';
+const TRADES_END = '<!-- trades:end -->';
 const DATA = /<!-- bench-data: (\{.*?\}) -->/;
 
 export interface RunInfo {
@@ -40,8 +43,7 @@ export function writeResults(path: string, run: RunInfo): void {
     '',
     `<!-- bench-data: ${JSON.stringify({ commit: commit(), rows: run.data })} -->`,
   ].join('\n');
-  const soak = between(text, SOAK_START, SOAK_END);
-  writeFile(path, current, previous, soak);
+  writeFile(path, text, current, previous, between(text, SOAK_START, SOAK_END));
 }
 
 /** Replaces the soak section (`npm run bench -- --soak`), keeping the last throughput run. */
@@ -58,12 +60,14 @@ export function writeSoak(path: string, run: Omit<RunInfo, 'data' | 'commitMs' |
     '',
     run.body,
   ].join('\n');
-  writeFile(path, current ?? '', previous, soak);
+  writeFile(path, text, current ?? '', previous, soak);
 }
 
-function writeFile(path: string, current: string, previous: string | undefined, soak: string | undefined): void {
+function writeFile(path: string, text: string, current: string, previous: string | undefined, soak: string | undefined): void {
   const parts = ['# Hookgate benchmark results', '', 'Written by `npm run bench` (bench/run.ts); see docs/performance.md for how to read it.', '', START, current, END];
   if (soak !== undefined) parts.push('', SOAK_START, soak, SOAK_END);
+  const trades = between(text, TRADES_START, TRADES_END);
+  if (trades !== undefined) parts.push('', TRADES_START, trades, TRADES_END);
   if (previous !== undefined) parts.push('', '## Previous run', '', previous.replace(/^## Run of/m, '#### Run of').replace(/^### /gm, '#### '));
   writeFileSync(path, parts.join('\n') + '\n');
 }
