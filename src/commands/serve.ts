@@ -60,7 +60,7 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   try {
     service = await startService({ config, logger, ...(port === undefined ? {} : { port }), configPath: path, env: io.env, watch: values.watch });
   } catch (error) {
-    io.stderr(`hookgate: ${startFailure(error, config.gateway.bind, port ?? config.gateway.port)}\n`);
+    io.stderr(`hookgate: ${startFailure(error, config.gateway.bind, port ?? config.gateway.port, path)}\n`);
     return 1;
   }
   if (stopSignal !== undefined) stop(stopSignal);
@@ -71,8 +71,9 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
  * A start-up failure in one line for the operator: config problems, a listen failure with the
  * option that changes it, else the message.
  */
-export function startFailure(error: unknown, bind: string, port: number): string {
-  if (error instanceof ConfigError) return error.message;
+export function startFailure(error: unknown, bind: string, port: number, configPath?: string): string {
+  // Parts built after loading throw ConfigError without the file: name it, so the line says where to look.
+  if (error instanceof ConfigError) return new ConfigError(error.issues, configPath).message;
   const code = (error as NodeJS.ErrnoException).code;
   const where = `cannot listen on ${bind}:${port}`;
   if (code === 'EADDRINUSE') return `${where}: the port is already in use (another hookgate?); choose another with --port N or gateway.port`;

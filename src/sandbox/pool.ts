@@ -36,8 +36,13 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** Host-side deadline: the worker answers a timed-out call itself within timeoutMs + ~200 ms. */
-const CALL_GRACE_MS = 500;
+/**
+ * Host-side slack of a call past its time limit. The worker answers a timed-out call itself, within
+ * timeoutMs + ~200 ms on an idle machine; on a loaded one it may wait that long again for a core.
+ * The host deadline is for a worker that cannot answer at all: killing one that is merely slow
+ * would also fail its other calls and make the machine busier still with a respawn.
+ */
+const CALL_GRACE_MS = 2000;
 /**
  * Host-side slack of a load past the worker's own load backstop. A load is often a fresh worker's
  * first request: it also waits for the process and isolated-vm to start, which takes seconds on a

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { BundleCache } from './bundle.js';
+import { BundleCache, REGISTER_GLOBAL } from './bundle.js';
 import { ConsoleLimiter } from './console-limiter.js';
 import { guestPrelude } from './guest-prelude.js';
 import { parseOverride } from './override-schema.js';
@@ -85,7 +85,15 @@ class SandboxRunner implements SandboxTransformRunner {
     const isolateIdleMs = (options.limits.isolateIdleSeconds ?? DEFAULT_ISOLATE_IDLE_SECONDS) * 1000;
     this.pool = new SandboxPool({
       size: Math.max(1, options.limits.workers),
-      init: { t: 'init', prelude: guestPrelude(MAX_OUTPUT_CHARS), memoryMb, timeoutMs, loadTimeoutMs: loadTimeoutMs(timeoutMs), isolateBudgetMb, isolateIdleMs },
+      init: {
+        t: 'init',
+        prelude: guestPrelude({ maxOutputChars: MAX_OUTPUT_CHARS, registerGlobal: REGISTER_GLOBAL }),
+        memoryMb,
+        timeoutMs,
+        loadTimeoutMs: loadTimeoutMs(timeoutMs),
+        isolateBudgetMb,
+        isolateIdleMs,
+      },
       logger: options.logger,
       ...(options.serialization ? { serialization: options.serialization } : {}),
       ...rssCeiling(options.rssCeilingMb ?? options.limits.workerRssMb),

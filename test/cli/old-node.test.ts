@@ -59,7 +59,7 @@ function fakeInstall(): string {
   return join(dir, 'bin', 'hookgate.js');
 }
 
-describe(`bin/hookgate.js under node ${OLD.version} (${OLD.path})`, { timeout: 45_000 }, () => {
+describe(`bin/hookgate.js under node ${OLD.version} (${OLD.path})`, { timeout: 90_000 }, () => {
   it('re-runs itself with .tools/node24, passing the arguments and handing back the exit status', async () => {
     const bin = fakeInstall();
     // Stands in for the node ./run.sh installs: records how it was called, exits 7.

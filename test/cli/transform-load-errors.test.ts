@@ -34,7 +34,7 @@ describe('a transform module that fails to load at start-up', () => {
   it('serve exits 1 before listening with each problem once', async () => {
     const code = await runCli(['serve', '--config', join(dir, 'hookgate.json5')], io());
     expect(code).toBe(1);
-    expect(err).toBe(`hookgate: configuration has 2 problems:\n${problems()}\n`);
+    expect(err).toBe(`hookgate: configuration ${join(dir, 'hookgate.json5')} has 2 problems:\n${problems()}\n`);
   });
 
   it('check exits 1 with the same lines', async () => {

@@ -5,6 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { until } from '../helpers/wait.js';
 
 describe('the hookgate serve process', () => {
   let dir: string;
@@ -55,10 +56,8 @@ describe('the hookgate serve process', () => {
     server = await spawnServer(config, {}, 15_000, ['--no-watch']);
     write('second {{v}}');
     server.kill('SIGHUP');
-    const deadline = Date.now() + 10_000;
-    while (!server.lines.some((line) => line.includes('"config.reloaded"')) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const lines = server.lines;
+    await until(() => lines.some((line) => line.includes('"config.reloaded"')));
     const response = await fetch(`${server.url}/hooks/s`, {
       method: 'POST',
       headers: { authorization: 'Bearer hup-token', 'content-type': 'application/json' },

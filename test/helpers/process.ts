@@ -14,7 +14,7 @@ export interface ServerProcess {
 }
 
 /** Spawns `hookgate serve --config FILE` and resolves once it logs that it listens. */
-export function spawnServer(configPath: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, extraArgs: string[] = []): Promise<ServerProcess> {
+export function spawnServer(configPath: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 45_000, extraArgs: string[] = []): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, ...extraArgs], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
