@@ -85,8 +85,8 @@ const TransformLimitsSchema = Type.Object(
       default: 32,
       description:
         'Heap (MiB, V8 total heap size of each isolate) of the transform isolates one sandbox worker keeps between calls. Past it, the least recently used ' +
-        'are disposed; their next call creates a fresh isolate and runs the module\'s top level again (a few ms). The most recently used is always kept. ' +
-        'Each isolate costs ~1.5 MB of RSS beyond its heap.',
+        'are disposed; their next call creates a fresh isolate and runs the module\'s top level again (~15 ms of CPU on that call). The most recently used is always kept. ' +
+        'A small module\'s isolate has a ~2.8 MiB heap and costs ~2.2 MB of RSS.',
     }),
     isolateIdleSeconds: Type.Integer({
       minimum: 0,
