@@ -28,6 +28,7 @@ export interface StartOptions {
   args: string[];
   env?: NodeJS.ProcessEnv;
   port: number;
+  /** Default 60 s: a loaded shared machine has taken more than 15 s to start 50 transform modules. */
   readyTimeoutMs?: number;
 }
 
@@ -53,7 +54,7 @@ export function createChildRegistry(): ChildRegistry {
       child.once('exit', () => live.delete(child));
       const url = `http://127.0.0.1:${options.port}`;
       try {
-        await waitReady(url, child, options.readyTimeoutMs ?? 15_000);
+        await waitReady(url, child, options.readyTimeoutMs ?? 60_000);
       } catch (error) {
         killTree(child.pid ?? 0);
         throw new Error(`${options.name} did not start: ${(error as Error).message}\n${stderr.join('').slice(-2000)}`);
