@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { SERVER_START_MS, spawnServer, type ServerProcess } from '../helpers/process.js';
 import { until } from '../helpers/wait.js';
 
 describe('the hookgate serve process', () => {
@@ -53,7 +53,7 @@ describe('the hookgate serve process', () => {
         `{ gateway: { port: 0 }, hooks: { enabled: true, token: "hup-token", mappings: [{ match: { path: "s" }, action: "wake", textTemplate: "${template}" }] }, storage: { path: "store.sqlite" } }`,
       );
     write('first {{v}}');
-    server = await spawnServer(config, {}, 15_000, ['--no-watch']);
+    server = await spawnServer(config, {}, SERVER_START_MS, ['--no-watch']);
     write('second {{v}}');
     server.kill('SIGHUP');
     const lines = server.lines;
