@@ -2,7 +2,7 @@
  * Micro-benchmark: what the run id's shape costs the store's writer when it inserts run rows.
  * Run: node --import tsx bench/run-ids.ts
  * For each id kind (random UUIDv4, time-ordered UUIDv7) and each number of runs already stored, it
- * commits 2,000 transactions of 10 run rows (the schema of src/store/migrations.ts, WAL,
+ * commits 2,000 transactions of 10 run rows (the schema of src/store/sqlite/migrations.ts, WAL,
  * synchronous FULL, a checkpoint every 100 commits) into a fresh SQLite file and prints the CPU
  * time (user + system) and the wall time per row, and the WAL frames (pages) written per commit.
  */
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { MIGRATIONS } from '../src/store/migrations.js';
+import { MIGRATIONS } from '../src/store/sqlite/migrations.js';
 
 const ROWS_PER_COMMIT = 10;
 const COMMITS = 2_000;

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 await build({
   entryPoints: {
     main: 'src/main.ts',
-    'writer-thread': 'src/store/writer-thread.ts',
+    'writer-thread': 'src/store/sqlite/writer-thread.ts',
     worker: 'src/sandbox/worker.ts',
   },
   outdir: 'dist',

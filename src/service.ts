@@ -1,9 +1,7 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from './log.js';
 import type { ResolvedConfig } from './config/load.js';
-import { openDatabase, storePermissionProblems } from './store/sqlite.js';
-import { createIngressStore } from './store/ingress-sqlite.js';
-import type { IngressStore } from './store/store.js';
+import { openStore, type StoreSeams } from './store/open.js';
+import type { IngressStore, Store } from './store/port.js';
 import { createConfiguredActionBuilder } from './actions/build.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
@@ -18,9 +16,7 @@ import { createProviders } from './providers/index.js';
 import { createChannels } from './channels/index.js';
 import { createRecipientPolicy, type AllowToConfig } from './channels/recipients.js';
 import { createRuntime } from './runtime/runtime.js';
-import { readRunView } from './store/runtime-repo.js';
 import { createConsole } from './console/create.js';
-import { writeWhenFree } from './store/write-when-free.js';
 import { createReloader } from './config/reloader.js';
 import { writeReloadState, type ReloadState } from './config/reload-state.js';
 import type { GmailSource, GmailSourceSeams } from './sources/gmail/index.js';
@@ -28,7 +24,7 @@ import { StartedParts } from './started-parts.js';
 
 export interface Service {
   readonly url: string;
-  readonly db: DatabaseSync;
+  /** The ingress as requests see it (commit refusals counted for readiness). */
   readonly store: IngressStore;
   /** This instance's metrics: the runtime and sandbox report run outcomes, deliveries and transforms here. */
   readonly metrics: Metrics;
@@ -52,6 +48,8 @@ export interface ServiceOptions {
   watch?: boolean;
   /** Tests: time and fetch of the Gmail watcher (its Google endpoints are in the config). */
   gmail?: GmailSourceSeams;
+  /** Tests: fault injection into the store adapter (test/store/support/). */
+  storeSeams?: StoreSeams;
 }
 
 /**
@@ -71,31 +69,22 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
 async function startInOrder(options: ServiceOptions, started: StartedParts): Promise<Service> {
   const { config, logger } = options;
-  const db = openDatabase(config.storage.path, { synchronous: config.storage.synchronous });
-  started.add('database', () => db.close());
-  for (const problem of storePermissionProblems(config.storage.path)) {
-    logger.warn({ event: 'store.permissions_too_wide' }, `${problem}: the store holds payloads and transcripts`);
-  }
-  const metrics = createMetrics({ db });
-  const storeHealth = createStoreHealth({ metrics });
-  // The ingress store commits on its own writer thread and connection (synchronous as configured).
-  const store = storeHealth.watch(
-    createIngressStore(db, { idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, logger, synchronous: config.storage.synchronous }),
+  const stored: Store = await openStore(
+    config.storage,
+    { logger, idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'service' },
+    options.storeSeams,
   );
-  started.add('ingress store', () => store.close());
+  started.add('store', () => stored.close());
+  const metrics = createMetrics({ depths: () => stored.depths() });
+  const storeHealth = createStoreHealth({ metrics });
+  const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
   const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics);
   started.add('mapping engine', () => mappings.close());
   let closing = false;
   const outbound = { fetch: globalThis.fetch, logger };
-  // The runtime's bookkeeping (claims, outcomes, deliveries) uses its own connection without an
-  // fsync per commit: those commits would otherwise block the event loop several times per run and
-  // starve admission. Every ingress commit (synchronous per config) fsyncs the shared WAL, which
-  // makes the runtime's earlier frames durable too; see docs/runtime.md.
-  const runtimeDb = openDatabase(config.storage.path, { synchronous: 'normal' });
-  started.add('runtime database', () => runtimeDb.close());
   const runtime = createRuntime({
-    db: runtimeDb,
+    store: stored,
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
     channels: createChannels(config.channels, outbound),
@@ -105,11 +94,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
-  runtime.start();
-  // From now on the runtime's writes never wait for the write lock on the event loop: SQLite
-  // refuses at once while the writer thread commits, and writeWhenFree tries again on a timer
-  // (src/store/write-when-free.ts). Start-up recovery above could still wait (5 s at most).
-  runtimeDb.exec('PRAGMA busy_timeout = 0');
+  await runtime.start();
   let liveHooks = config.hooks; // what the console's Mappings page shows; reload swaps it
   // The watcher follows the transforms directory of the last config that parsed, even one whose
   // mappings then failed to build: that is where the fix will be made.
@@ -129,7 +114,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     onState: (state) => {
       metrics.configReloadState(!state.reloadFailed, Date.parse(state.lastSuccessAt));
       // Kept in the store for `hookgate status`, which runs in another process.
-      writeWhenFree(() => writeReloadState(runtimeDb, state)).catch((error: unknown) =>
+      writeReloadState(stored.state, state).catch((error: unknown) =>
         logger.warn({ event: 'config.reload_state_unsaved', err: (error as Error).message }, 'cannot record the reload state in the store'),
       );
     },
@@ -139,7 +124,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const throttle = createAuthThrottle(config.hooks.throttle);
   const consoleParts = await createConsole({
     config,
-    db,
+    store: stored,
     runtime,
     mappings: () => mappings.current(),
     hooks: () => liveHooks,
@@ -148,14 +133,14 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     throttle,
     logger,
   });
-  const gmail = await startGmail(options, store, () => mappings.current(), metrics);
+  const gmail = await startGmail(options, { ingress: store, state: stored.gmail }, () => mappings.current(), metrics);
   started.add('gmail source', () => gmail?.close());
   const app = createApp({
     config,
     store,
     builder,
     mappings: () => mappings.current(),
-    runView: (runId) => readRunView(db, runId),
+    runView: (runId) => stored.runs.view(runId),
     retryRun: (runId) => runtime.retry(runId),
     throttle,
     logger,
@@ -187,7 +172,6 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
 
   return {
     url: listening.url,
-    db,
     store,
     metrics,
     reload,
@@ -199,11 +183,10 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
       await gmail?.close(); // first: nothing new is pulled while in-flight requests finish
       await reloader.close();
       await listening.close(config.gateway.shutdownGraceMs);
-      await store.close();
+      await store.close(); // the ingress: what was accepted is committed, nothing new is
       await runtime.stop();
-      runtimeDb.close();
+      await stored.close();
       await mappings.close();
-      db.close();
       logger.info({ event: 'server.stopped' }, 'hookgate stopped');
     },
   };
@@ -213,16 +196,15 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
  * The Gmail watcher when hooks.gmail.enabled: it admits through the same engine and store as
  * requests. Loaded only then: Google's client libraries would slow every other start.
  */
-async function startGmail(options: ServiceOptions, store: IngressStore, mappings: () => MappingEngine | undefined, metrics: Metrics): Promise<GmailSource | undefined> {
+async function startGmail(options: ServiceOptions, store: { ingress: IngressStore; state: Store['gmail'] }, mappings: () => MappingEngine | undefined, metrics: Metrics): Promise<GmailSource | undefined> {
   const { config } = options;
   const gmail = config.hooks.gmail;
   if (gmail?.enabled !== true || !config.hooks.enabled) return undefined;
   const { createGmailSource } = await import('./sources/gmail/index.js');
   return createGmailSource({
     config: gmail,
-    storagePath: config.storage.path,
-    synchronous: config.storage.synchronous,
-    store,
+    store: store.ingress,
+    state: store.state,
     mappings,
     logger: options.logger,
     observer: metrics.gmail,

@@ -4,12 +4,11 @@ import { exponentialDelay } from '../retry.js';
 import { scrubUrls } from './http.js';
 import { splitMessage } from './split.js';
 import { DeliveryError, type Channel } from './types.js';
+import type { DeliveryOutcome } from '../store/port-types.js';
 
 export { splitMessage } from './split.js';
-
-export type DeliveryOutcome =
-  | { status: 'delivered'; channel: string; to: string; parts: number; attempts: number }
-  | { status: 'failed'; channel: string; to?: string; reason: string; attempts: number };
+// Declared once, on the store port that keeps it (a run's and a heartbeat's `delivery`).
+export type { DeliveryOutcome } from '../store/port-types.js';
 
 export interface DeliverOptions {
   /** Sends of one part before giving up (default 4). */

@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '../log.js';
 import { NO_GMAIL_METRICS } from '../metrics/gmail.js';
 import { createHttpAdmitter } from '../sources/gmail/admit.js';
 import type { GmailSourceSeams } from '../sources/gmail/index.js';
-import { openGmailState } from '../sources/gmail/state.js';
+import { openStore } from '../store/open.js';
 import { createGmailWatcher, type GmailWatcher } from '../sources/gmail/watcher.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
@@ -30,7 +30,7 @@ export async function runGmailRun(argv: string[], io: CommandIo): Promise<number
     return 1;
   }
   const logger = createLogger({ level: config.logging.level });
-  const running = startForegroundWatcher(config, { logger, url: url ?? defaultHookUrl(config) });
+  const running = await startForegroundWatcher(config, { logger, url: url ?? defaultHookUrl(config) });
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -59,17 +59,18 @@ export function defaultHookUrl(config: ResolvedConfig): string {
   return `http://${host}:${config.gateway.port}${config.hooks.path}/gmail`;
 }
 
-export function startForegroundWatcher(
+export async function startForegroundWatcher(
   config: ResolvedConfig,
   options: { logger: Logger; url: string } & GmailSourceSeams,
-): { watcher: GmailWatcher; close: () => Promise<void> } {
+): Promise<{ watcher: GmailWatcher; close: () => Promise<void> }> {
   const gmail = config.hooks.gmail;
   if (gmail === undefined) throw new ConfigError([{ path: '/hooks/gmail', message: 'required' }]);
-  const state = openGmailState(config.storage.path, { synchronous: config.storage.synchronous });
+  // A long-running process of its own: it creates the store if needed and keeps its Gmail rows there.
+  const store = await openStore(config.storage, { logger: options.logger, idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'service' });
   const admitter = createHttpAdmitter({ url: options.url, token: config.hooks.token ?? '', account: gmail.account ?? '', ...(options.fetch ? { fetch: options.fetch } : {}) });
   const watcher = createGmailWatcher({
     config: { ...gmail, mode: 'pull' },
-    state,
+    state: store.gmail,
     admitter,
     logger: options.logger.child({ source: 'gmail' }),
     observer: NO_GMAIL_METRICS,
@@ -80,6 +81,6 @@ export function startForegroundWatcher(
   let closed: Promise<void> | undefined;
   return {
     watcher,
-    close: () => (closed ??= watcher.stop().then(() => state.close())),
+    close: () => (closed ??= watcher.stop().then(() => store.close())),
   };
 }

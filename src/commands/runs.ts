@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { newTimeOrderedId } from '../actions/ids.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { ConfigError, HookError } from '../errors.js';
 import { retryResponse } from '../http/run-routes.js';
-import { queueRetry } from '../store/retry-repo.js';
-import { openDatabase } from '../store/sqlite.js';
+import { silentLogger } from '../log.js';
+import { openStore } from '../store/open.js';
+import { StoreMissingError } from '../store/port.js';
 import { parseCommandLine, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
 
@@ -17,7 +17,7 @@ export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
   const args = parseRunsArgs(argv);
   try {
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
-    const result = (await retryThroughService(config, args.runId, args.url)) ?? retryInStore(config, args.runId);
+    const result = (await retryThroughService(config, args.runId, args.url)) ?? (await retryInStore(config, args.runId));
     io.stdout(args.json ? `${JSON.stringify(result)}\n` : `${result.replayed ? 'already retried as' : 'queued retry'} ${result.runId} (retry of ${result.retryOf})\n`);
     return 0;
   } catch (error) {
@@ -65,13 +65,16 @@ async function retryThroughService(config: ResolvedConfig, runId: string, url: s
 }
 
 /** No service is running: the retry goes into the store, queued for the next start. */
-function retryInStore(config: ResolvedConfig, runId: string): RetryResult {
-  if (!existsSync(config.storage.path)) throw new HookError('NOT_FOUND', `no store at ${config.storage.path}`);
-  const db = openDatabase(config.storage.path, { synchronous: config.storage.synchronous });
+async function retryInStore(config: ResolvedConfig, runId: string): Promise<RetryResult> {
+  const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' }).catch(
+    (error: unknown) => {
+      throw error instanceof StoreMissingError ? new HookError('NOT_FOUND', error.message) : error;
+    },
+  );
   try {
-    return retryResponse(runId, queueRetry(db, runId, newTimeOrderedId(), Date.now()));
+    return retryResponse(runId, await store.runs.retry(runId, newTimeOrderedId(), Date.now()));
   } finally {
-    db.close();
+    await store.close();
   }
 }
 

@@ -1,11 +1,8 @@
-import { existsSync } from 'node:fs';
-import type { DatabaseSync } from 'node:sqlite';
 import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../errors.js';
-import { countPendingEvents, lastHeartbeat, type HeartbeatRow } from '../store/events-repo.js';
-import { countRunsByStatus, recentRunViews, type RunView } from '../store/runtime-repo.js';
-import { openDatabase } from '../store/sqlite.js';
-import { readAllGmailStates } from '../sources/gmail/state.js';
+import { silentLogger } from '../log.js';
+import { openStore } from '../store/open.js';
+import { StoreMissingError, type HeartbeatRow, type RunView, type Store } from '../store/port.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { readReloadState, type ReloadState } from '../config/reload-state.js';
@@ -39,37 +36,33 @@ export interface GmailStatus {
  */
 export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
   const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
-  let db: DatabaseSync | undefined;
+  let store: Store | undefined;
   try {
     const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env);
-    const path = config.storage.path;
-    if (!existsSync(path)) {
-      io.stderr(`no store at ${path}: the service has not run with this configuration yet\n`);
-      return 1;
-    }
-    db = openDatabase(path, { synchronous: config.storage.synchronous });
-    const report = readStatus(db, path);
+    store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
+    const report = await readStatus(store, config.storage.path);
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
     const message = (error as Error).message;
-    io.stderr(`${error instanceof ConfigError ? message : `cannot read the store: ${message}`}\n`);
+    if (error instanceof StoreMissingError) io.stderr(`${message}: the service has not run with this configuration yet\n`);
+    else io.stderr(`${error instanceof ConfigError ? message : `cannot read the store: ${message}`}\n`);
     return 1;
   } finally {
-    db?.close();
+    await store?.close();
   }
 }
 
-export function readStatus(db: DatabaseSync, store: string): StatusReport {
-  const heartbeat = lastHeartbeat(db);
+export async function readStatus(store: Store, where: string): Promise<StatusReport> {
+  const heartbeat = await store.session.lastHeartbeat();
   return {
-    store,
-    events: { pending: countPendingEvents(db) },
-    runs: countRunsByStatus(db),
+    store: where,
+    events: { pending: (await store.depths()).pendingEvents },
+    runs: await store.runs.countByStatus(),
     lastHeartbeat: heartbeat === undefined ? null : heartbeatView(heartbeat),
-    recentRuns: recentRunViews(db, RECENT_RUNS),
-    config: readReloadState(db) ?? null,
-    gmail: readAllGmailStates(db).map((row) => ({
+    recentRuns: (await store.runs.listViews({ limit: RECENT_RUNS })).runs,
+    config: (await readReloadState(store.state)) ?? null,
+    gmail: (await store.gmail.readAll()).map((row) => ({
       account: row.account,
       mode: row.mode ?? null,
       historyId: row.historyId ?? null,

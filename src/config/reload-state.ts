@@ -1,6 +1,5 @@
-import type { DatabaseSync } from 'node:sqlite';
 import { ConfigError } from '../errors.js';
-import { getState, setState } from '../store/session-repo.js';
+import type { StateStore } from '../store/port.js';
 
 /** Whether the mappings in force are the config on disk; shown by /readyz, /metrics and `hookgate status`. */
 export interface ReloadState {
@@ -35,13 +34,13 @@ export function reloadReason(error: unknown): string {
   return line.length <= MAX_REASON_CHARS ? line : `${line.slice(0, MAX_REASON_CHARS - 1)}…`;
 }
 
-export function writeReloadState(db: DatabaseSync, state: ReloadState): void {
-  setState(db, STATE_KEY, JSON.stringify(state));
+export function writeReloadState(store: StateStore, state: ReloadState): Promise<void> {
+  return store.set(STATE_KEY, JSON.stringify(state));
 }
 
 /** The state the service last wrote; undefined when no service with this store has run since reload state was kept. */
-export function readReloadState(db: DatabaseSync): ReloadState | undefined {
-  const text = getState(db, STATE_KEY);
+export async function readReloadState(store: StateStore): Promise<ReloadState | undefined> {
+  const text = await store.get(STATE_KEY);
   if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as ReloadState;

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HookError } from '../errors.js';
-import type { RunStatus } from '../store/runtime-repo.js';
+import type { RunStatus } from '../store/port.js';
 import { retryResponse } from '../http/run-routes.js';
 import type { ConsolePorts } from './ports.js';
 import type { ConsoleSessions } from './session.js';
@@ -23,9 +23,9 @@ export interface ApiDeps {
 /** The JSON API under {console}/api: GETs need a session, POSTs a session and its CSRF token. */
 export function mountApi(router: Router, base: string, deps: ApiDeps): void {
   const { ports, sessions } = deps;
-  const read = (handler: (ctx: Context) => unknown) => (ctx: Context) => {
+  const read = (handler: (ctx: Context) => unknown) => async (ctx: Context) => {
     sessions.require(ctx);
-    ctx.body = { ok: true, ...(handler(ctx) as object) };
+    ctx.body = { ok: true, ...((await handler(ctx)) as object) };
   };
   const write = (handler: (ctx: Context) => Promise<unknown>) => async (ctx: Context) => {
     sessions.requireWithCsrf(ctx);
@@ -35,8 +35,8 @@ export function mountApi(router: Router, base: string, deps: ApiDeps): void {
   router.get(`${base}/overview`, read(() => overview(deps)));
   router.get(`${base}/requests`, read((ctx) => requests(deps, ctx)));
   router.get(`${base}/runs`, read((ctx) => ports.runs(runFilter(ctx))));
-  router.get(`${base}/runs/:runId`, read((ctx) => ({ run: found(ports.run(ctx.params['runId'] ?? '')) })));
-  router.get(`${base}/main-session`, read(() => ({ pending: ports.pendingEvents(100, deps.showPayloads), heartbeats: ports.heartbeats(20) })));
+  router.get(`${base}/runs/:runId`, read(async (ctx) => ({ run: found(await ports.run(ctx.params['runId'] ?? '')) })));
+  router.get(`${base}/main-session`, read(async () => ({ pending: await ports.pendingEvents(100, deps.showPayloads), heartbeats: await ports.heartbeats(20) })));
   router.get(`${base}/mappings`, read(() => ({ mappings: mappingViews(ports.mappingSources(), ports.requestLog.counts()) })));
   router.post(`${base}/runs/:runId/retry`, ...deps.jsonBody, write(async (ctx) => {
     const runId = ctx.params['runId'] ?? '';
@@ -45,13 +45,13 @@ export function mountApi(router: Router, base: string, deps: ApiDeps): void {
   router.post(`${base}/playground`, ...deps.jsonBody, write(async (ctx) => playground(ports, ctx.state['payload'])));
 }
 
-function overview(deps: ApiDeps) {
+async function overview(deps: ApiDeps) {
   const { ports } = deps;
-  const heartbeat = ports.heartbeats(1)[0];
+  const heartbeat = (await ports.heartbeats(1))[0];
   return {
     perMinute: ports.requestLog.perMinute(deps.now(), 30),
     latestRequest: ports.requestLog.latestSeq(),
-    queues: { pendingEvents: ports.pendingEventCount(), runs: ports.runCounts() },
+    queues: { pendingEvents: await ports.pendingEventCount(), runs: await ports.runCounts() },
     lastHeartbeat: heartbeat ?? null,
     sandbox: ports.sandbox(),
     reload: ports.reloadState?.() ?? null,

@@ -1,4 +1,3 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { Middleware } from 'koa';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -9,9 +8,7 @@ import { explanationJson, formatExplanation } from '../mapping/explain-format.js
 import { collectMappingSources } from '../mapping/sources.js';
 import { PRESETS } from '../../presets/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { countPendingEvents } from '../store/events-repo.js';
-import { listRunViews, pendingEventViews, recentHeartbeatViews } from '../store/console-repo.js';
-import { countRunsByStatus, readRunView } from '../store/runtime-repo.js';
+import type { Store } from '../store/port.js';
 import { loadConsoleAssets } from './assets.js';
 import { consoleMiddleware } from './mount.js';
 import type { ConsolePorts } from './ports.js';
@@ -25,8 +22,8 @@ export interface ConsoleParts {
 
 export interface ConsoleWiring {
   config: ResolvedConfig;
-  /** A read connection; the console never writes through it (retries go through the runtime). */
-  db: DatabaseSync;
+  /** What the console reads; it never writes through it (retries go through the runtime). */
+  store: Pick<Store, 'runs' | 'session'>;
   runtime: Pick<Runtime, 'retry'>;
   mappings: () => MappingEngine | undefined;
   /** The hooks config in force (hot reload swaps it). */
@@ -71,14 +68,14 @@ export async function createConsole(wiring: ConsoleWiring): Promise<ConsoleParts
 }
 
 function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePorts {
-  const { db } = wiring;
+  const { runs, session } = wiring.store;
   return {
-    runs: (filter) => listRunViews(db, filter),
-    run: (runId) => readRunView(db, runId),
-    runCounts: () => countRunsByStatus(db),
-    pendingEvents: (limit, includeWakeText) => pendingEventViews(db, limit, includeWakeText),
-    pendingEventCount: () => countPendingEvents(db),
-    heartbeats: (limit) => recentHeartbeatViews(db, limit),
+    runs: (filter) => runs.listViews(filter),
+    run: (runId) => runs.view(runId),
+    runCounts: () => runs.countByStatus(),
+    pendingEvents: (limit, includeWakeText) => session.pendingViews(limit, includeWakeText),
+    pendingEventCount: () => session.countPending(),
+    heartbeats: (limit) => session.recentHeartbeats(limit),
     retryRun: (runId) => wiring.runtime.retry(runId),
     mappingSources: () => collectMappingSources(wiring.hooks(), PRESETS).sources,
     async explain(request) {

@@ -1,18 +1,16 @@
-import type { RetryOutcome } from '../store/retry-repo.js';
-import type { RunFilter, EventView, HeartbeatView } from '../store/console-repo.js';
-import type { RunStatus, RunView } from '../store/runtime-repo.js';
+import type { EventView, HeartbeatView, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
 import type { HookRequest } from '../mapping/engine.js';
 import type { MappingSource } from '../mapping/sources.js';
 import type { RequestLog } from './request-log.js';
 
 /** What the console reads and does, given by the composition root (src/service.ts); no SQL here. */
 export interface ConsolePorts {
-  runs(filter: RunFilter): { runs: RunView[]; next?: string };
-  run(runId: string): RunView | undefined;
-  runCounts(): Record<RunStatus, number>;
-  pendingEvents(limit: number, includeWakeText: boolean): EventView[];
-  pendingEventCount(): number;
-  heartbeats(limit: number): HeartbeatView[];
+  runs(filter: RunFilter): Promise<{ runs: RunView[]; next?: string }>;
+  run(runId: string): Promise<RunView | undefined>;
+  runCounts(): Promise<Record<RunStatus, number>>;
+  pendingEvents(limit: number, includeWakeText: boolean): Promise<EventView[]>;
+  pendingEventCount(): Promise<number>;
+  heartbeats(limit: number): Promise<HeartbeatView[]>;
   retryRun(runId: string): Promise<RetryOutcome>;
   /** The live mapping sources (config and presets), in matching order. */
   mappingSources(): MappingSource[];

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/load.js';
-import type { IngressStore } from '../store/store.js';
+import type { IngressStore } from '../store/port.js';
 import type { ActionBuilder } from '../actions/build.js';
 import type { MappingEngine } from '../mapping/engine.js';
 import type { AuthThrottle } from '../auth/throttle.js';
@@ -30,7 +30,7 @@ export interface AppDeps {
   /** The mapping engine in force (hot reload swaps it); undefined when there is none. */
   mappings: () => MappingEngine | undefined;
   /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
-  runView?: (runId: string) => unknown;
+  runView?: (runId: string) => Promise<unknown>;
   /** POST {hooks.path}/runs/<runId>/retry (run-routes.ts). */
   retryRun?: NonNullable<RunRouteDeps['retryRun']>;
   throttle: AuthThrottle;

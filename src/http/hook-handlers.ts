@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { HookError } from '../errors.js';
 import type { AdmittedAction, AcceptedResponse } from '../actions/types.js';
 import type { ActionBuilder } from '../actions/build.js';
-import type { IngressStore } from '../store/store.js';
+import type { IngressStore } from '../store/port.js';
 import type { Logger } from '../log.js';
 import type { MappingEngine } from '../mapping/engine.js';
 import { AgentRequestSchema, WakeRequestSchema, requestValidator } from './request-schemas.js';
@@ -28,7 +28,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
     const key = signedState(ctx)?.deliveryKey ?? idempotencyKey(ctx);
     const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, rawBodyOf(ctx)) };
     if (idempotency !== undefined) {
-      const previous = deps.store.replay(idempotency.key, idempotency.fingerprint);
+      const previous = await deps.store.replay(idempotency.key, idempotency.fingerprint);
       if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
     }
     const { actions, response } = await produce();

@@ -1,11 +1,11 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HookError } from '../errors.js';
-import type { RetryOutcome } from '../store/retry-repo.js';
+import type { RetryOutcome } from '../store/port.js';
 
 export interface RunRouteDeps {
   /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
-  runView?: (runId: string) => unknown;
+  runView?: (runId: string) => Promise<unknown>;
   /** Queues a retry of a run (the runtime's retry); none → the retry route answers 404. */
   retryRun?: (runId: string) => Promise<RetryOutcome>;
 }
@@ -15,8 +15,8 @@ export interface RunRouteDeps {
  * Mounted before the hook catch-all, which would otherwise read `runs/…` as a hook name.
  */
 export function mountRunRoutes(router: Router, prefix: string, auth: Middleware, deps: RunRouteDeps): void {
-  router.get(`${prefix}/runs/:runId`, auth, (ctx) => {
-    const view = deps.runView?.(ctx.params['runId'] ?? '');
+  router.get(`${prefix}/runs/:runId`, auth, async (ctx) => {
+    const view = await deps.runView?.(ctx.params['runId'] ?? '');
     if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
     ctx.body = { ok: true, run: view };
   });

@@ -1,5 +1,5 @@
-import type { DatabaseSync } from 'node:sqlite';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueueDepths } from '../store/port.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
@@ -35,8 +35,8 @@ export interface Metrics {
 }
 
 export interface MetricsOptions {
-  /** The store's database, read at scrape time for queue depths; omitted → no queue gauges. */
-  db?: DatabaseSync;
+  /** The store's queue depths (Store.depths), read at scrape time; omitted → no queue gauges. */
+  depths?: () => Promise<QueueDepths>;
   /** Node process metrics (memory, CPU, event-loop lag, GC). Default true. */
   processMetrics?: boolean;
 }
@@ -82,7 +82,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'When the mappings in force were loaded (start-up or the last successful reload), Unix seconds.',
     registers,
   });
-  if (options.db !== undefined) registerQueueGauges(options.db, registers);
+  if (options.depths !== undefined) registerQueueGauges(options.depths, registers);
 
   return {
     contentType: registry.contentType,
@@ -119,15 +119,28 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 }
 
-/** Queue depths are computed when scraped, so they are never stale and cost nothing between scrapes. */
-function registerQueueGauges(db: DatabaseSync, registers: Registry[]): void {
+/**
+ * Queue depths are read from the store when scraped, so they are never stale and cost nothing
+ * between scrapes; one read serves both gauges of a scrape.
+ */
+function registerQueueGauges(depths: () => Promise<QueueDepths>, registers: Registry[]): void {
+  let pending: Promise<QueueDepths | undefined> | undefined;
+  // A scrape must not fail because the store is closing or busy: the gauges keep their last values.
+  const read = (): Promise<QueueDepths | undefined> => {
+    pending ??= depths()
+      .catch(() => undefined)
+      .finally(() => {
+        pending = undefined;
+      });
+    return pending;
+  };
   new Gauge({
     name: 'hookgate_pending_events',
     help: 'Main-session events waiting for a heartbeat.',
     registers,
-    collect() {
-      const row = safeGet(db, "SELECT count(*) AS n FROM events WHERE status = 'pending'");
-      if (row !== undefined) this.set(Number(row['n']));
+    async collect() {
+      const now = await read();
+      if (now !== undefined) this.set(now.pendingEvents);
     },
   });
   new Gauge({
@@ -135,22 +148,13 @@ function registerQueueGauges(db: DatabaseSync, registers: Registry[]): void {
     help: 'Agent runs waiting or executing, by status (queued, running).',
     labelNames: ['status'],
     registers,
-    collect() {
-      for (const status of ['queued', 'running']) {
-        const row = safeGet(db, `SELECT count(*) AS n FROM runs WHERE status = '${status}'`);
-        if (row !== undefined) this.set({ status }, Number(row['n']));
-      }
+    async collect() {
+      const now = await read();
+      if (now === undefined) return;
+      this.set({ status: 'queued' }, now.runs.queued);
+      this.set({ status: 'running' }, now.runs.running);
     },
   });
-}
-
-/** A scrape must not fail because the store is closing or busy: the gauge keeps its last value. */
-function safeGet(db: DatabaseSync, sql: string): Record<string, unknown> | undefined {
-  try {
-    return db.prepare(sql).get() as Record<string, unknown> | undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Module and channel names come from config, but a label is cut short anyway so a mistake cannot explode a series. */

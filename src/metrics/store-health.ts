@@ -1,5 +1,5 @@
 import { HookError } from '../errors.js';
-import type { IngressStore } from '../store/store.js';
+import type { IngressStore } from '../store/port.js';
 import type { Metrics } from './metrics.js';
 
 export interface StoreHealth {

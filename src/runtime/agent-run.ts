@@ -1,13 +1,9 @@
 import type { AgentAction } from '../actions/types.js';
-import { insertEvent } from '../store/events-repo.js';
-import { finishRun, setRunDelivery, suspendRun, type FinishedStatus, type RunRow } from '../store/runtime-repo.js';
-import { appendExchange, readTranscript } from '../store/session-repo.js';
-import { inTransaction } from '../store/sqlite.js';
-import { writeWhenFree } from '../store/write-when-free.js';
+import type { FinishedStatus, RunFinish, RunRow } from '../store/port.js';
 import { ACK_SKIP_REASON, isHeartbeatAck } from './ack.js';
 import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
-import { deliverReply, insertSkipped, type TurnDeps } from './routing.js';
+import { deliverReply, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
 import { digestForLog } from '../log-digest.js';
 
@@ -37,26 +33,16 @@ export function parseStoredAction(row: Pick<RunRow, 'action'>): AgentAction | un
 export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void> {
   const action = parseStoredAction(row);
   const startedAt = deps.clock.now();
-  const outcome: TurnOutcome =
-    action === undefined
-      ? { kind: 'error', error: 'the stored action cannot be read' }
-      : await callModel(deps.providers, deps.clock, {
-          modelRef: action.model ?? deps.defaultModel,
-          messages: [...readTranscript(deps.db, row.session_key, deps.historyBudgetChars), { role: 'user', content: action.message }],
-          ...(action.thinking === undefined ? {} : { thinking: action.thinking }),
-          timeoutSeconds: action.timeoutSeconds ?? deps.defaults.timeoutSeconds,
-          label: 'run',
-          shutdown: deps.routing.signal,
-        });
+  const outcome: TurnOutcome = action === undefined ? { kind: 'error', error: 'the stored action cannot be read' } : await runTurn(deps, row, action);
   if (outcome.kind === 'interrupted') {
-    await writeWhenFree(() => suspendRun(deps.db, row.run_id, outcome.error));
+    await deps.store.runs.suspend(row.run_id, outcome.error);
     deps.logger.info({ event: 'run.interrupted', runId: row.run_id, attempts: row.attempts }, 'run interrupted by shutdown; resumes on restart');
     return;
   }
   const status: FinishedStatus = outcome.kind;
   const detail = outcome.kind === 'ok' ? outcome.text : outcome.error;
   const skipped = outcome.kind === 'ok' && action !== undefined ? skipReason(deps, action, outcome.text) : undefined;
-  await writeWhenFree(() => recordEnd(deps, row, action, { status, detail, skipped }));
+  await recordEnd(deps, row, action, { status, detail, skipped });
   deps.logger.info(
     // A reason may quote request fields (a model, a recipient): a digest here, the text in the store (GET runs/<id>).
     { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: digestForLog(detail) }) },
@@ -65,6 +51,18 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
   deps.observer?.runFinished(status);
   if (action?.wakeMode !== 'next-heartbeat') deps.requestHeartbeat();
   if (outcome.kind === 'ok' && action !== undefined && skipped === undefined) await deliverRunReply(deps, row.run_id, action, outcome.text);
+}
+
+async function runTurn(deps: AgentRunDeps, row: RunRow, action: AgentAction): Promise<TurnOutcome> {
+  const history = await deps.store.transcripts.read(row.session_key, deps.historyBudgetChars);
+  return callModel(deps.providers, deps.clock, {
+    modelRef: action.model ?? deps.defaultModel,
+    messages: [...history, { role: 'user', content: action.message }],
+    ...(action.thinking === undefined ? {} : { thinking: action.thinking }),
+    timeoutSeconds: action.timeoutSeconds ?? deps.defaults.timeoutSeconds,
+    label: 'run',
+    shutdown: deps.routing.signal,
+  });
 }
 
 /** Why a successful reply is not sent: known before the end is recorded, so it is recorded with it. */
@@ -83,25 +81,32 @@ interface RunEnd {
 }
 
 /** The outcome, the transcript, the summary event and a skipped delivery: one commit. */
-function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefined, end: RunEnd): void {
+function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefined, end: RunEnd): Promise<void> {
   const { status, detail, skipped } = end;
   const at = deps.clock.now();
   const summary = runSummary(row.name, status, detail);
-  inTransaction(deps.db, () => {
-    finishRun(deps.db, row.run_id, { status, at, summary, ...(status === 'ok' ? { reply: detail } : { error: detail }) });
-    if (status === 'ok' && action !== undefined) appendExchange(deps.db, row.session_key, action.message, detail, at);
-    insertEvent(deps.db, {
-      at,
-      text: summary,
-      mode: action?.wakeMode ?? 'now',
-      hook: row.hook,
-      runId: row.run_id,
-      ...(action?.origin.mappingId === undefined ? {} : { mappingId: action.origin.mappingId }),
-    });
-    if (skipped !== undefined && action !== undefined) {
-      setRunDelivery(deps.db, row.run_id, insertSkipped(deps.db, at, deliveryRequest(row.run_id, action), skipped));
-    }
-  });
+  const finish: RunFinish = {
+    status,
+    at,
+    summary,
+    ...(status === 'ok' ? { reply: detail } : { error: detail }),
+    ...(status === 'ok' && action !== undefined ? { exchange: { sessionKey: row.session_key, user: action.message, assistant: detail } } : {}),
+    event: summaryEvent(row, action, summary, at),
+    ...(skipped !== undefined && action !== undefined ? { skipped: { channel: action.channel, reason: skipped } } : {}),
+  };
+  return deps.store.runs.finish(row.run_id, finish);
+}
+
+/** The run's summary as a main-session event, woken as the action asked (`now` when it cannot be read). */
+export function summaryEvent(row: RunRow, action: AgentAction | undefined, summary: string, at: number): NonNullable<RunFinish['event']> {
+  return {
+    at,
+    text: summary,
+    mode: action?.wakeMode ?? 'now',
+    hook: row.hook,
+    runId: row.run_id,
+    ...(action?.origin.mappingId === undefined ? {} : { mappingId: action.origin.mappingId }),
+  };
 }
 
 function deliveryRequest(runId: string, action: AgentAction): { channel: string; runId: string; to?: string } {
@@ -110,5 +115,5 @@ function deliveryRequest(runId: string, action: AgentAction): { channel: string;
 
 async function deliverRunReply(deps: AgentRunDeps, runId: string, action: AgentAction, reply: string): Promise<void> {
   const delivery = await deliverReply(deps.routing, { ...deliveryRequest(runId, action), text: reply });
-  await writeWhenFree(() => setRunDelivery(deps.db, runId, delivery));
+  await deps.store.runs.setDelivery(runId, delivery);
 }

@@ -1,20 +1,8 @@
-import {
-  consumeEvents,
-  finishHeartbeat,
-  hasDueEvents,
-  listPendingEvents,
-  newestPendingEventId,
-  setHeartbeatDelivery,
-  startHeartbeat,
-  type PendingEvent,
-} from '../store/events-repo.js';
-import { appendExchange, readTranscript } from '../store/session-repo.js';
-import { inTransaction } from '../store/sqlite.js';
-import { writeWhenFree } from '../store/write-when-free.js';
+import type { PendingEvent } from '../store/port.js';
 import { ACK_SKIP_REASON, HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
 import { heartbeatPrompt, type PromptLine } from './heartbeat-prompt.js';
 import { callModel } from './provider-call.js';
-import { deliverReply, insertSkipped, type TurnDeps } from './routing.js';
+import { deliverReply, type TurnDeps } from './routing.js';
 
 export const MAIN_SESSION_KEY = 'main';
 
@@ -74,21 +62,28 @@ function cutLine(event: PendingEvent, budget: number): string {
 }
 
 /**
- * One heartbeat turn of the main session: the pending events that fit the budget become one
- * prompt (`more` says whether due events were left over for a follow-up); they are marked consumed only after the turn succeeded, in the same transaction that
- * records the exchange. A failed turn leaves every event pending for the next attempt.
+ * One heartbeat turn of the main session, under the store's heartbeat lock (one at a time across
+ * every instance sharing the store; when another holds it, this one is idle): the pending events
+ * that fit the budget become one prompt (`more` says whether due events were left over for a
+ * follow-up); they are marked consumed only after the turn succeeded, in the same transaction
+ * that records the exchange. A failed turn leaves every event pending for the next attempt.
  */
 export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResult> {
-  const { db, clock, defaults } = deps;
+  const locked = await deps.store.session.withHeartbeatLock(() => heartbeatTurn(deps));
+  return locked.held ? locked.value : { kind: 'idle' };
+}
+
+async function heartbeatTurn(deps: MainSessionDeps): Promise<HeartbeatResult> {
+  const { store, clock, defaults } = deps;
   const budget = defaults.heartbeat.promptBudgetChars;
   // A line is at least ~36 characters (prefix and timestamp), so this many rows always cover the budget.
-  const events = listPendingEvents(db, Math.ceil(budget / 32) + 1);
+  const events = await store.session.listPending(Math.ceil(budget / 32) + 1);
   if (events.length === 0) return { kind: 'idle' };
-  const dueUpTo = newestPendingEventId(db);
+  const dueUpTo = await store.session.newestPendingId();
   const batch = fitBudget(events, budget);
-  const heartbeatId = await writeWhenFree(() => startHeartbeat(db, clock.now(), batch.ids.length));
+  const heartbeatId = await store.session.startHeartbeat(clock.now(), batch.ids.length);
   const prompt = heartbeatPrompt(batch.lines);
-  const history = readTranscript(db, MAIN_SESSION_KEY, deps.historyBudgetChars);
+  const history = await store.transcripts.read(MAIN_SESSION_KEY, deps.historyBudgetChars);
   const outcome = await callModel(deps.providers, clock, {
     modelRef: deps.modelRef,
     messages: [{ role: 'system', content: HEARTBEAT_INSTRUCTIONS }, ...history, { role: 'user', content: prompt }],
@@ -97,26 +92,25 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
     shutdown: deps.routing.signal,
   });
   if (outcome.kind !== 'ok') {
-    await writeWhenFree(() => finishHeartbeat(db, heartbeatId, { status: 'error', at: clock.now(), error: outcome.error }));
+    await store.session.finishHeartbeat(heartbeatId, { status: 'error', at: clock.now(), error: outcome.error });
     deps.logger.warn({ event: 'heartbeat.failed', heartbeatId, events: batch.ids.length, reason: outcome.error }, 'heartbeat failed; events stay pending');
     return { kind: 'failed', error: outcome.error };
   }
   const reply = outcome.text;
   // An acknowledgment is not delivered: that skipped delivery is part of the end's commit.
   const acknowledgment = isHeartbeatAck(reply, defaults.heartbeat.ackMaxChars);
-  await writeWhenFree(() =>
-    inTransaction(db, () => {
-      const at = clock.now();
-      consumeEvents(db, batch.ids, heartbeatId, at);
-      appendExchange(db, MAIN_SESSION_KEY, prompt, reply, at);
-      finishHeartbeat(db, heartbeatId, { status: 'ok', at, reply });
-      if (acknowledgment) setHeartbeatDelivery(db, heartbeatId, insertSkipped(db, at, heartbeatRoute(heartbeatId), ACK_SKIP_REASON));
-    }),
-  );
+  await store.session.finishHeartbeat(heartbeatId, {
+    status: 'ok',
+    at: clock.now(),
+    reply,
+    consume: batch.ids,
+    exchange: { sessionKey: MAIN_SESSION_KEY, user: prompt, assistant: reply },
+    ...(acknowledgment ? { skipped: { channel: heartbeatRoute(heartbeatId).channel, reason: ACK_SKIP_REASON } } : {}),
+  });
   deps.logger.info({ event: 'heartbeat.finished', heartbeatId, events: batch.ids.length }, 'heartbeat finished');
   if (!acknowledgment) await deliverHeartbeatReply(deps, heartbeatId, reply);
   // What did not fit the budget was due already: it follows at once, not a period later.
-  return { kind: 'ok', consumed: batch.ids.length, more: hasDueEvents(db, dueUpTo) };
+  return { kind: 'ok', consumed: batch.ids.length, more: await store.session.hasDue(dueUpTo) };
 }
 
 /** Heartbeat replies go to the main session's last route. */
@@ -126,5 +120,5 @@ function heartbeatRoute(heartbeatId: number): { channel: string; heartbeatId: nu
 
 async function deliverHeartbeatReply(deps: MainSessionDeps, heartbeatId: number, reply: string): Promise<void> {
   const delivery = await deliverReply(deps.routing, { ...heartbeatRoute(heartbeatId), text: reply });
-  await writeWhenFree(() => setHeartbeatDelivery(deps.db, heartbeatId, delivery));
+  await deps.store.session.setHeartbeatDelivery(heartbeatId, delivery);
 }

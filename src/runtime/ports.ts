@@ -1,3 +1,5 @@
+import type { DeliveryOutcome, Store } from '../store/port.js';
+
 /**
  * The slices of providers and channels the runtime uses, stated structurally so the runtime
  * compiles and is tested on its own; the real registries (src/providers, src/channels) fit them.
@@ -18,13 +20,11 @@ export interface ChannelPort {
   send(to: string, text: string, signal?: AbortSignal): Promise<void>;
 }
 
-export type DeliveryOutcome =
-  | { status: 'delivered'; channel: string; to: string; parts: number; attempts: number }
-  | { status: 'failed'; channel: string; to?: string; reason: string; attempts: number };
+// Declared on the store port, which keeps them; the runtime and its channels produce them.
+export type { DeliveryOutcome, RecordedDelivery, SkippedDelivery } from '../store/port.js';
 
-export type SkippedDelivery = { status: 'skipped'; reason: string };
-
-export type RecordedDelivery = DeliveryOutcome | SkippedDelivery;
+/** The parts of the store port the runtime uses. */
+export type RuntimeStore = Pick<Store, 'runs' | 'session' | 'transcripts' | 'deliveries'>;
 
 /** Splits, retries and reports; never throws (src/channels/deliver.ts deliverText fits). */
 export type DeliverFn = (channel: ChannelPort, to: string, text: string, options: { signal: AbortSignal }) => Promise<DeliveryOutcome>;

@@ -1,17 +1,12 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { getState, insertDelivery, setState } from '../store/session-repo.js';
-import { inTransaction } from '../store/sqlite.js';
-import { writeWhenFree } from '../store/write-when-free.js';
-import type { ChannelPort, DeliverFn, DeliveryOutcome, ProviderPort, RecordedDelivery, RuntimeObserver } from './ports.js';
+import type { ChannelPort, DeliverFn, DeliveryOutcome, ProviderPort, RuntimeObserver, RuntimeStore } from './ports.js';
 import type { Clock } from './clock.js';
 import { defaultLastChannel, type RecipientPolicy } from '../channels/recipients.js';
 
 export { FALLBACK_CHANNEL, defaultLastChannel } from '../channels/recipients.js';
 /** The log channel writes to the service's own log; it needs no recipient and this one names the main session. */
 export const LOG_CHANNEL_RECIPIENT = 'main';
-const LAST_ROUTE_KEY = 'last_route';
 
 export interface Route {
   channel: string;
@@ -19,7 +14,7 @@ export interface Route {
 }
 
 export interface RoutingDeps {
-  db: DatabaseSync;
+  store: RuntimeStore;
   defaults: Config['agents']['defaults'];
   channels: ReadonlyMap<string, ChannelPort>;
   deliver: DeliverFn;
@@ -34,7 +29,7 @@ export interface RoutingDeps {
 
 /** What one model turn (a heartbeat or an agent run) needs, shared by both. */
 export interface TurnDeps {
-  db: DatabaseSync;
+  store: RuntimeStore;
   clock: Clock;
   providers: ReadonlyMap<string, ProviderPort>;
   defaults: Config['agents']['defaults'];
@@ -57,15 +52,15 @@ export interface DeliveryRequest {
  * whatsapp. A missing recipient → the last one used on that channel, else the default route's
  * recipient when the channel matches it.
  */
-export function resolveRoute(db: DatabaseSync, defaults: Config['agents']['defaults'], requested: Route): Route {
+export async function resolveRoute(store: RuntimeStore, defaults: Config['agents']['defaults'], requested: Route): Promise<Route> {
   let channel = requested.channel;
   let to = requested.to;
   if (channel === 'last') {
-    const last = readLastRoute(db);
+    const last = await store.deliveries.lastRoute();
     channel = last?.channel ?? defaultLastChannel(defaults);
     to ??= last?.to;
   }
-  to ??= getState(db, `last_to:${channel}`);
+  to ??= await store.deliveries.lastRecipient(channel);
   if (to === undefined && defaults.delivery?.channel === channel) to = defaults.delivery.to;
   if (to === undefined && channel === 'log') to = LOG_CHANNEL_RECIPIENT;
   return to === undefined ? { channel } : { channel, to };
@@ -89,7 +84,7 @@ export async function deliverReply(deps: RoutingDeps, request: DeliveryRequest):
 }
 
 async function send(deps: RoutingDeps, request: DeliveryRequest): Promise<DeliveryOutcome> {
-  const route = resolveRoute(deps.db, deps.defaults, request);
+  const route = await resolveRoute(deps.store, deps.defaults, request);
   const channel = deps.channels.get(route.channel);
   if (channel === undefined) {
     return failed(route, `channel "${route.channel}" is not configured`);
@@ -110,33 +105,20 @@ function failed(route: Route, reason: string): DeliveryOutcome {
     : { status: 'failed', channel: route.channel, to: route.to, reason, attempts: 0 };
 }
 
-/**
- * Records a decision not to deliver (deliver:false, an acknowledgment) beside the real attempts,
- * inside the transaction that records the turn's end: the caller holds it.
- */
-export function insertSkipped(db: DatabaseSync, at: number, request: Omit<DeliveryRequest, 'text'>, reason: string): RecordedDelivery {
-  insertDelivery(db, { at, ...ids(request), channel: request.channel, status: 'skipped', reason });
-  return { status: 'skipped', reason };
-}
-
 async function record(deps: RoutingDeps, request: DeliveryRequest, outcome: DeliveryOutcome): Promise<void> {
   try {
-    await writeWhenFree(() =>
-      inTransaction(deps.db, () => {
-        insertDelivery(deps.db, {
-          at: deps.now(),
-          ...ids(request),
-          channel: outcome.channel,
-          ...(outcome.to === undefined ? {} : { recipient: outcome.to }),
-          status: outcome.status,
-          ...(outcome.channel === 'log' ? { text: request.text } : {}),
-          ...(outcome.status === 'failed' ? { reason: outcome.reason } : {}),
-        });
-        if (outcome.status === 'delivered' && request.heartbeatId !== undefined) {
-          setState(deps.db, LAST_ROUTE_KEY, JSON.stringify({ channel: outcome.channel, to: outcome.to }));
-          setState(deps.db, `last_to:${outcome.channel}`, outcome.to);
-        }
-      }),
+    const remember = outcome.status === 'delivered' && request.heartbeatId !== undefined ? { channel: outcome.channel, to: outcome.to } : undefined;
+    await deps.store.deliveries.record(
+      {
+        at: deps.now(),
+        ...ids(request),
+        channel: outcome.channel,
+        ...(outcome.to === undefined ? {} : { recipient: outcome.to }),
+        status: outcome.status,
+        ...(outcome.channel === 'log' ? { text: request.text } : {}),
+        ...(outcome.status === 'failed' ? { reason: outcome.reason } : {}),
+      },
+      remember,
     );
   } catch (error) {
     deps.logger.error({ event: 'delivery.record_failed', err: (error as Error).message }, 'could not record a delivery');
@@ -152,16 +134,4 @@ function ids(request: Omit<DeliveryRequest, 'text'>): { runId?: string; heartbea
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(request.heartbeatId === undefined ? {} : { heartbeatId: request.heartbeatId }),
   };
-}
-
-function readLastRoute(db: DatabaseSync): Route | undefined {
-  const raw = getState(db, LAST_ROUTE_KEY);
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as { channel?: unknown; to?: unknown };
-    if (typeof parsed.channel !== 'string') return undefined;
-    return typeof parsed.to === 'string' ? { channel: parsed.channel, to: parsed.to } : { channel: parsed.channel };
-  } catch {
-    return undefined;
-  }
 }

@@ -1,15 +1,23 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from '../log.js';
-import { claimRun, listQueuedRuns, type RunRow } from '../store/runtime-repo.js';
-import { writeWhenFree } from '../store/write-when-free.js';
+import type { RunRow } from '../store/port.js';
+import type { Clock, TimerHandle } from './clock.js';
+import type { RuntimeStore } from './ports.js';
+
+/** How long a claim is held without renewal; renewed every third of it while the run executes. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 export interface RunQueueOptions {
-  db: DatabaseSync;
+  store: RuntimeStore;
+  /** This runtime's id: the owner of its claims. */
+  owner: string;
   maxConcurrent: number;
-  now: () => number;
+  clock: Clock;
   /** Runs one claimed run to its end; records its own outcome. */
   execute: (row: RunRow) => Promise<void>;
   logger: Logger;
+  leaseMs?: number;
+  /** Nothing is claimed before it resolves (the runtime's start-up recovery); a rejection claims nothing. */
+  ready?: () => Promise<void>;
 }
 
 export interface RunQueue {
@@ -22,29 +30,31 @@ export interface RunQueue {
 }
 
 /**
- * The durable run queue: `runs` rows in `queued` are claimed oldest first (queued → running, the
- * attempts counter incremented) while fewer than maxConcurrent are executing.
+ * The durable run queue: queued runs are claimed oldest first (queued → running under this
+ * runtime's lease, the attempts counter incremented) while fewer than maxConcurrent are executing.
  */
 export function createRunQueue(options: RunQueueOptions): RunQueue {
   const running = new Map<string, Promise<void>>();
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   let stopped = true;
+  let stopping = new AbortController();
 
-  function pump(): void {
-    if (stopped) return;
-    const free = options.maxConcurrent - running.size;
-    if (free <= 0) return;
+  async function pump(): Promise<void> {
+    if (stopped || options.maxConcurrent - running.size <= 0) return;
     let rows: RunRow[];
     try {
-      rows = listQueuedRuns(options.db, free);
+      await options.ready?.();
+      rows = await options.store.runs.listQueued(options.maxConcurrent - running.size);
     } catch (error) {
       options.logger.error({ event: 'runs.poll_failed', err: (error as Error).message }, 'could not read the run queue');
       return;
     }
-    // A run whose claim is still waiting for the write lock is listed again: it already has its slot.
-    for (const row of rows) if (!running.has(row.run_id)) launch(row);
+    // A run whose claim is still being written is listed again: it already has its slot. Slots are
+    // counted again after the read: another pump may have filled them meanwhile.
+    for (const row of rows) if (!stopped && running.size < options.maxConcurrent && !running.has(row.run_id)) launch(row);
   }
 
-  /** Takes a slot at once; the claim (queued → running) is written when the write lock is free. */
+  /** Takes a slot at once; the claim (queued → running) is written when the store can. */
   function launch(row: RunRow): void {
     const done = claimThenExecute(row)
       .catch((error: unknown) => {
@@ -53,30 +63,63 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       .finally(() => {
         running.delete(row.run_id);
         // Next turn of the event loop: a backlog of instant runs must not crowd out network I/O.
-        setImmediate(pump);
+        setImmediate(() => void pump());
       });
     running.set(row.run_id, done);
   }
 
   async function claimThenExecute(row: RunRow): Promise<void> {
+    // A claim that waited past stop() is not made: the run stays queued for the next start.
+    if (stopped || !(await claim(options, row, leaseMs, stopping.signal))) return;
+    const renewal = keepLease(options, row.run_id, leaseMs);
     try {
-      // A claim that waited past stop() is not made: the run stays queued for the next start.
-      if (!(await writeWhenFree(() => !stopped && claimRun(options.db, row.run_id, options.now())))) return;
-    } catch (error) {
-      options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
-      return;
+      await options.execute({ ...row, status: 'running', attempts: row.attempts + 1 });
+    } finally {
+      renewal.stop();
     }
-    await options.execute({ ...row, status: 'running', attempts: row.attempts + 1 });
   }
 
   return {
     start() {
       stopped = false;
+      stopping = new AbortController();
     },
-    pump,
+    pump: () => void pump(),
     stop() {
       stopped = true;
+      stopping.abort();
     },
     inFlight: () => [...running.values()],
+  };
+}
+
+/** queued → running under this runtime's lease; false when another claimer got it or the claim failed (logged). */
+async function claim(options: RunQueueOptions, row: RunRow, leaseMs: number, signal: AbortSignal): Promise<boolean> {
+  const at = options.clock.now();
+  try {
+    return await options.store.runs.claim(row.run_id, { owner: options.owner, at, leaseUntil: at + leaseMs, signal });
+  } catch (error) {
+    options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
+    return false;
+  }
+}
+
+/** Renews a claim every third of its lease while the run executes, so no other instance takes it over. */
+function keepLease(options: RunQueueOptions, runId: string, leaseMs: number): { stop(): void } {
+  let timer: TimerHandle | undefined;
+  const renew = (): void => {
+    timer = options.clock.setTimer(renew, leaseMs / 3);
+    options.store.runs.renewLease(runId, options.owner, options.clock.now() + leaseMs).then(
+      (held) => {
+        if (!held) options.logger.warn({ event: 'run.lease_lost', runId }, 'another executor took this run over');
+      },
+      (error: unknown) => options.logger.warn({ event: 'run.lease_renew_failed', runId, err: (error as Error).message }, 'could not renew a run lease'),
+    );
+  };
+  timer = options.clock.setTimer(renew, leaseMs / 3);
+  return {
+    stop() {
+      if (timer !== undefined) options.clock.clearTimer(timer);
+    },
   };
 }

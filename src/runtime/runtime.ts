@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import { randomUUID } from 'node:crypto';
 import type { AdmittedAction } from '../actions/types.js';
 import { createModelPolicy } from '../actions/models.js';
 import { deliverText } from '../channels/deliver.js';
@@ -6,15 +6,13 @@ import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { newTimeOrderedId } from '../actions/ids.js';
-import { countPendingEvents } from '../store/events-repo.js';
-import { queueRetry, type RetryOutcome } from '../store/retry-repo.js';
-import { writeWhenFree } from '../store/write-when-free.js';
+import type { RetryOutcome } from '../store/port.js';
 import { executeRun } from './agent-run.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 import { parseDuration } from './duration.js';
 import { createHeartbeatScheduler } from './heartbeat.js';
 import { runHeartbeat } from './main-session.js';
-import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver } from './ports.js';
+import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver, RuntimeStore } from './ports.js';
 import { recoverUnfinished } from './recovery.js';
 import type { RoutingDeps } from './routing.js';
 import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
@@ -26,20 +24,25 @@ export const DEFAULT_HISTORY_BUDGET_CHARS = 32_000;
 export const DEFAULT_STOP_GRACE_MS = 5_000;
 
 export interface Runtime {
-  /** Resumes what a previous process left (see recovery.ts), then takes work: queued runs, pending events, periodic heartbeats. */
-  start(): void;
+  /**
+   * Resumes what a previous process left (see recovery.ts), then takes work: queued runs, pending
+   * events, periodic heartbeats. Resolves once it takes work (whenIdle() waits for that too).
+   */
+  start(): Promise<void>;
   /** From store.onCommitted: agent actions wake the run queue; a wake with mode `now` requests a heartbeat. */
   notify(actions: readonly AdmittedAction[]): void;
   /** Takes no more work, aborts running turns (runs recorded `interrupted`, resumed by the next start), waits (bounded). */
   stop(): Promise<void>;
   /** Resolves when no heartbeat and no run is executing (timers not yet due are not waited for). */
   whenIdle(): Promise<void>;
-  /** Queues a manual retry of a failed, timed-out or interrupted run (store/retry-repo.ts) and wakes the queue. */
+  /** Queues a manual retry of a failed, timed-out or interrupted run (the store's runs.retry) and wakes the queue. */
   retry(runId: string): Promise<RetryOutcome>;
 }
 
 export interface RuntimeOptions {
-  db: DatabaseSync;
+  store: RuntimeStore;
+  /** Owner of this runtime's run claims; unique per process (default: a random UUID). */
+  instanceId?: string;
   defaults: Config['agents']['defaults'];
   providers: ReadonlyMap<string, ProviderPort>;
   channels: ReadonlyMap<string, ChannelPort>;
@@ -55,13 +58,13 @@ export interface RuntimeOptions {
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
-  const { db, defaults, logger } = options;
+  const { store, defaults, logger } = options;
   const clock = options.clock ?? realClock;
   const shutdown = new AbortController();
   const historyBudgetChars = options.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET_CHARS;
   const defaultModel = createModelPolicy(defaults).defaultModel;
   const routing: RoutingDeps = {
-    db,
+    store,
     defaults,
     channels: options.channels,
     deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger })),
@@ -71,39 +74,60 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     signal: shutdown.signal,
     ...(options.observer === undefined ? {} : { observer: options.observer }),
   };
-  const common = { db, clock, providers: options.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
+  const common = { store, clock, providers: options.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
   const heartbeat = createHeartbeatScheduler({
     clock,
     everyMs: heartbeatPeriod(defaults),
-    beat: () => runHeartbeat({ ...common, modelRef: defaultModel }),
+    beat: async () => {
+      await recovered; // no new work before start-up recovery is written
+      if (catchUp !== undefined) {
+        const pendingAtStart = catchUp;
+        catchUp = undefined;
+        if ((await pendingAtStart) === 0) return { kind: 'idle' };
+      }
+      return runHeartbeat({ ...common, modelRef: defaultModel });
+    },
     onTick: () => queue.pump(),
     logger,
   });
   const queue = createRunQueue({
-    db,
+    store,
+    owner: options.instanceId ?? randomUUID(),
     maxConcurrent: defaults.maxConcurrent,
-    now: () => clock.now(),
-    execute: (row) => executeRun({ ...common, defaultModel, requestHeartbeat: () => heartbeat.request() }, row),
+    clock,
+    execute: (row) => executeRun({ ...common, defaultModel, requestHeartbeat }, row),
+    ready: () => recovered,
     logger,
   });
   let state: 'new' | 'started' | 'stopped' = 'new';
+  /** Start-up recovery (recovery.ts): heartbeats and claims wait for it. */
+  let recovered: Promise<void> = Promise.resolve();
+  /** Set while the only heartbeat asked for is start()'s catch-up: it runs only if events were pending at start. */
+  let catchUp: Promise<number> | undefined;
+  function requestHeartbeat(): void {
+    catchUp = undefined;
+    heartbeat.request();
+  }
 
   const inFlight = (): Array<Promise<void>> => [heartbeat.current(), ...queue.inFlight()].filter((p) => p !== undefined);
 
   return {
     start() {
-      if (state !== 'new') return;
+      if (state !== 'new') return recovered;
       state = 'started';
-      recoverUnfinished(db, clock.now(), logger);
+      recovered = recoverUnfinished(store, clock.now(), logger).then(() => undefined);
       heartbeat.start();
       queue.start();
       queue.pump();
-      // After a restart, events may have waited past their tick: catch up at once.
-      if (countPendingEvents(db) > 0) heartbeat.request();
+      // After a restart, events may have waited past their tick: catch up at once. The request is
+      // made now and the count taken now; the beat waits for both.
+      catchUp = store.session.countPending().catch(() => 1); // unknown: catch up
+      heartbeat.request();
+      return recovered;
     },
     notify(actions) {
       if (state !== 'started') return;
-      if (actions.some((action) => action.kind === 'wake' && action.mode === 'now')) heartbeat.request();
+      if (actions.some((action) => action.kind === 'wake' && action.mode === 'now')) requestHeartbeat();
       if (actions.some((action) => action.kind === 'agent')) queue.pump();
     },
     async stop() {
@@ -115,10 +139,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await withinGrace(clock, Promise.allSettled([stopping, ...inFlight()]), options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
     },
     async whenIdle() {
+      await recovered.catch(() => undefined);
       for (let pending = inFlight(); pending.length > 0; pending = inFlight()) await Promise.allSettled(pending);
     },
     async retry(runId) {
-      const outcome = await writeWhenFree(() => queueRetry(db, runId, newTimeOrderedId(), clock.now()));
+      const outcome = await store.runs.retry(runId, newTimeOrderedId(), clock.now());
       if (outcome.kind === 'queued') {
         logger.info({ event: 'run.retry_queued', runId: outcome.runId, retryOf: runId }, 'run queued again as a retry');
         queue.pump();

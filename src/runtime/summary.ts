@@ -1,5 +1,5 @@
 import { sanitizeUntrusted } from '../envelope/sanitize.js';
-import type { FinishedStatus } from '../store/runtime-repo.js';
+import type { FinishedStatus } from '../store/port.js';
 
 /** Longest summary body, in code points: the main session gets a line, not the whole reply. */
 export const SUMMARY_MAX_CHARS = 500;

@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,15 +52,20 @@ describe('an OpenClaw config file given to --config', () => {
 
   describe('serves', () => {
     let service: Service;
+    let db: DatabaseSync;
     let hooks: string;
     beforeAll(async () => {
       const config = await loadConfigFile(join(dir, 'openclaw.json'), {});
       service = await startService({ config, logger: silentLogger(), port: 0, watch: false });
+      db = new DatabaseSync(config.storage.path);
       hooks = `${service.url}/hooks`;
     }, 60_000);
-    afterAll(async () => service.close());
+    afterAll(async () => {
+      await service.close();
+      db.close();
+    });
 
-    const runs = () => service.db.prepare('SELECT hook, session_key, action FROM runs ORDER BY created_at').all() as Array<{ hook: string; session_key: string; action: string }>;
+    const runs = () => db.prepare('SELECT hook, session_key, action FROM runs ORDER BY created_at').all() as Array<{ hook: string; session_key: string; action: string }>;
 
     it('runs a transform written for OpenClaw (kind, input.url) from hooks/transforms, authenticated by x-openclaw-token', async () => {
       const push = await post(`${hooks}/github?delivery=1&token=${TOKEN}`, { sender: { login: 'ada' }, repository: { full_name: 'org/repo' } }, { 'x-openclaw-token': TOKEN, 'x-github-event': 'push' });
@@ -84,7 +90,7 @@ describe('an OpenClaw config file given to --config', () => {
 
     it('renders {{json}} as the payload field of that name, and takes a 1 MiB body on the gmail path only', async () => {
       expect((await post(`${hooks}/ingest`, { source: 'monitor', check: 'db', status: 'down', json: 'raw' })).status).toBe(200);
-      const event = service.db.prepare('SELECT text FROM events ORDER BY id DESC LIMIT 1').get() as { text: string };
+      const event = db.prepare('SELECT text FROM events ORDER BY id DESC LIMIT 1').get() as { text: string };
       expect(event.text).toContain('Monitor db is down (raw)');
       const large = 'x'.repeat(1024 * 1024);
       expect((await post(`${hooks}/gmail`, { source: 'gmail', messages: [{ id: 'm1', from: 'a@example.com', subject: 's', body: large }] })).status).toBe(202);

@@ -129,7 +129,7 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
     await page.waitForFunction((id) => document.querySelector('[data-testid="run"]')?.textContent?.includes(`Retry of${id}`) === true, {}, failedRunId);
     const newRunId = await page.evaluate(() => decodeURIComponent(location.hash.split('/')[2] ?? ''));
     expect(newRunId).not.toBe(failedRunId);
-    expect(svc.service.db.prepare('SELECT retry_of FROM runs WHERE run_id = ?').get(newRunId)).toEqual({ retry_of: failedRunId });
+    expect(svc.db.prepare('SELECT retry_of FROM runs WHERE run_id = ?').get(newRunId)).toEqual({ retry_of: failedRunId });
     // The retry runs the same action with the same always-failing provider: it ends in error again.
     await page.waitForFunction(() => document.querySelector('[data-testid="run"] .badge')?.textContent === 'error', { timeout: 20_000 });
     await shoot('retry');
@@ -144,7 +144,7 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
   });
 
   it('runs the playground and shows the enveloped prompt, storing nothing', async () => {
-    const runsBefore = (svc.service.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
+    const runsBefore = (svc.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
     await go('#/playground', 'form.stack');
     await page.type('input[name="hook"]', 'greet');
     await page.$eval('textarea[name="payload"]', (area) => {
@@ -157,7 +157,7 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
     expect(result).toContain('Say hi to Ada Lovelace');
     expect(result).toMatch(/<<<EXTERNAL_UNTRUSTED_CONTENT/);
     await shoot('playground');
-    expect((svc.service.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n).toBe(runsBefore);
+    expect((svc.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n).toBe(runsBefore);
   });
 
   it('never put a token or a raw payload into the page or an API response, and broke no CSP rule', async () => {

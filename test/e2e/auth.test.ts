@@ -34,7 +34,7 @@ describe('hook authentication', () => {
     const wrong = await post(`${svc.hooksUrl}/agent`, { message: 'a' }, { authorization: `Bearer ${TEST_TOKEN}x` });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('UNAUTHORIZED');
-    expect(svc.service.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
+    expect(svc.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
   });
 
   it('logs a deprecation warning for ?token= that never contains the token', async () => {
@@ -70,7 +70,7 @@ describe('hook authentication', () => {
     const right = await post(`${svc.hooksUrl}/wake`, { text: 'ok' });
     expect(right.status).toBe(429);
     expect(right.body).toEqual(blocked.body);
-    expect(svc.service.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 0 });
+    expect(svc.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 0 });
   });
 
   it('has no hook routes when hooks are disabled, but /healthz answers', async () => {

@@ -19,7 +19,7 @@ describe('durable acceptance', () => {
     expect(retry.status).toBe(202);
     expect(retry.body.runId).toBe(first.body.runId);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    expect(svc.service.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 1 });
+    expect(svc.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 1 });
   });
 
   it('commits concurrent retries with one key exactly once', async () => {
@@ -27,7 +27,7 @@ describe('durable acceptance', () => {
     const url = `${svc.hooksUrl}/wake`;
     const responses = await Promise.all(Array.from({ length: 10 }, () => post(url, { text: 'burst' }, { 'idempotency-key': 'same' })));
     expect(responses.every((response) => response.status === 200)).toBe(true);
-    expect(svc.service.db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+    expect(svc.db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
   });
 
   it('refuses a used key for a different request with 409', async () => {
@@ -56,20 +56,20 @@ describe('durable acceptance', () => {
     }
     await svc.close();
     svc = await startTestService({}, { dir });
-    const events = svc.service.db.prepare('SELECT text FROM events WHERE run_id IS NULL ORDER BY id').all().map((row) => (row as { text: string }).text);
+    const events = svc.db.prepare('SELECT text FROM events WHERE run_id IS NULL ORDER BY id').all().map((row) => (row as { text: string }).text);
     expect(events).toEqual(['event 0', 'event 1', 'event 2', 'event 3', 'event 4']);
-    const runs = svc.service.db.prepare('SELECT run_id FROM runs').all().map((row) => (row as { run_id: string }).run_id);
+    const runs = svc.db.prepare('SELECT run_id FROM runs').all().map((row) => (row as { run_id: string }).run_id);
     expect(runs.sort()).toEqual([...runIds].sort());
     const replay = await post(`${svc.hooksUrl}/agent`, { message: 'run 2' }, { 'idempotency-key': 'r2' });
     expect(replay.body.runId).toBe(runIds[2]);
   });
 
   it('answers 503 with Retry-After when the store cannot write, keeps nothing half-written, and recovers', async () => {
-    svc = await startTestService();
-    const db = svc.service.db;
+    svc = await startTestService({}, { faults: true });
+    const db = svc.db;
     const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
     // A full disk, as SQLite sees it: no page may be added (set on the store's writing connection).
-    await svc.service.store.pragma('max_page_count', pages);
+    await svc.faults!.pragma('max_page_count', pages);
     const big = 'x'.repeat(100_000);
     const refused = await post(`${svc.hooksUrl}/agent`, { message: big });
     expect(refused.status).toBe(503);
@@ -77,7 +77,7 @@ describe('durable acceptance', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
-    await svc.service.store.pragma('max_page_count', 1073741823);
+    await svc.faults!.pragma('max_page_count', 1073741823);
     expect((await post(`${svc.hooksUrl}/agent`, { message: big })).status).toBe(202);
   });
 });

@@ -234,7 +234,7 @@ describe('fuzzing the ingress over real HTTP', () => {
     const wake = await post(`${svc.hooksUrl}/wake`, { text: 'after the storm' });
     expect(wake.status).toBe(200);
     expect(wake.body).toEqual({ ok: true, mode: 'now' });
-    const stored = svc.service.db.prepare('SELECT text FROM events WHERE run_id IS NULL ORDER BY id DESC LIMIT 1').get() as { text: string };
+    const stored = svc.db.prepare('SELECT text FROM events WHERE run_id IS NULL ORDER BY id DESC LIMIT 1').get() as { text: string };
     expect(stored.text).toBe('after the storm');
     const agent = await post(`${svc.hooksUrl}/agent`, { message: 'still parsing' });
     expect(agent.status).toBe(202);

@@ -14,7 +14,7 @@ describe('wake and agent over a real socket', () => {
     const response = await post(`${svc.hooksUrl}/wake`, { text: 'New email', mode: 'now' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ok: true, mode: 'now' });
-    const rows = svc.service.db.prepare("SELECT text, mode, hook, trusted FROM events WHERE hook = 'wake'").all();
+    const rows = svc.db.prepare("SELECT text, mode, hook, trusted FROM events WHERE hook = 'wake'").all();
     expect(rows).toEqual([{ text: 'New email', mode: 'now', hook: 'wake', trusted: 0 }]);
   });
 
@@ -28,7 +28,7 @@ describe('wake and agent over a real socket', () => {
     expect(response.status).toBe(202);
     expect(response.body.ok).toBe(true);
     expect(response.body.runId).toMatch(/^[0-9a-f-]{36}$/);
-    const row = svc.service.db.prepare('SELECT status, name, session_key, action FROM runs WHERE run_id = ?').get(response.body.runId) as Record<string, string>;
+    const row = svc.db.prepare('SELECT status, name, session_key, action FROM runs WHERE run_id = ?').get(response.body.runId) as Record<string, string>;
     // The embedded runtime may already have picked it up.
     expect(['queued', 'running', 'ok']).toContain(row.status);
     expect(row.name).toBe('Email');

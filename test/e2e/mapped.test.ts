@@ -26,7 +26,7 @@ describe('mapped hooks over a real socket', () => {
     const response = await post(`${svc.hooksUrl}/sensor`, { sensor: 'garage', value: 31 });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ok: true, mode: 'next-heartbeat' });
-    const row = svc.service.db.prepare("SELECT text, trusted FROM events WHERE hook = 'sensor'").get() as { text: string; trusted: number };
+    const row = svc.db.prepare("SELECT text, trusted FROM events WHERE hook = 'sensor'").get() as { text: string; trusted: number };
     expect(row).toEqual({ text: '[Source: Webhook; Task: sensor] Sensor garage reads 31', trusted: 0 });
   });
 
@@ -36,7 +36,7 @@ describe('mapped hooks over a real socket', () => {
     expect(response.status).toBe(202);
     const messages = GMAIL['messages'] as unknown[];
     expect(response.body.runIds).toHaveLength(messages.length);
-    const count = svc.service.db.prepare("SELECT count(*) AS n FROM runs WHERE hook = 'gmail'").get();
+    const count = svc.db.prepare("SELECT count(*) AS n FROM runs WHERE hook = 'gmail'").get();
     expect(count).toEqual({ n: messages.length });
   });
 
@@ -53,7 +53,7 @@ describe('mapped hooks over a real socket', () => {
     });
     const response = await post(`${svc.hooksUrl}/leak?token=${TEST_TOKEN}`, {}, { cookie: 'session=1', 'user-agent': 'probe' });
     expect(response.status).toBe(200);
-    const row = svc.service.db.prepare("SELECT text FROM events WHERE hook = 'leak'").get() as { text: string };
+    const row = svc.db.prepare("SELECT text FROM events WHERE hook = 'leak'").get() as { text: string };
     expect(row.text).toBe('a[] q[] c[] u[probe]');
   });
 
@@ -85,7 +85,7 @@ describe('mapped hooks over a real socket', () => {
     writeFileSync(file, JSON.stringify(config));
     await until(() => svc.logs.some((line) => line['event'] === 'config.reloaded'));
     await post(`${svc.hooksUrl}/sensor`, { sensor: 'a' });
-    const texts = () => svc.service.db.prepare("SELECT text FROM events WHERE hook = 'sensor' ORDER BY id").all() as Array<{ text: string }>;
+    const texts = () => svc.db.prepare("SELECT text FROM events WHERE hook = 'sensor' ORDER BY id").all() as Array<{ text: string }>;
     expect(texts()[0]?.text).toContain('v2 a');
 
     config.hooks.mappings[0] = { ...SENSOR, textTemplate: '{{#if}}broken' };
@@ -115,7 +115,7 @@ describe('the envelope opt-out', () => {
     const opened = await post(`${svc.hooksUrl}/public`, { note: 'x', allowUnsafeExternalContent: true });
     const internal = await post(`${svc.hooksUrl}/internal`, { note: 'y' });
     const messageOf = (runId: string) => {
-      const row = svc.service.db.prepare('SELECT action FROM runs WHERE run_id = ?').get(runId) as { action: string };
+      const row = svc.db.prepare('SELECT action FROM runs WHERE run_id = ?').get(runId) as { action: string };
       return (JSON.parse(row.action) as { message: string }).message;
     };
     expect(messageOf(direct.body.runId)).toContain('<<<EXTERNAL_UNTRUSTED_CONTENT');

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/sqlite.js';
+import { openDatabase } from '../../src/store/sqlite/connection.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
+import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { routeOf } from '../../src/metrics/http.js';
 import { openSocket, readResponse } from '../helpers/raw-http.js';
@@ -144,8 +146,10 @@ describe('the metrics registry', () => {
   it('reports transforms, run outcomes, delivery failures and queue depths computed at scrape time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookgate-metrics-'));
     dirs.push(dir);
-    const db = openDatabase(join(dir, 'store.sqlite'), { synchronous: 'normal' });
-    const metrics = createMetrics({ db, processMetrics: false });
+    const path = join(dir, 'store.sqlite');
+    const db = openDatabase(path, { synchronous: 'normal' });
+    const store = openSqliteStore({ path, synchronous: 'normal' }, { logger: silentLogger(), idempotencyTtlMs: 60_000, role: 'command' });
+    const metrics = createMetrics({ depths: () => store.depths(), processMetrics: false });
     metrics.observeTransform('github.js', 12, 'ok');
     metrics.observeTransform('github.js', 1000, 'timeout');
     metrics.observeTransform('github.js', 3, 'failed');
@@ -171,6 +175,7 @@ describe('the metrics registry', () => {
     expect(valueOf(samples, 'hookgate_runs', { status: 'queued' })).toBe(2);
     expect(valueOf(samples, 'hookgate_runs', { status: 'running' })).toBe(1);
     expect(valueOf(samples, 'hookgate_pending_events')).toBe(0);
+    await store.close();
     db.close();
   });
 

@@ -45,7 +45,7 @@ describe('hot reload over a real socket', () => {
   const served = async (): Promise<string> => {
     const response = await post(`${svc.hooksUrl}/t`, {});
     expect(response.status).toBe(200);
-    const row = svc.service.db.prepare("SELECT text FROM events WHERE hook = 't' ORDER BY id DESC LIMIT 1").get() as { text: string };
+    const row = svc.db.prepare("SELECT text FROM events WHERE hook = 't' ORDER BY id DESC LIMIT 1").get() as { text: string };
     return row.text;
   };
   /** Makes a change, waits for reload number `count` and checks it is the only one since the last step. */
@@ -113,7 +113,7 @@ describe('hot reload over a real socket', () => {
       for (const pid of old) expect(isAlive(pid), 'the old worker was killed under its requests').toBe(true);
       for (const pid of old) process.kill(pid, 'SIGCONT');
       expect((await Promise.all(inFlight)).map((response) => response.status)).toEqual([200, 200, 200]);
-      const texts = svc.service.db.prepare("SELECT text FROM events WHERE hook = 't' ORDER BY id").all() as Array<{ text: string }>;
+      const texts = svc.db.prepare("SELECT text FROM events WHERE hook = 't' ORDER BY id").all() as Array<{ text: string }>;
       expect(texts.map((row) => row.text).sort()).toEqual(['v1', 'v1', 'v1', 'v2']);
       await until(() => old.every((pid) => !isAlive(pid)), 15_000);
     } finally {

@@ -51,7 +51,7 @@ describe('retrying a run', () => {
     const second = await retry(svc, failedRunId);
     expect(second.status).toBe(202);
     expect(second.body).toMatchObject({ runId: first.body.runId, retryOf: failedRunId, replayed: true });
-    const count = svc.service.db.prepare('SELECT COUNT(*) AS n FROM runs WHERE retry_of = ?').get(failedRunId) as { n: number };
+    const count = svc.db.prepare('SELECT COUNT(*) AS n FROM runs WHERE retry_of = ?').get(failedRunId) as { n: number };
     expect(count.n).toBe(1);
   });
 

@@ -24,7 +24,7 @@ describe('GET {path}/runs/<runId>', () => {
     expect(view.body.run).toMatchObject({ runId: body.runId, status: 'ok', hook: 'agent', name: 'Probe' });
     expect(view.body.run.summary).toBe('Hook Probe: Echo: ping'); // the echo shows the sender's text, not the envelope
     // …while what the provider was given is still enveloped.
-    const row = svc.service.db.prepare('SELECT action FROM runs WHERE run_id = ?').get(body.runId) as { action: string };
+    const row = svc.db.prepare('SELECT action FROM runs WHERE run_id = ?').get(body.runId) as { action: string };
     expect(JSON.parse(row.action).message).toMatch(/^SECURITY NOTICE: [\s\S]*<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]+">>>\nSource: Webhook\nTask: Probe\n---\nping\n<<<END_EXTERNAL_UNTRUSTED_CONTENT/);
     expect(view.body.run.delivery).toMatchObject({ status: 'delivered', channel: 'log' });
   });

@@ -26,7 +26,7 @@ describe('request-level defences over a real socket', () => {
     await svc.close();
   });
 
-  const countRuns = (): unknown => svc.service.db.prepare('SELECT COUNT(*) AS n FROM runs').get();
+  const countRuns = (): unknown => svc.db.prepare('SELECT COUNT(*) AS n FROM runs').get();
 
   it('refuses a to outside channels.<id>.allowTo with 400 RECIPIENT_NOT_ALLOWED, without quoting it, and accepts one inside', async () => {
     const before = countRuns();

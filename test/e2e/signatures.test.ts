@@ -50,7 +50,7 @@ async function sendSigned(svc: TestService, scheme: string, body: string, option
 }
 
 function wakeTexts(svc: TestService): string[] {
-  return svc.service.db.prepare('SELECT text FROM events ORDER BY id').all().map((row) => (row as { text: string }).text);
+  return svc.db.prepare('SELECT text FROM events ORDER BY id').all().map((row) => (row as { text: string }).text);
 }
 
 // One service for every scheme (starting one per test would dominate the run time): per scheme a

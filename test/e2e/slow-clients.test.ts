@@ -82,7 +82,7 @@ describe('slow and abusive clients', () => {
       expect(reply.headers['connection']).toBe('close');
     }
     await Promise.all(slow.map((socket) => closedWithin(socket, CUT_OFF_BOUND_MS)));
-    expect(svc.service.db.prepare('SELECT count(*) AS n FROM events WHERE run_id IS NULL').get()).toEqual({ n: 0 });
+    expect(svc.db.prepare('SELECT count(*) AS n FROM events WHERE run_id IS NULL').get()).toEqual({ n: 0 });
   });
 
   it('closes an idle keep-alive connection after keepAliveTimeoutMs', async () => {

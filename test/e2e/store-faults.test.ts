@@ -1,5 +1,4 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { IngressStore } from '../../src/store/store.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post, startTestService, type TestService } from '../helpers/service.js';
 
@@ -14,15 +13,15 @@ const MAX_PAGES = 1_073_741_823;
 
 /**
  * A full disk as SQLite sees it: no page beyond `extra` more may be added. The limit is set on the
- * connection that commits acceptances (the store's writer), through the store's pragma hook.
+ * connection that commits acceptances (the store's writer), through the test writer's fault injection (test/store/support/).
  */
 async function fillDisk(svc: TestService, extra = 0): Promise<void> {
-  const { page_count: pages } = svc.service.db.prepare('PRAGMA page_count').get() as { page_count: number };
-  await svc.service.store.pragma('max_page_count', pages + extra);
+  const { page_count: pages } = svc.db.prepare('PRAGMA page_count').get() as { page_count: number };
+  await svc.faults!.pragma('max_page_count', pages + extra);
 }
 
-function clearDisk(store: IngressStore): Promise<void> {
-  return store.pragma('max_page_count', MAX_PAGES);
+function clearDisk(svc: TestService): Promise<void> {
+  return svc.faults!.pragma('max_page_count', MAX_PAGES);
 }
 
 function count(db: DatabaseSync, sql: string, ...params: string[]): number {
@@ -47,10 +46,10 @@ describe('store faults', () => {
   }
 
   it('answers 503 with Retry-After while the database is read-only, reports not ready, and recovers', async () => {
-    svc = await startTestService();
-    const db = svc.service.db;
+    svc = await startTestService({}, { faults: true });
+    const db = svc.db;
     expect(await ready()).toBe(200);
-    await svc.service.store.pragma('query_only', true);
+    await svc.faults!.pragma('query_only', true);
     const refused = await post(`${svc.hooksUrl}/wake`, { text: 'during the fault' }, { 'idempotency-key': 'ro-1' });
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ ok: false, code: 'STORE_UNAVAILABLE' });
@@ -60,7 +59,7 @@ describe('store faults', () => {
     expect(Number(readiness.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
 
-    await svc.service.store.pragma('query_only', false);
+    await svc.faults!.pragma('query_only', false);
     const accepted = await post(`${svc.hooksUrl}/wake`, { text: 'during the fault' }, { 'idempotency-key': 'ro-1' });
     expect(accepted.status).toBe(200);
     expect(accepted.headers.get('idempotent-replayed')).toBeNull();
@@ -69,16 +68,16 @@ describe('store faults', () => {
   });
 
   it('reports not ready while the disk is full even before a request fails', async () => {
-    svc = await startTestService();
+    svc = await startTestService({}, { faults: true });
     await fillDisk(svc);
     expect(await ready()).toBe(503);
-    await clearDisk(svc.service.store);
+    await clearDisk(svc);
     expect(await ready()).toBe(200);
   });
 
   it('stores no item of a fan-out when the disk fills part-way through it, and all of it after recovery', async () => {
-    svc = await startTestService(fanOut);
-    const db = svc.service.db;
+    svc = await startTestService(fanOut, { faults: true });
+    const db = svc.db;
     const items = [1, 2, 3].map((n) => ({ n, text: `${'x'.repeat(30_000)}${n}` }));
     // Room for about one item's pages: the first insert fits, a later one cannot.
     await fillDisk(svc, 10);
@@ -89,7 +88,7 @@ describe('store faults', () => {
     expect(count(db, "SELECT count(*) AS n FROM idempotency WHERE key = 'batch-1'")).toBe(0);
     expect(await ready()).toBe(503);
 
-    await clearDisk(svc.service.store);
+    await clearDisk(svc);
     const accepted = await post(`${svc.hooksUrl}/batch`, { items }, { 'idempotency-key': 'batch-1' });
     expect(accepted.status).toBe(202);
     expect(accepted.body.runIds).toHaveLength(3);
@@ -98,8 +97,8 @@ describe('store faults', () => {
   });
 
   it('keeps each request of a concurrent burst all-or-nothing when the disk fills mid-burst', async () => {
-    svc = await startTestService();
-    const db = svc.service.db;
+    svc = await startTestService({}, { faults: true });
+    const db = svc.db;
     await fillDisk(svc, 40);
     const keys = Array.from({ length: 30 }, (_, index) => `burst-${index}`);
     const message = (key: string) => `${key} ${'y'.repeat(12_000)}`;
@@ -117,7 +116,7 @@ describe('store faults', () => {
     const refused = replies.filter((reply) => reply.status === 503);
     expect(refused.every((reply) => Number(reply.headers.get('retry-after')) > 0)).toBe(true);
 
-    await clearDisk(svc.service.store);
+    await clearDisk(svc);
     const retried = await Promise.all(
       keys.map((key) => post(`${svc!.hooksUrl}/agent`, { message: message(key), deliver: false }, { 'idempotency-key': key })),
     );

@@ -1,9 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { createLogger } from '../../src/log.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { startService, type Service, type ServiceOptions } from '../../src/service.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/port.js';
+import { silentLogger } from '../../src/log.js';
+import { writerFaults, type WriterFaults } from '../store/support/writer-faults.js';
 
 export const TEST_TOKEN = 'test-hook-token-0123456789';
 
@@ -11,6 +16,12 @@ export interface TestService {
   url: string;
   hooksUrl: string;
   service: Service;
+  /** A connection of the test's own to the store's file, to check what is really stored. */
+  db: DatabaseSync;
+  /** Fault injection into the store's writer thread (only when started with `faults: true`). */
+  faults: WriterFaults | undefined;
+  /** The store port on the same file, as a command (`hookgate status`) opens it beside the service; closed by close(). */
+  openPort(): Promise<Store>;
   dir: string;
   /** Every log line the service wrote, as parsed JSON objects. */
   logs: Array<Record<string, unknown>>;
@@ -22,7 +33,14 @@ export interface TestService {
 /** Starts the real service on 127.0.0.1:0 with a real SQLite file in a fresh temp dir. */
 export async function startTestService(
   config: Record<string, unknown> = {},
-  options: { dir?: string; /** write the config to dir/hookgate.json5 and watch it for reload */ configFile?: boolean; gmail?: ServiceOptions['gmail'] } = {},
+  options: {
+    dir?: string;
+    /** write the config to dir/hookgate.json5 and watch it for reload */
+    configFile?: boolean;
+    gmail?: ServiceOptions['gmail'];
+    /** run the store's writer with fault injection (svc.faults) */
+    faults?: boolean;
+  } = {},
 ): Promise<TestService> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'hookgate-test-'));
   const lines: string[] = [];
@@ -36,18 +54,29 @@ export async function startTestService(
   const resolved = resolveConfig(raw, { configDir: dir });
   const configPath = join(dir, 'hookgate.json5');
   if (options.configFile === true) writeFileSync(configPath, JSON.stringify(raw, null, 2));
+  const faults = options.faults === true ? writerFaults() : undefined;
   const service = await startService({
     config: resolved,
     logger,
     port: 0,
     ...(options.configFile === true ? { configPath, env: {} } : {}),
     ...(options.gmail === undefined ? {} : { gmail: options.gmail }),
+    ...(faults === undefined ? {} : { storeSeams: { sqlite: faults.seams } }),
   });
+  const db = new DatabaseSync(resolved.storage.path, { timeout: 5000 });
+  const ports: Store[] = [];
   let closed = false;
   return {
     url: service.url,
     hooksUrl: `${service.url}${resolved.hooks.path}`,
     service,
+    db,
+    faults,
+    async openPort() {
+      const port = await openStore(resolved.storage, { logger: silentLogger(), idempotencyTtlMs: 60_000, role: 'command' });
+      ports.push(port);
+      return port;
+    },
     dir,
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -57,6 +86,8 @@ export async function startTestService(
       if (closed) return;
       closed = true;
       await service.close();
+      for (const port of ports) await port.close();
+      db.close();
       if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };

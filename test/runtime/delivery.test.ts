@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRunView } from '../../src/store/runtime-repo.js';
-import { getState, setState } from '../../src/store/session-repo.js';
+import { readRunView } from '../../src/store/sqlite/run-queries.js';
+import { getState, setState } from '../../src/store/sqlite/state-queries.js';
 import { agentAction, fakeChannel, fakeProvider, insertRun, makeDefaults, makeRuntime, rows, settle, tempStore, type Sent, type TempStore } from './helpers.js';
 import type { AgentAction } from '../../src/actions/types.js';
 import type { Harness } from './helpers.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createChannels } from '../../src/channels/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createProviders } from '../../src/providers/index.js';
-import { readRunView } from '../../src/store/runtime-repo.js';
+import { readRunView } from '../../src/store/sqlite/run-queries.js';
 import { agentAction, insertRun, insertWake, makeDefaults, makeRuntime, rows, settle, tempStore, type TempStore } from './helpers.js';
 
 let store: TempStore;

@@ -7,10 +7,12 @@ import type { Config } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { SECURITY_NOTICE } from '../../src/envelope/envelope.js';
 import { inspectEnvelope } from '../envelope/inspect.js';
-import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
+import { createManualClock, type ManualClock } from '../helpers/manual-clock.js';
 import type { ChannelPort, DeliverFn, PortMessage, ProviderPort } from '../../src/runtime/ports.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
-import { openDatabase } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/port.js';
+import { openDatabase } from '../../src/store/sqlite/connection.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 
 export type Defaults = Config['agents']['defaults'];
 
@@ -32,6 +34,21 @@ export interface TempStore {
   cleanup(): void;
 }
 
+/** Port stores opened on a temp store's file (by makeRuntime), closed by its cleanup(). */
+const portsOn = new Map<string, Store[]>();
+
+/**
+ * The store port on the file `db` is connected to, as a new process would open it (so a second
+ * one simulates a restart: it holds none of the first one's claims). Closed by TempStore.cleanup().
+ */
+export function portOn(db: DatabaseSync): Store {
+  const path = db.location();
+  if (path === null) throw new Error('portOn needs a file database');
+  const store = openSqliteStore({ path, synchronous: 'normal' }, { logger: silentLogger(), idempotencyTtlMs: 60_000, role: 'command' });
+  portsOn.set(path, [...(portsOn.get(path) ?? []), store]);
+  return store;
+}
+
 /** A real SQLite file in a fresh temp dir, schema applied. */
 export function tempStore(): TempStore {
   const dir = mkdtempSync(join(tmpdir(), 'hookgate-runtime-'));
@@ -46,6 +63,7 @@ export function tempStore(): TempStore {
       return store.db;
     },
     cleanup() {
+      for (const opened of portsOn.get(path)?.splice(0) ?? []) void opened.close();
       if (store.db.isOpen) store.db.close();
       rmSync(dir, { recursive: true, force: true });
     },
@@ -204,6 +222,8 @@ export interface Harness {
   clock: ManualClock;
   runtime: Runtime;
   sent: Sent[];
+  /** The store port the runtime works on (over the same file as `db`). */
+  store: Store;
 }
 
 /** A runtime on the manual clock with fakes; `deliver: 'real'` keeps the runtime's own default (deliverText). */
@@ -214,8 +234,9 @@ export function makeRuntime(
   const clock = options.clock ?? createManualClock();
   const sent: Sent[] = [];
   const { deliver = simpleDeliver, ...rest } = options;
+  const store = portOn(db);
   const runtime = createRuntime({
-    db,
+    store,
     defaults: makeDefaults(),
     providers: new Map([['fake', fakeProvider('fake')]]),
     channels: new Map([['log', fakeChannel('log', sent)]]),
@@ -224,7 +245,7 @@ export function makeRuntime(
     ...(deliver === 'real' ? {} : { deliver }),
     clock,
   });
-  return { clock, runtime, sent };
+  return { clock, runtime, sent, store };
 }
 
 /** Fires due timers and waits for the work they start, until nothing is due or running. */

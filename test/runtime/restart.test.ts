@@ -1,7 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createIngressStore } from '../../src/store/ingress-sqlite.js';
-import { silentLogger } from '../../src/log.js';
-import { readRunView } from '../../src/store/runtime-repo.js';
+import { readRunView } from '../../src/store/sqlite/run-queries.js';
 import { agentAction, blockingProvider, fakeProvider, insertRun, insertWake, makeRuntime, rows, settle, tempStore, turn, type TempStore } from './helpers.js';
 
 let store: TempStore;
@@ -95,7 +93,7 @@ describe('restart', () => {
   it('is driven by the ingress store: a committed agent action runs and its summary reaches the main session', async () => {
     const provider = fakeProvider('fake', (call) => (call.messages[0]?.role === 'system' ? 'HEARTBEAT_OK' : 'from the store'));
     const h = makeRuntime(store.db, { providers: new Map([['fake', provider]]) });
-    const ingress = createIngressStore(store.db, { idempotencyTtlMs: 60_000, logger: silentLogger() });
+    const { ingress } = h.store;
     ingress.onCommitted((actions) => h.runtime.notify(actions));
     h.runtime.start();
     const action = agentAction({ name: 'Store', wakeMode: 'now' });
@@ -104,6 +102,6 @@ describe('restart', () => {
     expect(readRunView(store.db, action.runId)).toMatchObject({ status: 'ok', summary: 'Hook Store: from the store' });
     expect(rows(store.db, "SELECT text, status FROM events")).toEqual([{ text: 'Hook Store: from the store', status: 'consumed' }]);
     await h.runtime.stop();
-    await ingress.close();
+    await h.store.close();
   });
 });

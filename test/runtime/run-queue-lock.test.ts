@@ -2,8 +2,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createRunQueue } from '../../src/runtime/run-queue.js';
-import type { RunRow } from '../../src/store/runtime-repo.js';
-import { agentAction, insertRun, tempStore, type TempStore } from './helpers.js';
+import type { RunRow } from '../../src/store/port.js';
+import { until } from '../helpers/wait.js';
+import { createManualClock } from '../helpers/manual-clock.js';
+import { agentAction, insertRun, portOn, tempStore, type TempStore } from './helpers.js';
 
 describe('the run queue while another connection holds the write lock', () => {
   let store: TempStore | undefined;
@@ -14,54 +16,33 @@ describe('the run queue while another connection holds the write lock', () => {
     store = undefined;
   });
 
-  /**
-   * The runtime's connection, counting the queue's tries to claim a run: a test waits for a number
-   * of tries (each refused while the lock is held) instead of sleeping.
-   */
-  function countingClaims(db: DatabaseSync): { db: DatabaseSync; triedAtLeast(n: number): Promise<void> } {
-    let tries = 0;
-    const waiters: Array<{ n: number; resolve: () => void }> = [];
-    const prepare = (sql: string) => {
-      if (sql.startsWith("UPDATE runs SET status = 'running'")) {
-        tries += 1;
-        for (const waiter of waiters.filter((w) => w.n <= tries)) waiter.resolve();
-      }
-      return db.prepare(sql);
-    };
-    const counted = new Proxy(db, {
-      get(target, property) {
-        if (property === 'prepare') return prepare;
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    return {
-      db: counted,
-      triedAtLeast: (n) => (tries >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
-    };
-  }
-
-  function setUp() {
+  function setUp(): { holder: DatabaseSync; runtime: DatabaseSync; executed: RunRow[]; queue: ReturnType<typeof createRunQueue> } {
     store = tempStore();
     insertRun(store.db, agentAction(), 1000);
     const holder = new DatabaseSync(store.path);
     const runtime = new DatabaseSync(store.path, { timeout: 0 });
     extra.push(holder, runtime);
-    const claims = countingClaims(runtime);
     const executed: RunRow[] = [];
-    const queue = createRunQueue({ db: claims.db, maxConcurrent: 1, now: () => 2000, execute: async (row) => void executed.push(row), logger: silentLogger() });
-    return { holder, runtime, executed, queue, claims };
+    const queue = createRunQueue({
+      store: portOn(store.db),
+      owner: 'test',
+      maxConcurrent: 1,
+      clock: createManualClock(2000),
+      execute: async (row) => void executed.push(row),
+      logger: silentLogger(),
+    });
+    return { holder, runtime, executed, queue };
   }
 
   const statusOf = (db: DatabaseSync): string => (db.prepare('SELECT status FROM runs').get() as { status: string }).status;
 
   it('claims and executes the run once the lock is free, without blocking meanwhile', async () => {
-    const { holder, runtime, executed, queue, claims } = setUp();
+    const { holder, runtime, executed, queue } = setUp();
     holder.exec('BEGIN IMMEDIATE');
     queue.start();
     queue.pump();
     queue.pump(); // listed again while its claim waits: it keeps its one slot
-    await claims.triedAtLeast(3); // refused at least twice, and the event loop got here meanwhile
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(executed).toEqual([]);
     holder.exec('COMMIT');
     await Promise.all(queue.inFlight());
@@ -70,11 +51,11 @@ describe('the run queue while another connection holds the write lock', () => {
   });
 
   it('does not claim a run whose claim was still waiting when the queue stopped: it stays queued', async () => {
-    const { holder, runtime, executed, queue, claims } = setUp();
+    const { holder, runtime, executed, queue } = setUp();
     holder.exec('BEGIN IMMEDIATE');
     queue.start();
     queue.pump();
-    await claims.triedAtLeast(1); // the claim was tried and refused: it is waiting for the lock
+    await until(() => queue.inFlight().length === 1); // its claim is waiting for the lock
     queue.stop();
     holder.exec('COMMIT');
     await Promise.all(queue.inFlight());

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRunView } from '../../src/store/runtime-repo.js';
+import { readRunView } from '../../src/store/sqlite/run-queries.js';
 import { createLogger } from '../../src/log.js';
 import {
   agentAction,

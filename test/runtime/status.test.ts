@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStatus } from '../../src/commands/status.js';
 import { runCaptured } from '../helpers/cli.js';
-import { readRunView } from '../../src/store/runtime-repo.js';
+import { readRunView } from '../../src/store/sqlite/run-queries.js';
 import { agentAction, insertRun, insertWake, tempStore, type TempStore } from './helpers.js';
 
 let store: TempStore;

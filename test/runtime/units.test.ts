@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isHeartbeatAck } from '../../src/runtime/ack.js';
-import { createManualClock } from '../../src/runtime/clock.js';
+import { createManualClock } from '../helpers/manual-clock.js';
 import { parseDuration } from '../../src/runtime/duration.js';
 import { eventLine, fitBudget } from '../../src/runtime/main-session.js';
 import { splitModelRef } from '../../src/runtime/provider-call.js';

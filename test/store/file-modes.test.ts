@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, storePermissionProblems } from '../../src/store/sqlite.js';
+import { openDatabase, storePermissionProblems } from '../../src/store/sqlite/connection.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const modeOf = (path: string): number => statSync(path).mode & 0o777;

@@ -5,15 +5,18 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { AcceptedResponse, AgentAction, WakeAction } from '../../src/actions/types.js';
 import { createLogger } from '../../src/log.js';
-import { createIngressStore, type IngressStoreOptions, type SqliteIngressStore } from '../../src/store/ingress-sqlite.js';
-import { openDatabase } from '../../src/store/sqlite.js';
-import type { Acceptance } from '../../src/store/store.js';
+import type { Acceptance, IngressStore } from '../../src/store/port.js';
+import { openDatabase } from '../../src/store/sqlite/connection.js';
+import { createSqliteIngress, type SqliteIngressOptions } from '../../src/store/sqlite/ingress.js';
+import { writerFaults, type WriterFaults } from './support/writer-faults.js';
 
 export interface StoreFixture {
   path: string;
   /** The main connection the store reads from (as the service's). */
   db: DatabaseSync;
-  store: SqliteIngressStore;
+  store: IngressStore;
+  /** Fault injection into its writer thread, and its commit count. */
+  faults: WriterFaults;
   logs: Array<Record<string, unknown>>;
   /** A fresh connection's answer: what is really in the file, not in any connection's cache. */
   count(sql: string, ...params: string[]): number;
@@ -21,17 +24,28 @@ export interface StoreFixture {
 }
 
 /** A real SQLite file in a fresh temp dir, its main connection and an ingress store on it. */
-export function storeFixture(options: Partial<IngressStoreOptions> = {}): StoreFixture {
+export function storeFixture(options: Partial<SqliteIngressOptions> = {}): StoreFixture {
   const dir = mkdtempSync(join(tmpdir(), 'hookgate-store-'));
   const path = join(dir, 'hookgate.sqlite');
   const db = openDatabase(path, { synchronous: 'full' });
   const lines: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
-  const store = createIngressStore(db, { idempotencyTtlMs: 60_000, logger, ...options });
+  const faults = writerFaults();
+  const store = createSqliteIngress(db, {
+    path,
+    synchronous: 'full',
+    idempotencyTtlMs: 60_000,
+    now: Date.now,
+    logger,
+    warmUp: true,
+    seams: faults.seams,
+    ...options,
+  });
   return {
     path,
     db,
     store,
+    faults,
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     },

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { createIngressStore } from '../../src/store/ingress-sqlite.js';
-import { openDatabase } from '../../src/store/sqlite.js';
+import { openDatabase } from '../../src/store/sqlite/connection.js';
+import { createSqliteIngress } from '../../src/store/sqlite/ingress.js';
 
 describe('idempotency key maintenance', () => {
   const dirs: string[] = [];
@@ -15,14 +15,23 @@ describe('idempotency key maintenance', () => {
   it('purges every expired key in bounded slices and keeps the fresh ones', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookgate-maint-'));
     dirs.push(dir);
-    const db = openDatabase(join(dir, 's.sqlite'), { synchronous: 'normal' });
+    const path = join(dir, 's.sqlite');
+    const db = openDatabase(path, { synchronous: 'normal' });
     const insert = db.prepare("INSERT INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, 'f', '{}')");
     db.exec('BEGIN');
     for (let index = 0; index < 4500; index += 1) insert.run(`old-${index}`, 1_000);
     for (let index = 0; index < 10; index += 1) insert.run(`new-${index}`, 9_000_000);
     db.exec('COMMIT');
     const clock = 10_000_000;
-    const store = createIngressStore(db, { idempotencyTtlMs: 5_000_000, now: () => clock, logger: silentLogger(), maintenanceIntervalMs: 5 });
+    const store = createSqliteIngress(db, {
+      path,
+      synchronous: 'normal',
+      idempotencyTtlMs: 5_000_000,
+      now: () => clock,
+      logger: silentLogger(),
+      maintenanceIntervalMs: 5,
+      warmUp: true,
+    });
     const deadline = Date.now() + 5000;
     while ((db.prepare('SELECT count(*) AS n FROM idempotency').get() as { n: number }).n > 10 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AdmittedAction } from '../../src/actions/types.js';
 import { HookError } from '../../src/errors.js';
-import type { Acceptance } from '../../src/store/store.js';
+import type { Acceptance } from '../../src/store/port.js';
 import { agent, rejectionOf, storeFixture, wake, type StoreFixture } from './helpers.js';
 
 const WEBHOOK = { source: 'Webhook', task: 'Deploys' } as const;
@@ -54,7 +54,7 @@ describe('the ingress store seals untrusted content on its writer thread', () =>
     expect(refused).toBeInstanceOf(HookError);
     expect((refused as HookError).code).toBe('INTERNAL');
     expect(good.kind).toBe('committed');
-    expect(fixture.store.commitCount()).toBe(1);
+    expect(fixture.faults.commitCount()).toBe(1);
     expect(fixture.count('SELECT count(*) AS n FROM events')).toBe(1);
     expect(fixture.logs.some((entry) => entry['event'] === 'store.seal_failed')).toBe(true);
   });

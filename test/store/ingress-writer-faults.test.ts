@@ -18,11 +18,11 @@ describe('the ingress store when its writer fails', () => {
     fixture = storeFixture();
     const { store } = fixture;
     expect(store.isWritable()).toBe(true);
-    await store.pragma('max_page_count', pageCount() + 2);
+    await fixture.faults.pragma('max_page_count', pageCount() + 2);
     expect(store.isWritable()).toBe(false);
     const batch = [wakeAcceptance('small', 'k-small'), agentAcceptance(`big ${'x'.repeat(60_000)}`), wakeAcceptance('after the big one')];
     const results = await Promise.allSettled(batch.map((acceptance) => store.accept(acceptance)));
-    expect(store.commitCount()).toBe(0);
+    expect(fixture.faults.commitCount()).toBe(0);
     for (const result of results) {
       expect(result).toMatchObject({ status: 'rejected', reason: { code: 'STORE_UNAVAILABLE', status: 503 } });
       expect(result.status === 'rejected' && (result.reason as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(0);
@@ -31,7 +31,7 @@ describe('the ingress store when its writer fails', () => {
     expect(fixture.count('SELECT count(*) AS n FROM idempotency')).toBe(0);
     expect(fixture.logs.some((line) => line['event'] === 'store.commit_failed')).toBe(true);
 
-    await store.pragma('max_page_count', MAX_PAGES);
+    await fixture.faults.pragma('max_page_count', MAX_PAGES);
     expect(store.isWritable()).toBe(true);
     await Promise.all(batch.map((acceptance) => store.accept(acceptance)));
     expect(fixture.count('SELECT count(*) AS n FROM events') + fixture.count('SELECT count(*) AS n FROM runs')).toBe(3);
@@ -40,10 +40,10 @@ describe('the ingress store when its writer fails', () => {
   it('refuses writes and reports not writable while the writing connection is read-only', async () => {
     fixture = storeFixture();
     const { store } = fixture;
-    await store.pragma('query_only', true);
+    await fixture.faults.pragma('query_only', true);
     expect(store.isWritable()).toBe(false);
     expect(await rejectionOf(store.accept(wakeAcceptance('read-only', 'ro')))).toMatchObject({ code: 'STORE_UNAVAILABLE' });
-    await store.pragma('query_only', false);
+    await fixture.faults.pragma('query_only', false);
     expect(store.isWritable()).toBe(true);
     expect(await store.accept(wakeAcceptance('read-only', 'ro'))).toMatchObject({ kind: 'committed' });
     expect(fixture.count("SELECT count(*) AS n FROM events WHERE text = 'read-only'")).toBe(1);
@@ -53,7 +53,7 @@ describe('the ingress store when its writer fails', () => {
     fixture = storeFixture();
     const { store } = fixture;
     await store.accept(wakeAcceptance('before'));
-    await store.crashWriterDuringNextCommit();
+    await fixture.faults.crashDuringNextCommit();
     const lost = await Promise.allSettled([store.accept(wakeAcceptance('lost 1', 'lost')), store.accept(agentAcceptance('lost 2'))]);
     expect(lost.map((result) => result.status === 'rejected' && (result.reason as { code: string }).code)).toEqual([
       'STORE_UNAVAILABLE',
@@ -72,7 +72,7 @@ describe('the ingress store when its writer fails', () => {
     fixture = storeFixture();
     const { store } = fixture;
     await store.accept(wakeAcceptance('one'));
-    await store.terminateWriter();
+    await fixture.faults.terminateWriter();
     expect(store.isWritable()).toBe(false);
     expect(await store.accept(wakeAcceptance('two'))).toMatchObject({ kind: 'committed' });
     expect(fixture.count('SELECT count(*) AS n FROM events')).toBe(2);

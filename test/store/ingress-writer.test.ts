@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isMainThread } from 'node:worker_threads';
 import type { Action } from '../../src/actions/types.js';
 import { HookError } from '../../src/errors.js';
+import type { WriterAccess } from '../../src/store/sqlite/ingress.js';
 import { agentAcceptance, rejectionOf, storeFixture, wakeAcceptance, type StoreFixture } from './helpers.js';
 
 describe('the ingress store on its writer thread', () => {
@@ -28,8 +29,8 @@ describe('the ingress store on its writer thread', () => {
     const outcomes = await Promise.all(Array.from({ length: 200 }, (_, index) => store.accept(wakeAcceptance(`burst ${index}`))));
     expect(outcomes.every((outcome) => outcome.kind === 'committed')).toBe(true);
     expect(fixture.count('SELECT count(*) AS n FROM events')).toBe(200);
-    expect(store.commitCount()).toBeGreaterThanOrEqual(1);
-    expect(store.commitCount()).toBeLessThan(20);
+    expect(fixture.faults.commitCount()).toBeGreaterThanOrEqual(1);
+    expect(fixture.faults.commitCount()).toBeLessThan(20);
   });
 
   it('keeps accepting while a commit is in flight and answers each batch after its own commit', async () => {
@@ -42,8 +43,8 @@ describe('the ingress store on its writer thread', () => {
     await second;
     expect(fixture.count('SELECT count(*) AS n FROM events')).toBe(3);
     // Two batches: two transactions, or one when the writer found both waiting (group commit).
-    expect(store.commitCount()).toBeGreaterThanOrEqual(1);
-    expect(store.commitCount()).toBeLessThanOrEqual(2);
+    expect(fixture.faults.commitCount()).toBeGreaterThanOrEqual(1);
+    expect(fixture.faults.commitCount()).toBeLessThanOrEqual(2);
   });
 
   it('within one batch, commits a key once, replays it for the same request and refuses it for another', async () => {
@@ -56,7 +57,7 @@ describe('the ingress store on its writer thread', () => {
       store.accept(wakeAcceptance('different', 'k')),
       store.accept(wakeAcceptance('no key')),
     ]);
-    expect(store.commitCount()).toBe(1);
+    expect(fixture.faults.commitCount()).toBe(1);
     expect(first).toEqual({ status: 'fulfilled', value: { kind: 'committed', response: original.response } });
     expect(retry).toEqual({ status: 'fulfilled', value: { kind: 'replayed', response: original.response } });
     expect(other.status === 'rejected' && other.reason instanceof HookError && other.reason.code).toBe('IDEMPOTENCY_CONFLICT');
@@ -71,8 +72,8 @@ describe('the ingress store on its writer thread', () => {
     const { store } = fixture;
     const original = agentAcceptance('once', 'r1');
     await store.accept(original);
-    expect(store.replay('r1', 'fp:once')).toEqual(original.response);
-    expect(() => store.replay('r1', 'fp:other')).toThrow(expect.objectContaining({ code: 'IDEMPOTENCY_CONFLICT' }));
+    expect(await store.replay('r1', 'fp:once')).toEqual(original.response);
+    await expect(store.replay('r1', 'fp:other')).rejects.toMatchObject({ code: 'IDEMPOTENCY_CONFLICT' });
     expect(await store.accept(agentAcceptance('once', 'r1'))).toEqual({ kind: 'replayed', response: original.response });
     const refused = await rejectionOf(store.accept(agentAcceptance('twice', 'r1')));
     expect(refused).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', status: 409 });
@@ -84,9 +85,9 @@ describe('the ingress store on its writer thread', () => {
     fixture = storeFixture({ idempotencyTtlMs: 1_000, now: () => clock, maintenanceIntervalMs: 3_600_000 });
     await fixture.store.accept(wakeAcceptance('old', 'reused'));
     clock += 5_000;
-    expect(fixture.store.replay('reused', 'fp:new')).toBeUndefined();
+    expect(await fixture.store.replay('reused', 'fp:new')).toBeUndefined();
     expect(await fixture.store.accept(wakeAcceptance('new', 'reused'))).toMatchObject({ kind: 'committed' });
-    expect(fixture.store.replay('reused', 'fp:new')).toEqual({ status: 200, body: { ok: true, mode: 'next-heartbeat' } });
+    expect(await fixture.store.replay('reused', 'fp:new')).toEqual({ status: 200, body: { ok: true, mode: 'next-heartbeat' } });
     expect(fixture.count('SELECT count(*) AS n FROM events')).toBe(2);
   });
 
@@ -100,8 +101,10 @@ describe('the ingress store on its writer thread', () => {
     expect(seen).toEqual([{ actions: keyed.actions, mainThread: true, stored: 1 }]);
   });
 
-  it('refuses a pragma outside its allow-list', async () => {
-    fixture = storeFixture();
-    await expect(fixture.store.pragma('journal_mode' as 'query_only', true)).rejects.toThrow(/cannot be set/);
+  it('answers an extension request with an error: fault injection is not part of the production writer', async () => {
+    let writer: WriterAccess | undefined;
+    fixture = storeFixture({ seams: { onWriter: (access) => (writer = access) } });
+    expect(await writer!.request({ type: 'extension', name: 'crash-next-commit' })).toMatchObject({ type: 'error', message: expect.stringMatching(/no extension/) });
+    expect(await fixture.store.accept(wakeAcceptance('still committing'))).toMatchObject({ kind: 'committed' });
   });
 });

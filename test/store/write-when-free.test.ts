@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inTransaction } from '../../src/store/sqlite.js';
-import { isBusy, writeWhenFree } from '../../src/store/write-when-free.js';
+import { inTransaction } from '../../src/store/sqlite/connection.js';
+import { isBusy, writeWhenFree } from '../../src/store/sqlite/write-when-free.js';
 
 describe('writeWhenFree', () => {
   let dir: string | undefined;

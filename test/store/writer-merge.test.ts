@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mergeConsecutiveCommits } from '../../src/store/writer-merge.js';
-import type { RequestEnvelope } from '../../src/store/writer-protocol.js';
+import { mergeConsecutiveCommits } from '../../src/store/sqlite/writer-merge.js';
+import type { RequestEnvelope } from '../../src/store/sqlite/writer-protocol.js';
 import { wakeAcceptance } from './helpers.js';
 
 const commit = (id: number, text: string): RequestEnvelope => ({ id, body: { type: 'commit', at: 1000 + id, items: [wakeAcceptance(text)] } });

@@ -1,6 +1,6 @@
 import type { AcceptedResponse, AdmittedAction } from '../../actions/types.js';
 import type { MappingEngine } from '../../mapping/engine.js';
-import type { IngressStore } from '../../store/store.js';
+import type { IngressStore } from '../../store/port.js';
 import type { GmailPayload } from './message.js';
 
 export type Admission = 'admitted' | 'duplicate';
@@ -27,7 +27,7 @@ export function createStoreAdmitter(deps: { store: IngressStore; mappings: () =>
   return {
     async admit(messageId, payload) {
       const idempotency = { key: admissionKey(deps.account, messageId), fingerprint: FINGERPRINT };
-      if (deps.store.replay(idempotency.key, idempotency.fingerprint) !== undefined) return 'duplicate';
+      if ((await deps.store.replay(idempotency.key, idempotency.fingerprint)) !== undefined) return 'duplicate';
       const engine = deps.mappings();
       if (engine === undefined) throw new Error('hooks are disabled: the gmail preset cannot admit messages');
       const outcome = await engine.resolve({ name: HOOK_NAME, payload, headers: {}, query: {} });

@@ -2,11 +2,10 @@ import type { GmailConfig } from '../../config/gmail-schema.js';
 import type { Logger } from '../../log.js';
 import type { MappingEngine } from '../../mapping/engine.js';
 import type { GmailObserver } from '../../metrics/gmail.js';
-import type { IngressStore } from '../../store/store.js';
+import type { GmailStore, IngressStore } from '../../store/port.js';
 import { createStoreAdmitter } from './admit.js';
 import { createOidcVerifier } from './oidc.js';
 import { createPushHandler, type PushRoute } from './push.js';
-import { openGmailState } from './state.js';
 import { createGmailWatcher, type GmailWatcher, type SetTimer } from './watcher.js';
 
 /** Test seams: Google's hosts are in the config (endpoints); these replace time. */
@@ -19,9 +18,9 @@ export interface GmailSourceSeams {
 
 export interface GmailSourceDeps extends GmailSourceSeams {
   config: GmailConfig;
-  storagePath: string;
-  synchronous: 'full' | 'normal';
   store: IngressStore;
+  /** Where the watcher keeps its resume point and admitted message ids. */
+  state: GmailStore;
   mappings: () => MappingEngine | undefined;
   logger: Logger;
   observer: GmailObserver;
@@ -38,10 +37,9 @@ export interface GmailSource {
 export function createGmailSource(deps: GmailSourceDeps): GmailSource {
   const account = deps.config.account ?? '';
   const logger = deps.logger.child({ source: 'gmail' });
-  const state = openGmailState(deps.storagePath, { synchronous: deps.synchronous, ...(deps.now ? { now: deps.now } : {}) });
   const watcher = createGmailWatcher({
     config: deps.config,
-    state,
+    state: deps.state,
     admitter: createStoreAdmitter({ store: deps.store, mappings: deps.mappings, account }),
     logger,
     observer: deps.observer,
@@ -51,7 +49,6 @@ export function createGmailSource(deps: GmailSourceDeps): GmailSource {
     watcher,
     async close() {
       await watcher.stop();
-      state.close();
     },
   };
   const push = deps.config.mode === 'push' ? deps.config.push : undefined;

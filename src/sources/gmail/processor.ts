@@ -3,7 +3,7 @@ import type { GmailObserver } from '../../metrics/gmail.js';
 import type { GmailAdmitter } from './admit.js';
 import { HistoryGoneError, type GmailApi } from './gmail-api.js';
 import { toPayloadMessage, type BodyOptions } from './message.js';
-import type { GmailState } from './state.js';
+import type { GmailStore } from '../../store/port.js';
 
 /** What Gmail publishes to the topic (base64 JSON in the Pub/Sub message's data). */
 export interface GmailNotification {
@@ -13,7 +13,7 @@ export interface GmailNotification {
 
 export interface ProcessorDeps {
   gmail: GmailApi;
-  state: GmailState;
+  state: GmailStore;
   admitter: GmailAdmitter;
   account: string;
   label: string;
@@ -57,7 +57,7 @@ async function handle(deps: ProcessorDeps, notification: GmailNotification): Pro
 
 async function newMessageIds(deps: ProcessorDeps, notification: GmailNotification): Promise<{ messageIds: string[]; historyId: string | undefined }> {
   const notified = notification.historyId === undefined ? undefined : String(notification.historyId);
-  const start = deps.state.read(deps.account)?.historyId;
+  const start = (await deps.state.read(deps.account))?.historyId;
   if (start !== undefined) {
     try {
       const listed = await deps.gmail.messagesAddedSince(start, deps.label);
@@ -79,7 +79,7 @@ async function newMessageIds(deps: ProcessorDeps, notification: GmailNotificatio
 }
 
 async function admitOne(deps: ProcessorDeps, id: string): Promise<void> {
-  if (deps.state.isAdmitted(deps.account, id)) return deps.observer.message('duplicate');
+  if (await deps.state.isAdmitted(deps.account, id)) return deps.observer.message('duplicate');
   const resource = await deps.gmail.getMessage(id);
   if (resource === undefined) {
     deps.logger.info({ event: 'gmail.message_gone', messageId: id }, 'a message was deleted before it could be read');

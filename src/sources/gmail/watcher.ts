@@ -9,14 +9,14 @@ import { createAccessTokens } from './oauth.js';
 import { createNotificationProcessor, type NotificationProcessor } from './processor.js';
 import { startPullLoop } from './pull.js';
 import { createPubsubApi } from './pubsub-api.js';
-import type { GmailState } from './state.js';
+import type { GmailStore } from '../../store/port.js';
 
 /** A one-shot timer; tests inject one they fire by hand (the watch renewal's clock). */
 export type SetTimer = (ms: number, fn: () => void) => () => void;
 
 export interface GmailWatcherOptions {
   config: GmailConfig;
-  state: GmailState;
+  state: GmailStore;
   admitter: GmailAdmitter;
   logger: Logger;
   observer: GmailObserver;
@@ -84,7 +84,7 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
     try {
       const watch = await gmail.watch(config.topic, config.label);
       await state.saveWatch(account, watch.expiration, config.mode);
-      if (state.read(account)?.historyId === undefined) await state.saveHistoryId(account, watch.historyId);
+      if ((await state.read(account))?.historyId === undefined) await state.saveHistoryId(account, watch.historyId);
       options.observer.watchExpiry(watch.expiration);
       await state.saveError(account, undefined);
       logger.info({ event: 'gmail.watch_renewed', expiration: new Date(watch.expiration).toISOString() }, 'Gmail watch renewed');
@@ -112,7 +112,7 @@ export function createGmailWatcher(options: GmailWatcherOptions): GmailWatcher {
       gmail = createGmailApi(config.endpoints.gmail, request);
       const body = { includeBody: config.includeBody, maxBytes: config.maxBytes };
       processor = stopOnFatal(createNotificationProcessor({ gmail, state, admitter: options.admitter, account, label: config.label, body, logger, observer: options.observer }), fail);
-      const resuming = state.read(account)?.historyId !== undefined;
+      const resuming = (await state.read(account))?.historyId !== undefined;
       await renew();
       if (processor instanceof Error) return;
       if (resuming) void catchUp(processor);

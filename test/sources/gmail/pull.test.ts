@@ -42,7 +42,7 @@ describe('the Gmail watcher in pull mode', () => {
     expect(runs[1]?.message).toContain('Lunch at noon?');
     expect(runs[1]?.message).not.toContain('<b>');
     expect(storedHistoryId(svc, fake.account)).toBe(String(fake.historyId));
-    expect(readStatus(svc.service.db, 'store').gmail).toEqual([
+    expect((await readStatus(await svc.openPort(), 'store')).gmail).toEqual([
       { account: fake.account, mode: 'pull', historyId: String(fake.historyId), watchExpiresAt: expect.any(String), lastError: null },
     ]);
     const metrics = await svc.service.metrics.render();
@@ -54,13 +54,13 @@ describe('the Gmail watcher in pull mode', () => {
   it('keeps a notification unacknowledged while the store refuses, and admits it once the store is back', async () => {
     svc = await harness.start();
     await until(() => fake.watches.length === 1);
-    await svc.service.store.pragma('query_only', true);
+    await svc.faults!.pragma('query_only', true);
     fake.addMessage({ from: 'a@example.com', subject: 'Held back', text: 'x' });
     fake.publishNotification();
     await until(() => svc!.logs.some((line) => line['event'] === 'gmail.error'));
     expect(fake.unacknowledged()).toBe(1);
     expect(runsOf(svc)).toHaveLength(0);
-    await svc.service.store.pragma('query_only', false);
+    await svc.faults!.pragma('query_only', false);
     fake.expireAckDeadlines(); // Pub/Sub delivers it again
     await until(() => fake.unacknowledged() === 0);
     expect(subjects(svc)).toEqual(['Held back']);
@@ -153,9 +153,9 @@ describe('the Gmail watcher in pull mode', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]?.['err']).toBe(`Gmail access for ${fake.account} was revoked or has expired: run \`hookgate gmail setup\` again`);
     expect(fake.unacknowledged()).toBe(1);
-    const row = svc.service.db.prepare('SELECT last_error FROM gmail_state').get() as { last_error: string };
+    const row = svc.db.prepare('SELECT last_error FROM gmail_state').get() as { last_error: string };
     expect(row.last_error).toContain('hookgate gmail setup');
-    expect(formatStatus(readStatus(svc.service.db, 'store'))).toMatch(
+    expect(formatStatus(await readStatus(await svc.openPort(), 'store'))).toMatch(
       /gmail me@example\.com: pull, history \d+, watch expires \d{4}-\d\d-\d\dT[^,]+, last error: Gmail access for me@example\.com was revoked/,
     );
     expect((await post(`${svc.hooksUrl}/wake`, { text: 'still here' })).status).toBe(200);

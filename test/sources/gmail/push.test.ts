@@ -105,11 +105,11 @@ describe('the Gmail watcher in push mode', () => {
   it('answers 503 while the store refuses, so Pub/Sub delivers again, then 204', async () => {
     await startPush();
     fake.addMessage({ from: 'x@example.com', subject: 'Retried', text: 'x' });
-    await svc!.service.store.pragma('query_only', true);
+    await svc!.faults!.pragma('query_only', true);
     const refused = await push(await token());
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ ok: false, code: 'SOURCE_UNAVAILABLE' });
-    await svc!.service.store.pragma('query_only', false);
+    await svc!.faults!.pragma('query_only', false);
     expect((await push(await token())).status).toBe(204);
     expect(runsOf(svc!)).toHaveLength(1);
   });

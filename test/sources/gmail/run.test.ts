@@ -14,12 +14,12 @@ describe('hookgate gmail run (the watcher beside an ingress elsewhere)', () => {
   let fake: FakeGoogle;
   let harness: GmailHarness;
   let ingress: TestService;
-  let running: ReturnType<typeof startForegroundWatcher> | undefined;
+  let running: Awaited<ReturnType<typeof startForegroundWatcher>> | undefined;
 
   beforeEach(async () => {
     fake = await startFakeGoogle();
     harness = await gmailHarness(fake);
-    ingress = await startTestService({ hooks: { presets: ['gmail'] } });
+    ingress = await startTestService({ hooks: { presets: ['gmail'] } }, { faults: true });
   });
   afterEach(async () => {
     await running?.close();
@@ -36,9 +36,9 @@ describe('hookgate gmail run (the watcher beside an ingress elsewhere)', () => {
     );
 
   let lines: string[];
-  const start = () => {
+  const start = async () => {
     lines = [];
-    running = startForegroundWatcher(watcherConfig(), {
+    running = await startForegroundWatcher(watcherConfig(), {
       logger: createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } }),
       url: `${ingress.hooksUrl}/gmail`,
       setTimer: harness.timers.setTimer,
@@ -57,13 +57,13 @@ describe('hookgate gmail run (the watcher beside an ingress elsewhere)', () => {
 
   it('keeps the notification while the ingress refuses, then delivers it', async () => {
     await start();
-    await ingress.service.store.pragma('query_only', true);
+    await ingress.faults!.pragma('query_only', true);
     fake.addMessage({ from: 'a@example.com', subject: 'Later', text: 'x' });
     fake.publishNotification();
     await until(() => lines.some((line) => line.includes('"event":"gmail.error"') && line.includes('→ 503 STORE_UNAVAILABLE')));
     expect(fake.unacknowledged()).toBe(1);
     expect(runsOf(ingress)).toHaveLength(0);
-    await ingress.service.store.pragma('query_only', false);
+    await ingress.faults!.pragma('query_only', false);
     fake.expireAckDeadlines();
     await until(() => fake.unacknowledged() === 0 && runsOf(ingress).length === 1);
     expect(runsOf(ingress)).toHaveLength(1);

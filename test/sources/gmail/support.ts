@@ -70,18 +70,18 @@ export async function gmailHarness(fake: FakeGoogle): Promise<GmailHarness> {
     start: (overrides = {}) =>
       startTestService(
         { hooks: { presets: ['gmail'], gmail: gmailConfig(overrides) } },
-        { dir, gmail: { setTimer: timers.setTimer, delay: () => new Promise((resolve) => setImmediate(resolve)) } },
+        { dir, faults: true, gmail: { setTimer: timers.setTimer, delay: () => new Promise((resolve) => setImmediate(resolve)) } },
       ),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
 export function runsOf(svc: TestService): { name: string; message: string }[] {
-  const rows = svc.service.db.prepare("SELECT name, action FROM runs WHERE hook = 'gmail' ORDER BY created_at, run_id").all() as { name: string; action: string }[];
+  const rows = svc.db.prepare("SELECT name, action FROM runs WHERE hook = 'gmail' ORDER BY created_at, run_id").all() as { name: string; action: string }[];
   return rows.map((row) => ({ name: row.name, message: (JSON.parse(row.action) as { message: string }).message }));
 }
 
 export function storedHistoryId(svc: TestService, account: string): string | undefined {
-  const row = svc.service.db.prepare('SELECT history_id FROM gmail_state WHERE account = ?').get(account) as { history_id: string | null } | undefined;
+  const row = svc.db.prepare('SELECT history_id FROM gmail_state WHERE account = ?').get(account) as { history_id: string | null } | undefined;
   return row?.history_id ?? undefined;
 }

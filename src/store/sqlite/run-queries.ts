@@ -1,74 +1,24 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { prepareCached } from './sqlite.js';
-import type { RecordedDelivery } from '../runtime/ports.js';
+import { prepareCached } from './connection.js';
+import type { RecordedDelivery, RunFinish, RunRow, RunStatus, RunView } from '../port-types.js';
+import { insertEvent } from './session-queries.js';
+import { appendExchange, insertDelivery } from './state-queries.js';
 
-/** Queries on the `runs` table for the runtime, the run endpoint and `hookgate status`. */
+/** SQL on the `runs` table: the run queue, its ends, and the views of runs. Synchronous; the adapter wraps them. */
 
-export type RunStatus = 'queued' | 'running' | 'ok' | 'error' | 'timeout' | 'interrupted';
-export type FinishedStatus = 'ok' | 'error' | 'timeout' | 'interrupted';
-
-export interface RunRow {
-  run_id: string;
-  created_at: number;
-  status: RunStatus;
-  hook: string;
-  name: string;
-  session_key: string;
-  action: string;
-  attempts: number;
-  started_at: number | null;
-  finished_at: number | null;
-  reply: string | null;
-  summary: string | null;
-  error: string | null;
-  delivery: string | null;
-  /** The run this one retries (a manual retry), else null. */
-  retry_of: string | null;
-}
-
-export interface RunView {
-  runId: string;
-  status: RunStatus;
-  hook: string;
-  name: string;
-  sessionKey: string;
-  createdAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  summary?: string;
-  error?: string;
-  delivery?: RecordedDelivery;
-  /** Set on a manual retry: the run it retries. */
-  retryOf?: string;
-  /** Set on a run that was retried: the retry's run id (only in the single-run view). */
-  retriedBy?: string;
-  attempts: number;
-}
-
-/** The oldest queued runs, at most limit, skipping the ids already executing. */
+/** The oldest queued runs, at most limit. */
 export function listQueuedRuns(db: DatabaseSync, limit: number): RunRow[] {
-  return db
-    .prepare("SELECT * FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT ?")
-    .all(limit) as unknown as RunRow[];
+  return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT ?").all(limit) as unknown as RunRow[];
 }
 
 /** queued → running; false when another claimer got there first. */
 export function claimRun(db: DatabaseSync, runId: string, at: number): boolean {
-  const result = db
-    .prepare("UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE run_id = ? AND status = 'queued'")
-    .run(at, runId);
+  const result = prepareCached(db, "UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE run_id = ? AND status = 'queued'").run(at, runId);
   return Number(result.changes) === 1;
 }
 
-export interface RunEnd {
-  status: FinishedStatus;
-  at: number;
-  reply?: string;
-  summary: string;
-  error?: string;
-}
-
-export function finishRun(db: DatabaseSync, runId: string, end: RunEnd): void {
+/** The run's end, its transcript exchange, summary event and skipped delivery: the caller holds the transaction. */
+export function finishRun(db: DatabaseSync, runId: string, end: RunFinish): void {
   prepareCached(db, 'UPDATE runs SET status = ?, finished_at = ?, reply = ?, summary = ?, error = ? WHERE run_id = ?').run(
     end.status,
     end.at,
@@ -77,6 +27,12 @@ export function finishRun(db: DatabaseSync, runId: string, end: RunEnd): void {
     end.error ?? null,
     runId,
   );
+  if (end.exchange !== undefined) appendExchange(db, end.exchange.sessionKey, end.exchange.user, end.exchange.assistant, end.at);
+  if (end.event !== undefined) insertEvent(db, end.event);
+  if (end.skipped !== undefined) {
+    insertDelivery(db, { ...end.skipped, at: end.at, runId, status: 'skipped' });
+    setRunDelivery(db, runId, { status: 'skipped', reason: end.skipped.reason });
+  }
 }
 
 /** A run cut by a shutdown: `interrupted` without finished_at, so the next start resumes it. */
@@ -88,11 +44,9 @@ export function requeueRun(db: DatabaseSync, runId: string, reason: string): voi
   prepareCached(db, "UPDATE runs SET status = 'queued', error = ?, started_at = NULL WHERE run_id = ?").run(reason, runId);
 }
 
-/** Runs a previous process left mid-way: `running` (crash) or `interrupted` without an end (shutdown). */
+/** Runs left mid-way: `running` (a crash) or `interrupted` without an end (a shutdown). */
 export function listUnfinishedRuns(db: DatabaseSync): RunRow[] {
-  return db
-    .prepare("SELECT * FROM runs WHERE status = 'running' OR (status = 'interrupted' AND finished_at IS NULL) ORDER BY created_at, rowid")
-    .all() as unknown as RunRow[];
+  return prepareCached(db, "SELECT * FROM runs WHERE status = 'running' OR (status = 'interrupted' AND finished_at IS NULL) ORDER BY created_at, rowid").all() as unknown as RunRow[];
 }
 
 export function setRunDelivery(db: DatabaseSync, runId: string, delivery: RecordedDelivery): void {
@@ -106,10 +60,9 @@ export function countRunsByStatus(db: DatabaseSync): Record<RunStatus, number> {
   return counts;
 }
 
-/** The newest runs first, as views. */
-export function recentRunViews(db: DatabaseSync, limit: number): RunView[] {
-  const rows = prepareCached(db, 'SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?').all(limit) as unknown as RunRow[];
-  return rows.map(toRunView);
+/** One status's count, through the status index (cheap however many runs finished). */
+export function countRunsWithStatus(db: DatabaseSync, status: RunStatus): number {
+  return (prepareCached(db, 'SELECT COUNT(*) AS n FROM runs WHERE status = ?').get(status) as { n: number }).n;
 }
 
 /** What GET {hooks.path}/runs/<runId> shows: never the message or the raw reply. */

@@ -1,4 +1,4 @@
-import type { AdmittedAction } from '../actions/types.js';
+import type { AdmittedAction } from '../../actions/types.js';
 
 /**
  * The messages between the main thread and the store's writer thread (writer-thread.ts). Only
@@ -17,9 +17,6 @@ export interface WriterInit {
   busyTimeoutMs: number;
 }
 
-/** The only pragmas an operator or a test may set on the writer's connection (fault injection, recovery). */
-export type StorePragma = 'max_page_count' | 'query_only';
-
 export interface WriteItem {
   /** Sealed by the writer (envelope, suspicious-pattern scan) before they are written. */
   actions: readonly AdmittedAction[];
@@ -32,10 +29,12 @@ export type WriterRequest =
   | { type: 'commit'; at: number; items: WriteItem[] }
   | { type: 'purge'; cutoff: number; limit: number }
   | { type: 'probe' }
-  | { type: 'pragma'; name: StorePragma; value: number | boolean }
-  /** Test hook: the next commit ends the thread after writing its rows, before COMMIT. */
-  | { type: 'crash-next-commit' }
-  | { type: 'close' };
+  | { type: 'close' }
+  /**
+   * A request only a writer started with an extension answers (tests inject faults this way:
+   * test/store/support/); the production writer refuses it with an `error` reply.
+   */
+  | { type: 'extension'; name: string; value?: unknown };
 
 export type ItemOutcome =
   /** `suspicious`: per action, the pattern families its untrusted content matched (names only). */

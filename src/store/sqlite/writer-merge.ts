@@ -8,7 +8,7 @@ export type WriterStep =
 /**
  * The writer's group commit: the requests waiting in its queue, in order, with every run of
  * consecutive commit requests merged into one step (one transaction, one fsync). Any other request
- * (probe, purge, pragma, close) stays in its place between them, so order is kept.
+ * (probe, purge, close, an extension request) stays in its place between them, so order is kept.
  */
 export function mergeConsecutiveCommits(waiting: readonly RequestEnvelope[]): WriterStep[] {
   const steps: WriterStep[] = [];

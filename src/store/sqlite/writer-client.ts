@@ -1,18 +1,18 @@
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import type { ReplyEnvelope, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 
 // `.ts` when run from the sources (which then need the `.js` → `.ts` resolve hook), `.js` when run
 // from the dist/ build (scripts/build.mjs).
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 const WRITER_ENTRY = new URL(`./writer-thread${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url);
-const EXEC_ARGV = FROM_SOURCES ? ['--import', new URL('../../bin/source-hooks.js', import.meta.url).href] : [];
+const EXEC_ARGV = FROM_SOURCES ? ['--import', new URL('../../../bin/source-hooks.js', import.meta.url).href] : [];
 
 /** The main thread's side of the writer thread: requests answered in order, one thread at a time. */
 export interface WriterClient {
   /** Rejects when the thread dies before answering (a new thread starts for the next request). */
   request(message: WriterRequest): Promise<WriterReply>;
-  /** Test hook: ends the thread now, as a crash would. */
+  /** Ends the thread now, as a crash would (tests; the next request starts a new thread). */
   terminate(): Promise<void>;
   /** Closes the writer's connection and ends the thread; later requests are refused. */
   close(): Promise<void>;
@@ -22,6 +22,8 @@ export interface WriterClientOptions {
   logger: Logger;
   /** Called when a thread ended without being asked to (after its pending requests were rejected). */
   onDied?: () => void;
+  /** The module the thread runs; tests pass a writer with a fault-injecting extension (test/store/support/). */
+  entry?: URL;
 }
 
 interface Waiter {
@@ -49,7 +51,7 @@ export function createWriterClient(init: WriterInit, options: WriterClientOption
   const pending = new Map<number, Waiter>();
 
   function start(): Worker {
-    const thread = new Worker(WRITER_ENTRY, { workerData: init, name: 'hookgate-store-writer', execArgv: EXEC_ARGV });
+    const thread = new Worker(options.entry ?? WRITER_ENTRY, { workerData: init, name: 'hookgate-store-writer', execArgv: EXEC_ARGV });
     let failure: Error | undefined;
     thread.unref();
     thread.on('message', ({ id, body }: ReplyEnvelope) => {

@@ -1,18 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { prepareCached, inTransaction } from './sqlite.js';
-import type { RunRow, RunStatus } from './runtime-repo.js';
-
-/** Statuses a run may be retried from: it ended without doing its job. */
-export const RETRYABLE_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['error', 'timeout', 'interrupted']);
-
-export type RetryOutcome =
-  /** A new queued run was written; `runId` is its id. */
-  | { kind: 'queued'; runId: string }
-  /** The run was retried before: the first retry's id, nothing written (retries are idempotent per run). */
-  | { kind: 'existing'; runId: string }
-  | { kind: 'not-found' }
-  /** Still queued or running, or it ended ok: nothing to retry. */
-  | { kind: 'not-retryable'; status: RunStatus };
+import { prepareCached, inTransaction } from './connection.js';
+import { RETRYABLE_STATUSES, type RetryOutcome, type RunRow } from '../port-types.js';
 
 /**
  * Queues a manual retry of a finished run as a new run that links to it (`retry_of`): the same

@@ -1,18 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { prepareCached } from './sqlite.js';
-import { toRunView, type RunRow, type RunStatus, type RunView } from './runtime-repo.js';
-import type { RecordedDelivery } from '../runtime/ports.js';
+import { prepareCached } from './connection.js';
+import { toRunView } from './run-queries.js';
+import type { EventView, HeartbeatView, RecordedDelivery, RunFilter, RunRow, RunView } from '../port-types.js';
 
-/** Read-only queries for the operator console (src/console): filtered run pages, the main session's state. */
-
-export interface RunFilter {
-  status?: RunStatus;
-  hook?: string;
-  sessionKey?: string;
-  /** Cursor: only runs created before this run (by created_at, then rowid). */
-  before?: string;
-  limit: number;
-}
+/** Read-only queries for views (the console, `hookgate status`): filtered run pages, the main session's state. */
 
 /** Newest first; `next` is the cursor of the following page, undefined on the last one. */
 export function listRunViews(db: DatabaseSync, filter: RunFilter): { runs: RunView[]; next?: string } {
@@ -34,18 +25,6 @@ export function listRunViews(db: DatabaseSync, filter: RunFilter): { runs: RunVi
   return rows.length > filter.limit && last !== undefined ? { runs: page, next: last.runId } : { runs: page };
 }
 
-export interface EventView {
-  id: number;
-  createdAt: string;
-  mode: string;
-  hook: string;
-  mappingId?: string;
-  runId?: string;
-  chars: number;
-  /** Only for run summaries (text the agent wrote), or when the caller asks for payload text. */
-  text?: string;
-}
-
 /** The oldest pending events first. Event text of a wake is payload content: included only when includeWakeText. */
 export function pendingEventViews(db: DatabaseSync, limit: number, includeWakeText: boolean): EventView[] {
   const rows = prepareCached(db, "SELECT id, created_at, text, mode, hook, mapping_id, run_id FROM events WHERE status = 'pending' ORDER BY id LIMIT ?").all(
@@ -61,17 +40,6 @@ export function pendingEventViews(db: DatabaseSync, limit: number, includeWakeTe
     ...(row.run_id === null ? {} : { runId: row.run_id }),
     ...(row.run_id !== null || includeWakeText ? { text: row.text } : {}),
   }));
-}
-
-export interface HeartbeatView {
-  id: number;
-  status: string;
-  startedAt: string;
-  finishedAt?: string;
-  events: number;
-  reply?: string;
-  error?: string;
-  delivery?: RecordedDelivery;
 }
 
 /** The newest heartbeats first, with their replies and delivery outcomes. */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { exponentialDelay } from '../retry.js';
+import { exponentialDelay } from '../../retry.js';
 
 /** SQLITE_BUSY: another connection (the ingress writer thread, committing) holds the write lock. */
 const SQLITE_BUSY = 5;

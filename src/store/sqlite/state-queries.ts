@@ -1,21 +1,18 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { prepareCached } from './sqlite.js';
+import { prepareCached } from './connection.js';
+import type { DeliveryRecord, StoredRoute, TranscriptMessage } from '../port-types.js';
 
-/** Queries on `transcripts`, `state` and `deliveries`: what sessions remember and where replies went. */
+/** SQL on `transcripts`, `state` and `deliveries`: what sessions remember and where replies went. */
 
-export interface TranscriptMessage {
-  role: 'user' | 'assistant';
-  content: string;
-}
+const LAST_ROUTE_KEY = 'last_route';
+const lastToKey = (channel: string): string => `last_to:${channel}`;
 
 /**
  * The newest messages of a session whose contents fit maxChars, oldest first. Older turns are
  * dropped whole, and the result never starts with an assistant reply whose question was dropped.
  */
 export function readTranscript(db: DatabaseSync, sessionKey: string, maxChars: number): TranscriptMessage[] {
-  const rows = db
-    .prepare('SELECT role, content FROM transcripts WHERE session_key = ? ORDER BY seq DESC')
-    .iterate(sessionKey) as Iterable<TranscriptMessage>;
+  const rows = prepareCached(db, 'SELECT role, content FROM transcripts WHERE session_key = ? ORDER BY seq DESC').iterate(sessionKey) as Iterable<TranscriptMessage>;
   const kept: TranscriptMessage[] = [];
   let used = 0;
   for (const row of rows) {
@@ -45,18 +42,6 @@ export function setState(db: DatabaseSync, key: string, value: string): void {
   prepareCached(db, 'INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
 }
 
-export interface DeliveryRecord {
-  at: number;
-  runId?: string;
-  heartbeatId?: number;
-  channel: string;
-  recipient?: string;
-  status: 'delivered' | 'failed' | 'skipped';
-  /** Kept only for the `log` channel, whose whole point is keeping the text in the store. */
-  text?: string;
-  reason?: string;
-}
-
 export function insertDelivery(db: DatabaseSync, record: DeliveryRecord): void {
   prepareCached(db, 
     'INSERT INTO deliveries (created_at, run_id, heartbeat_id, channel, recipient, status, text, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -70,4 +55,26 @@ export function insertDelivery(db: DatabaseSync, record: DeliveryRecord): void {
     record.text ?? null,
     record.reason ?? null,
   );
+}
+
+/** A heartbeat's successful route: the main session's last route and the channel's last recipient. */
+export function rememberRoute(db: DatabaseSync, route: { channel: string; to: string }): void {
+  setState(db, LAST_ROUTE_KEY, JSON.stringify({ channel: route.channel, to: route.to }));
+  setState(db, lastToKey(route.channel), route.to);
+}
+
+export function readLastRoute(db: DatabaseSync): StoredRoute | undefined {
+  const raw = getState(db, LAST_ROUTE_KEY);
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as { channel?: unknown; to?: unknown };
+    if (typeof parsed.channel !== 'string') return undefined;
+    return typeof parsed.to === 'string' ? { channel: parsed.channel, to: parsed.to } : { channel: parsed.channel };
+  } catch {
+    return undefined;
+  }
+}
+
+export function readLastRecipient(db: DatabaseSync, channel: string): string | undefined {
+  return getState(db, lastToKey(channel));
 }

@@ -1,0 +1,64 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { RunStore } from '../port.js';
+import type { RunRow } from '../port-types.js';
+import { inTransaction } from './connection.js';
+import { queueRetry } from './retry-queries.js';
+import {
+  claimRun,
+  countRunsByStatus,
+  finishRun,
+  listQueuedRuns,
+  listUnfinishedRuns,
+  readRunView,
+  requeueRun,
+  setRunDelivery,
+  suspendRun,
+} from './run-queries.js';
+import { listRunViews } from './view-queries.js';
+import { writeWhenFree } from './write-when-free.js';
+
+/**
+ * The run queue on SQLite. One process owns the file, so a claim's lease is simply held by this
+ * store object until the run ends or is suspended (`held`); recovery takes over every unfinished
+ * run it does not hold, which at start is every one (today's restart rule).
+ */
+export function createSqliteRunStore(db: DatabaseSync, reads: DatabaseSync): RunStore {
+  const held = new Set<string>();
+  const release = (runId: string): void => void held.delete(runId);
+  return {
+    listQueued: async (limit) => listQueuedRuns(db, limit),
+    async claim(runId, claim) {
+      // Checked at every try: a claim still waiting for the write lock when the runtime stops is not made.
+      const claimed = await writeWhenFree(() => claim.signal?.aborted !== true && claimRun(db, runId, claim.at));
+      if (claimed) held.add(runId);
+      return claimed;
+    },
+    renewLease: async (runId) => held.has(runId),
+    async finish(runId, end) {
+      await writeWhenFree(() => inTransaction(db, () => finishRun(db, runId, end)));
+      release(runId);
+    },
+    async suspend(runId, reason) {
+      await writeWhenFree(() => suspendRun(db, runId, reason));
+      release(runId);
+    },
+    recoverAbandoned: (now, decide) =>
+      writeWhenFree(() =>
+        inTransaction(db, () => {
+          const counts = { requeued: 0, finished: 0 };
+          for (const row of listUnfinishedRuns(db).filter((run: RunRow) => !held.has(run.run_id))) {
+            const decision = decide(row);
+            if (decision.kind === 'requeue') requeueRun(db, row.run_id, decision.reason);
+            else finishRun(db, row.run_id, decision.end);
+            counts[decision.kind === 'requeue' ? 'requeued' : 'finished'] += 1;
+          }
+          return counts;
+        }),
+      ),
+    setDelivery: (runId, delivery) => writeWhenFree(() => setRunDelivery(db, runId, delivery)),
+    retry: (runId, newRunId, at) => writeWhenFree(() => queueRetry(db, runId, newRunId, at)),
+    countByStatus: async () => countRunsByStatus(reads),
+    view: async (runId) => readRunView(reads, runId),
+    listViews: async (filter) => listRunViews(reads, filter),
+  };
+}

@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import type { DatabaseSync } from 'node:sqlite';
+import { StoreMissingError, type Store, type StoreOptions } from '../port.js';
+import { openDatabase, storePermissionProblems } from './connection.js';
+import { createSqliteGmailStore } from './gmail-store.js';
+import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
+import { createSqliteRunStore } from './run-store.js';
+import { countRunsWithStatus } from './run-queries.js';
+import { countPendingEvents } from './session-queries.js';
+import { createSqliteDeliveries, createSqliteMainSession, createSqliteState, createSqliteTranscripts } from './session-store.js';
+
+export interface SqliteSettings {
+  /** The database file (storage.path). */
+  path: string;
+  /** storage.synchronous: the durability of ingress commits. */
+  synchronous: 'full' | 'normal';
+}
+
+/**
+ * The SQLite adapter of the store port. Three connections to one WAL file: `reads` (views,
+ * replays, metrics; it also creates the file and runs the migrations), the ingress writer thread's
+ * (src/store/sqlite/ingress.ts), and `runtime` for the runtime's bookkeeping (claims, outcomes,
+ * deliveries, state). The runtime's connection commits without an fsync: those commits would
+ * otherwise block the event loop several times per run and starve admission; every ingress commit
+ * (synchronous per config) fsyncs the shared WAL, which makes the runtime's earlier frames durable
+ * too (docs/runtime.md). Its busy timeout is 0: SQLite refuses at once while the writer thread
+ * commits and writeWhenFree tries again on a timer, instead of sleeping on the event loop.
+ */
+export function openSqliteStore(settings: SqliteSettings, options: StoreOptions, seams?: SqliteStoreSeams): Store {
+  if (options.role === 'command' && !existsSync(settings.path)) throw new StoreMissingError(`no store at ${settings.path}`);
+  const now = options.now ?? Date.now;
+  const reads = openDatabase(settings.path, { synchronous: settings.synchronous });
+  if (options.role === 'service') warnAboutPermissions(settings.path, options);
+  const runtime = openDatabase(settings.path, { synchronous: 'normal' });
+  runtime.exec('PRAGMA busy_timeout = 0');
+  const gmail = lazyConnection(settings);
+  const ingress = createSqliteIngress(reads, {
+    path: settings.path,
+    synchronous: settings.synchronous,
+    idempotencyTtlMs: options.idempotencyTtlMs,
+    now,
+    logger: options.logger,
+    warmUp: options.role === 'service',
+    ...(seams === undefined ? {} : { seams }),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    ingress,
+    runs: createSqliteRunStore(runtime, reads),
+    session: createSqliteMainSession(runtime, reads),
+    transcripts: createSqliteTranscripts(runtime),
+    deliveries: createSqliteDeliveries(runtime),
+    state: createSqliteState(runtime),
+    gmail: createSqliteGmailStore(gmail.get, reads, now),
+    depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running') } }),
+    close() {
+      closing ??= ingress.close().finally(() => {
+        gmail.close();
+        for (const db of [runtime, reads]) if (db.isOpen) db.close();
+      });
+      return closing;
+    },
+  };
+}
+
+function warnAboutPermissions(path: string, options: StoreOptions): void {
+  for (const problem of storePermissionProblems(path)) {
+    options.logger.warn({ event: 'store.permissions_too_wide' }, `${problem}: the store holds payloads and transcripts`);
+  }
+}
+
+/** The Gmail source's connection (durability as configured, busy timeout 0), opened on first use. */
+function lazyConnection(settings: SqliteSettings): { get: () => DatabaseSync; close: () => void } {
+  let db: DatabaseSync | undefined;
+  return {
+    get() {
+      if (db === undefined) {
+        db = openDatabase(settings.path, { synchronous: settings.synchronous });
+        db.exec('PRAGMA busy_timeout = 0');
+      }
+      return db;
+    },
+    close() {
+      if (db?.isOpen === true) db.close();
+    },
+  };
+}

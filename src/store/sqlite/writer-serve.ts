@@ -1,0 +1,195 @@
+/**
+ * The store's writer thread: it owns the ingress write connection, seals the actions' untrusted
+ * content (the pipeline's seal stage, src/actions/seal.ts) and commits the batches the main thread
+ * sends, so neither that per-byte work nor an fsync blocks the event loop that parses requests.
+ */
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { sealAction, type SealedAction } from '../../actions/seal.js';
+import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
+import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
+
+const PROBE_KEY = 'hookgate.readiness-probe';
+
+type Statements = Record<'insertEvent' | 'insertRun' | 'insertKey' | 'findKey' | 'purgeKeys' | 'probe', StatementSync>;
+type Batch = { id: number; at: number; items: readonly WriteItem[] };
+
+/** The writer's connection and what it can do besides committing, as an extension sees it. */
+export interface WriterConnection {
+  db: DatabaseSync;
+  /** Can a write that needs fresh pages happen now? Nothing reaches the file: it is rolled back. */
+  probe(): boolean;
+}
+
+/**
+ * What a writer started with an extension does besides the production work: tests inject faults
+ * this way (test/store/support/faulty-writer-thread.ts). The production entry passes none.
+ */
+export interface WriterExtension {
+  /** Runs inside each commit's transaction after its rows are written, before COMMIT. */
+  beforeCommit?: () => void;
+  /** Answers an `extension` request. */
+  handle?: (request: { name: string; value?: unknown }, writer: WriterConnection) => WriterReply;
+}
+
+export function serveWriter(port: MessagePort, init: WriterInit, extension: WriterExtension = {}): void {
+  const db = openConnection(init);
+  const statements = prepareStatements(db);
+  const connection: WriterConnection = { db, probe: createProbe(db, statements, init.probeBytes) };
+  const commit = createCommitter(db, statements, init, connection.probe, extension.beforeCommit ?? (() => undefined));
+  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension);
+  // Everything already waiting in the queue is taken at once, so the batches the main thread sent
+  // while the last commit ran become one transaction.
+  port.on('message', (first: RequestEnvelope) => {
+    for (const step of mergeConsecutiveCommits(drain(port, first))) {
+      for (const reply of runStep(step, commit, handle)) port.postMessage(reply);
+      if (step.kind === 'single' && step.request.type === 'close') {
+        // Closing the port lets the thread end once the reply is on its way; nothing follows a close.
+        port.close();
+        return;
+      }
+    }
+  });
+}
+
+function drain(port: MessagePort, first: RequestEnvelope): RequestEnvelope[] {
+  const waiting = [first];
+  for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) waiting.push(next.message as RequestEnvelope);
+  return waiting;
+}
+
+function runStep(
+  step: WriterStep,
+  commit: (batches: readonly Batch[]) => ReplyEnvelope[],
+  handle: (request: Exclude<WriterRequest, { type: 'commit' }>) => WriterReply,
+): ReplyEnvelope[] {
+  if (step.kind === 'commits') return commit(step.batches);
+  try {
+    return [{ id: step.id, body: handle(step.request) }];
+  } catch (error) {
+    return [{ id: step.id, body: { type: 'error', message: (error as Error).message } }];
+  }
+}
+
+function openConnection(init: WriterInit): DatabaseSync {
+  const db = new DatabaseSync(init.path, { timeout: init.busyTimeoutMs });
+  db.exec(`PRAGMA synchronous = ${init.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  // This connection makes most commits, so it also runs SQLite's automatic checkpoints: off the main thread.
+  db.exec('PRAGMA wal_autocheckpoint = 1000');
+  return db;
+}
+
+function prepareStatements(db: DatabaseSync): Statements {
+  return {
+    insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id, trusted) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertRun: db.prepare(
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action) VALUES (?, ?, 'queued', ?, ?, ?, ?)",
+    ),
+    // REPLACE: an expired key that maintenance has not purged yet is free again (findKey ignores it).
+    insertKey: db.prepare('INSERT OR REPLACE INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, ?, ?)'),
+    findKey: db.prepare('SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?'),
+    purgeKeys: db.prepare('DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency WHERE created_at <= ? LIMIT ?)'),
+    probe: db.prepare('INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)'),
+  };
+}
+
+function rollback(db: DatabaseSync): void {
+  try {
+    if (db.isTransaction) db.exec('ROLLBACK');
+  } catch {
+    // SQLite already rolled back (it does after some I/O errors)
+  }
+}
+
+function createProbe(db: DatabaseSync, statements: Statements, probeBytes: number): () => boolean {
+  const probeValue = 'x'.repeat(probeBytes);
+  return () => {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      statements.probe.run(PROBE_KEY, probeValue);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      rollback(db);
+    }
+  };
+}
+
+/** An item's actions sealed, or why they cannot be (that item alone is refused). */
+type Prepared = { sealed: SealedAction[]; suspicious: string[][] } | { message: string };
+
+function sealItem(item: WriteItem): Prepared {
+  try {
+    const sealed = item.actions.map(sealAction);
+    return { sealed, suspicious: sealed.map((s) => s.suspicious) };
+  } catch (error) {
+    return { message: (error as Error).message };
+  }
+}
+
+/**
+ * The items of several batches in one transaction: committed together or, on any failure, none
+ * of them; one reply per batch. Sealing happens before BEGIN, so the write lock is held only for
+ * the inserts and the commit.
+ */
+function createCommitter(db: DatabaseSync, statements: Statements, init: WriterInit, probe: () => boolean, beforeCommit: () => void) {
+  const write = createItemWriter(statements, init.idempotencyTtlMs);
+  let transactions = 0;
+  return (batches: readonly Batch[]): ReplyEnvelope[] => {
+    const prepared = batches.map((batch) => batch.items.map(sealItem));
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      const outcomes = batches.map((batch, b) => batch.items.map((item, i) => write(item, prepared[b]?.[i] as Prepared, batch.at)));
+      beforeCommit();
+      db.exec('COMMIT');
+      transactions += 1;
+      return batches.map((batch, b) => ({ id: batch.id, body: { type: 'committed', transaction: transactions, outcomes: outcomes[b] ?? [] } }));
+    } catch (error) {
+      rollback(db);
+      const failed: WriterReply = { type: 'failed', message: (error as Error).message, writable: probe() };
+      return batches.map((batch) => ({ id: batch.id, body: failed }));
+    }
+  };
+}
+
+/** One item of a batch; a refused key or an unsealable item writes nothing, so the rest of the batch goes on. */
+function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
+  function writeAction({ action, trusted }: SealedAction, at: number): void {
+    if (action.kind === 'wake') {
+      statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
+    } else {
+      statements.insertRun.run(action.runId, at, action.origin.hook, action.name, action.sessionKey, JSON.stringify(action));
+    }
+  }
+  return (item: WriteItem, prepared: Prepared, at: number): ItemOutcome => {
+    if ('message' in prepared) return { kind: 'unsealable', message: prepared.message };
+    if (item.idempotency !== undefined) {
+      const row = statements.findKey.get(item.idempotency.key, at - idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
+      if (row !== undefined) return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
+      statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
+    }
+    for (const sealed of prepared.sealed) writeAction(sealed, at);
+    return { kind: 'committed', suspicious: prepared.suspicious };
+  };
+}
+
+function handleRequest(
+  request: Exclude<WriterRequest, { type: 'commit' }>,
+  connection: WriterConnection,
+  statements: Statements,
+  extension: WriterExtension,
+): WriterReply {
+  switch (request.type) {
+    case 'purge':
+      return { type: 'purged', changes: Number(statements.purgeKeys.run(request.cutoff, request.limit).changes) };
+    case 'probe':
+      return { type: 'probed', writable: connection.probe() };
+    case 'extension':
+      if (extension.handle === undefined) return { type: 'error', message: `this writer has no extension to answer "${request.name}"` };
+      return extension.handle(request, connection);
+    case 'close':
+      connection.db.close();
+      return { type: 'done' };
+  }
+}
