@@ -1,12 +1,18 @@
 /*
- * Micro-benchmark of the untrusted-content envelope on the request hot path.
- * Run: node --import tsx bench/envelope.ts        (profile: node --cpu-prof --import tsx bench/envelope.ts)
- * Prints milliseconds per call of wrapUntrusted, detectSuspiciousPatterns and the combined
- * inspectUntrusted (one fold for both) for inputs shaped like real and hostile hook payloads.
+ * Micro-benchmark of the untrusted-content envelope on the request hot path: inspectUntrusted (wrap,
+ * sanitise and the suspicious-pattern scan with one fold) per input shape, as throughput beside the
+ * memory-speed reference of one `indexOf` pass over the same text, measured in the same round.
+ *
+ * Run: node --import tsx bench/envelope.ts [--rounds N] [--detail]
+ * Profile: node --cpu-prof --import tsx bench/envelope.ts --rounds 1
+ *
+ * Times are CPU time of this process (process.cpuUsage), best of a few batches per round, median over
+ * the rounds: on a shared machine wall time swings with the other processes, CPU time much less, and
+ * the indexOf column shows how fast the machine was in the same round.
  */
-import * as envelope from '../src/envelope/envelope.js';
+import { parseArgs } from 'node:util';
+import { inspectUntrusted, wrapUntrusted, type EnvelopeMeta } from '../src/envelope/envelope.js';
 import { detectSuspiciousPatterns } from '../src/envelope/suspicious.js';
-import type { EnvelopeMeta } from '../src/envelope/envelope.js';
 
 const KIB = 1024;
 const META: EnvelopeMeta = { source: 'Email', from: 'alice@example.com', subject: 'Re: the quarterly report' };
@@ -28,7 +34,8 @@ function prose(sentences: readonly string[], size: number, seed: number): string
     text += sentences[Math.floor(next() * sentences.length)] ?? '';
     text += next() < 0.2 ? '\n' : ' ';
   }
-  return text.slice(0, size);
+  // Flat, as a string decoded from a request body is (a built-up string is a tree of pieces).
+  return Buffer.from(text.slice(0, size), 'utf16le').toString('utf16le');
 }
 
 const ENGLISH = [
@@ -86,51 +93,81 @@ const INPUTS: ReadonlyArray<readonly [string, string]> = [
   ['64 KiB hostile', prose(HOSTILE, 64 * KIB, 4)],
 ];
 
-/** Mean milliseconds per call over at least `minMs` of calls, after a warm-up. */
-function measure(run: () => unknown, minMs = 300): number {
-  for (let warm = 0; warm < 20; warm++) run();
-  let calls = 0;
-  const started = performance.now();
-  let elapsed = 0;
-  while (elapsed < minMs || calls < 10) {
-    run();
-    calls++;
-    elapsed = performance.now() - started;
-  }
-  return elapsed / calls;
-}
-
-type Inspect = (content: string, meta: EnvelopeMeta) => { wrapped: string; suspicious: string[] };
-const inspect = (envelope as { inspectUntrusted?: Inspect }).inspectUntrusted;
-const combined: Inspect =
-  inspect ?? ((content, meta) => ({ wrapped: envelope.wrapUntrusted(content, meta), suspicious: detectSuspiciousPatterns(content) }));
-
-const rows = INPUTS.map(([name, text]) => ({
-  input: name,
-  wrap: measure(() => envelope.wrapUntrusted(text, META)).toFixed(3),
-  detect: measure(() => detectSuspiciousPatterns(text)).toFixed(3),
-  [inspect === undefined ? 'wrap+detect' : 'inspect']: measure(() => combined(text, META)).toFixed(3),
-}));
-console.log(`node ${process.version}, ms per call`);
-console.table(rows);
-
-/**
- * CPU milliseconds per call, best of 7 rounds of 40 calls: on a shared machine wall time swings with
- * the other processes, CPU time much less. The number docs/security.md compares foldings with.
- */
-function cpuMs(run: () => unknown): number {
-  for (let warm = 0; warm < 30; warm++) run();
-  let best = Infinity;
-  for (let round = 0; round < 7; round++) {
-    const start = process.cpuUsage();
-    for (let call = 0; call < 40; call++) run();
+/** CPU microseconds per call: the best of 7 batches of at least 5 ms each, after a warm-up. */
+function cpuMicros(run: () => unknown): number {
+  let calls = 1;
+  for (let warm = performance.now(); performance.now() - warm < 20; ) run();
+  for (let start = process.cpuUsage(); ; calls *= 2) {
+    for (let call = 0; call < calls; call++) run();
     const used = process.cpuUsage(start);
-    best = Math.min(best, (used.user + used.system) / 1000 / 40);
+    if (used.user + used.system >= 5000) break;
+    start = process.cpuUsage();
+  }
+  let best = Infinity;
+  for (let batch = 0; batch < 7; batch++) {
+    const start = process.cpuUsage();
+    for (let call = 0; call < calls; call++) run();
+    const used = process.cpuUsage(start);
+    best = Math.min(best, (used.user + used.system) / calls);
   }
   return best;
 }
 
-// Throughput of the request path's call (inspect) in CPU time, for comparing foldings.
-console.log(
-  INPUTS.map(([name, text]) => `${name}: ${((text.length * 2) / 1e6 / (cpuMs(() => combined(text, META)) / 1000)).toFixed(0)} MB/s (CPU time)`).join('; '),
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+/** MB (10^6 bytes of the text as UTF-8, as the request carries it) per second. */
+const megabytesPerSecond = (text: string, micros: number): number => Buffer.byteLength(text, 'utf8') / micros;
+
+interface Sample {
+  inspect: number;
+  indexOf: number;
+}
+
+function measureRound(): Sample[] {
+  // A character no input holds: indexOf reads the whole text, as a scan that finds nothing must.
+  return INPUTS.map(([, text]) => ({
+    inspect: cpuMicros(() => inspectUntrusted(text, META)),
+    indexOf: cpuMicros(() => text.indexOf('\u0001')),
+  }));
+}
+
+const { values: options } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, detail: { type: 'boolean', default: false } },
+});
+const rounds = Math.max(1, Number(options.rounds) || 5);
+const samples: Sample[][] = [];
+for (let round = 0; round < rounds; round++) samples.push(measureRound());
+
+console.log(`node ${process.version}; CPU time, median of ${rounds} rounds; MB = 10^6 bytes of UTF-8`);
+console.table(
+  INPUTS.map(([name, text], index) => {
+    const inspect = median(samples.map((round) => round[index]?.inspect ?? NaN));
+    const indexOf = median(samples.map((round) => round[index]?.indexOf ?? NaN));
+    const perRound = samples.map((round) => megabytesPerSecond(text, round[index]?.inspect ?? NaN).toFixed(0));
+    return {
+      input: name,
+      'UTF-8 bytes': Buffer.byteLength(text, 'utf8'),
+      'µs/call': Number(inspect.toFixed(1)),
+      'MB/s': Number(megabytesPerSecond(text, inspect).toFixed(0)),
+      'M units/s': Number((text.length / inspect).toFixed(0)),
+      'indexOf MB/s': Number(megabytesPerSecond(text, indexOf).toFixed(0)),
+      'indexOf ÷ inspect': Number((inspect / indexOf).toFixed(0)),
+      'MB/s per round': perRound.join(' '),
+    };
+  }),
 );
+
+if (options.detail) {
+  // The two halves of the request path's call, separately (each folds the text itself).
+  console.table(
+    INPUTS.map(([name, text]) => ({
+      input: name,
+      'wrap µs': Number(cpuMicros(() => wrapUntrusted(text, META)).toFixed(1)),
+      'detect µs': Number(cpuMicros(() => detectSuspiciousPatterns(text)).toFixed(1)),
+    })),
+  );
+}

@@ -1,6 +1,7 @@
 import { createRandomIdSource } from './random-id.js';
 import { foldText } from './fold.js';
 import { applyFindings, findInFolded, sanitizeUntrusted } from './sanitize.js';
+import { identityMap } from './source-map.js';
 import { detectInFolded } from './suspicious.js';
 
 export type UntrustedSource = 'Email' | 'Webhook';
@@ -43,6 +44,7 @@ export function endMarker(id: string): string {
 const LINE_BREAKING = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]+/gu;
 
 function capCodePoints(text: string, max: number): string {
+  if (text.length <= max) return text; // No more code points than UTF-16 units.
   const codePoints = Array.from(text);
   return codePoints.length <= max ? text : `${codePoints.slice(0, max - 1).join('')}…`;
 }
@@ -121,6 +123,8 @@ function sanitizeAndDetect(content: string): { sanitized: string; suspicious: st
   const suspicious = detectInFolded(content, folded.text, {
     marker: findings.markers.length > 0,
     controlToken: findings.controlTokens.length > 0,
+    // Invisible characters fold to nothing: a folding that kept every unit proves there is none.
+    mayHoldInvisible: folded.toSource !== identityMap,
   });
   return { sanitized: applyFindings(content, findings), suspicious };
 }

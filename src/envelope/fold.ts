@@ -1,93 +1,155 @@
 import { foldAscii, foldCodePoint } from './fold-code-point.js';
-import { foldTextReference } from './fold-reference.js';
-import { identityMap, SegmentMap, type FoldedText, type SourceMap } from './source-map.js';
+import { identityMap, SegmentMap, type FoldedText } from './source-map.js';
 
 // Declared beside SourceMap so the reference folding can produce it without importing this file.
 export type { FoldedText };
 
 /*
  * The fast folding below produces exactly what foldTextReference produces (a property test holds it
- * to that), but lets native string code do the work: every character that folds to itself apart from
- * ASCII case is left in place, the few others are replaced by one regular-expression pass, and a
- * final toLowerCase() does the ASCII case. Source positions stay implicit (identity) except around
- * code points whose folding changes the length.
+ * to that): it is the same code point by code point folding, with the folding of common code units
+ * looked up in two tables built once at start-up instead of computed.
+ *  - Text of printable ASCII, tab and `\n` only (most payloads) is lower-cased natively: a few
+ *    native searches prove it (isPlainAscii), and the source map is the identity.
+ *  - Any other text is walked unit by unit: a unit that folds to itself is copied, one that folds to
+ *    one other unit (ASCII capitals and controls, é → e, full-width letters, most kana) is looked up,
+ *    and only the rest (expansions, dropped characters, surrogate pairs, rare blocks) goes through
+ *    foldCodePoint, cached per call. Source positions stay implicit except around those.
  */
 
-/** CJK ideographs (Extension A and the unified block) fold to themselves; a test checks every one. */
-const CJK_IDEOGRAPHS = '\\u3400-\\u4dbf\\u4e00-\\u9fff';
-/** Blocks common in ordinary mail (Latin-1, Latin Extended, Greek, Cyrillic, CJK punctuation, kana). */
-const SCANNED_BLOCKS: ReadonlyArray<readonly [number, number]> = [
-  [0x00a0, 0x052f],
-  [0x3000, 0x30ff],
-];
+/** The ASCII units that fold to something other than their lower case: controls but tab and `\n`, and DEL. */
+const ASCII_CONTROLS = Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code))
+  .filter((unit) => unit !== '\t' && unit !== '\n')
+  .concat('\u007f');
 
-const hex = (code: number): string => `\\u${code.toString(16).padStart(4, '0')}`;
 /**
- * Shortest run worth a range: every range makes each character's class test slower, and many short
- * runs (kana alternate plain and voiced forms) cost more in scanning than they save in replacements.
+ * Whether the text is printable ASCII, tab and `\n` only, so that folding is ASCII lower-casing.
+ * Native searches, about three times faster than one regular-expression pass over the text: a
+ * UTF-8 length equal to the UTF-16 length means no unit is 0x80 or above (each of those takes two or
+ * three bytes), and each control is one `includes` (a vectorised character search).
  */
-const MIN_RUN = 16;
-
-/** Long runs of the scanned blocks whose characters fold to themselves and are already lower case. */
-function selfFoldingRanges(): string {
-  let ranges = '';
-  for (const [first, last] of SCANNED_BLOCKS) {
-    let runStart = -1;
-    for (let code = first; code <= last + 1; code++) {
-      const ch = String.fromCharCode(code);
-      const kept = code <= last && foldCodePoint(ch) === ch && ch.toLowerCase() === ch;
-      if (kept && runStart === -1) runStart = code;
-      if (!kept && runStart !== -1) {
-        if (code - runStart >= MIN_RUN) ranges += `${hex(runStart)}-${hex(code - 1)}`;
-        runStart = -1;
-      }
-    }
-  }
-  return ranges;
+function isPlainAscii(text: string): boolean {
+  if (Buffer.byteLength(text, 'utf8') !== text.length) return false;
+  return !ASCII_CONTROLS.some((control) => text.includes(control));
 }
 
+/** Blocks whose units are tabulated (Latin, Greek, Cyrillic, general punctuation, CJK punctuation and kana, full-width forms). */
+const TABULATED_BLOCKS: ReadonlyArray<readonly [number, number]> = [
+  [0x0080, 0x052f],
+  [0x1e00, 0x1fff],
+  [0x2000, 0x206f],
+  [0x3000, 0x30ff],
+  [0xff00, 0xffef],
+];
+/** CJK ideographs (Extension A and the unified block) fold to themselves; a test checks every one. */
+const SELF_FOLDING_BLOCKS: ReadonlyArray<readonly [number, number]> = [
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+];
+
+/** In {@link ONE_UNIT_FOLDING}: the unit folds to something other than one unit, or is not tabulated. No unit folds to NUL. */
+const COMPUTE = 0;
+
 /**
- * One UTF-16 unit that needs folding work: anything but printable ASCII, tab, `\n` and the
- * self-folding characters. Deliberately without the `u` flag (several times faster to scan); surrogate
- * pairs are put back together in {@link foldSpecials}. Built once at start-up, never changed.
+ * The one unit each BMP code unit folds to, where it folds to exactly one: itself for most, the
+ * lower case for ASCII capitals, a space for controls, `e` for `é`. Built once at start-up (128 KiB),
+ * never changed.
  */
-const SPECIAL_SOURCE = `[^\\t\\n -~${selfFoldingRanges()}${CJK_IDEOGRAPHS}]`;
+function buildOneUnitFolding(): Uint16Array {
+  const table = new Uint16Array(0x10000); // All COMPUTE.
+  const put = (code: number, folded: string): void => {
+    if (folded.length === 1 && folded.charCodeAt(0) !== COMPUTE) table[code] = folded.charCodeAt(0);
+  };
+  for (let code = 0; code < 0x80; code++) put(code, String.fromCharCode(foldAscii(code)));
+  for (const [first, last] of TABULATED_BLOCKS) {
+    for (let code = first; code <= last; code++) put(code, foldCodePoint(String.fromCharCode(code)));
+  }
+  for (const [first, last] of SELF_FOLDING_BLOCKS) for (let code = first; code <= last; code++) table[code] = code;
+  return table;
+}
+
+const ONE_UNIT_FOLDING = buildOneUnitFolding();
 
 const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
-interface FastFold {
-  /** Null when a folded piece is not stable under toLowerCase(), so the final pass could change it. */
-  text: string | null;
-  segments: SegmentMap;
+/** The folded units as they are written, growing when an expansion needs room. */
+class UnitWriter {
+  units: Uint16Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.units = new Uint16Array(capacity);
+  }
+
+  /** Makes room for `count` more units. */
+  reserve(count: number): void {
+    if (this.length + count <= this.units.length) return;
+    const grown = new Uint16Array(Math.max(this.units.length * 2, this.length + count));
+    grown.set(this.units.subarray(0, this.length));
+    this.units = grown;
+  }
+
+  pushString(piece: string): void {
+    this.reserve(piece.length);
+    for (let index = 0; index < piece.length; index++) this.units[this.length++] = piece.charCodeAt(index);
+  }
+
+  text(): string {
+    // UTF-16LE bytes to a string: a copy, lone surrogates kept as they are.
+    return Buffer.from(this.units.buffer, this.units.byteOffset, this.length * 2).toString('utf16le');
+  }
 }
 
-/** Replaces every special unit (or surrogate pair) by its folding, noting length changes. */
-function foldSpecials(text: string): FastFold {
-  const segments = new SegmentMap();
+/** One call's state for the units the tables do not answer. */
+interface Computing {
+  readonly text: string;
+  readonly out: UnitWriter;
+  readonly segments: SegmentMap;
+  readonly cache: Map<number, string>;
+}
+
+/** Folds the code point at `index` (a surrogate pair counts as one); returns its width in units. */
+function foldComputed(state: Computing, index: number): number {
+  const { text, out, segments, cache } = state;
+  const code = text.charCodeAt(index);
+  const width = isHigh(code) && isLow(text.charCodeAt(index + 1)) ? 2 : 1;
+  const point = width === 2 ? (text.codePointAt(index) ?? code) : code;
+  let folded = cache.get(point);
+  if (folded === undefined) {
+    folded = foldCodePoint(text.slice(index, index + width));
+    cache.set(point, folded);
+  }
+  if (width !== 1 || folded.length !== 1) segments.add(out.length, out.length + folded.length, index, index + width);
+  out.pushString(folded);
+  return width;
+}
+
+function foldByTables(text: string): FoldedText {
+  const table = ONE_UNIT_FOLDING;
   // Per call, not per module: a cache of folded code points (a text repeats its alphabet).
-  const cache = new Map<number, string>();
-  let stable = true;
-  let delta = 0;
-  const replaced = text.replace(new RegExp(SPECIAL_SOURCE, 'g'), (unit: string, offset: number) => {
-    const code = unit.charCodeAt(0);
-    if (code < 0x80) return String.fromCharCode(foldAscii(code));
-    if (isLow(code) && offset > 0 && isHigh(text.charCodeAt(offset - 1))) return ''; // Folded with its high half.
-    const width = isHigh(code) && isLow(text.charCodeAt(offset + 1)) ? 2 : 1;
-    const point = width === 2 ? (text.codePointAt(offset) ?? code) : code;
-    let folded = cache.get(point);
-    if (folded === undefined) {
-      folded = foldCodePoint(text.slice(offset, offset + width));
-      if (folded.toLowerCase() !== folded) stable = false;
-      cache.set(point, folded);
+  const state: Computing = { text, out: new UnitWriter(text.length + 16), segments: new SegmentMap(), cache: new Map() };
+  const { out } = state;
+  // The hot loop works on locals. It writes one unit per unit read, and the writer always has room
+  // for the rest of the text (reserved at the start and after each computed code point), so the loop
+  // needs no bound check of its own.
+  let units = out.units;
+  let length = 0;
+  let index = 0;
+  while (index < text.length) {
+    const folded = table[text.charCodeAt(index)] as number;
+    if (folded !== COMPUTE) {
+      units[length++] = folded;
+      index++;
+    } else {
+      out.length = length;
+      index += foldComputed(state, index);
+      out.reserve(text.length - index);
+      units = out.units;
+      length = out.length;
     }
-    if (width !== 1 || folded.length !== 1) {
-      segments.add(offset + delta, offset + delta + folded.length, offset, offset + width);
-      delta += folded.length - width;
-    }
-    return folded;
-  });
-  return { text: stable ? replaced : null, segments };
+  }
+  out.length = length;
+  return { text: out.text(), toSource: state.segments.size === 0 ? identityMap : state.segments.map };
 }
 
 /**
@@ -95,12 +157,8 @@ function foldSpecials(text: string): FastFold {
  * (code point by code point, so the folding of a concatenation is the concatenation of the foldings).
  */
 export function foldText(text: string): FoldedText {
-  const { text: replaced, segments } = foldSpecials(text);
-  if (replaced === null) return foldTextReference(text);
-  const lowered = replaced.toLowerCase();
-  // toLowerCase() keeps the length of ASCII and of lower-case-stable text; anything else is a surprise.
-  if (lowered.length !== replaced.length) return foldTextReference(text);
-  return { text: lowered, toSource: segments.size === 0 ? identityMap : segments.map };
+  if (isPlainAscii(text)) return { text: text.toLowerCase(), toSource: identityMap };
+  return foldByTables(text);
 }
 
 /** The folded view only, for callers that match but never map back (detectors, tests). */

@@ -57,13 +57,49 @@ const ANGLE_NAMES = [
   'tool_call', 'tool_response', 'function_call',
 ];
 
-/** Each pattern with the character every match starts with: absent, the pattern needs no run. */
-const CONTROL_TOKENS: ReadonlyArray<readonly [string, RegExp]> = [
+/**
+ * Each pattern with the character every match starts with, sticky: it runs only where `indexOf`
+ * finds that character (see controlTokenMatches), not at every position of the text.
+ */
+export const CONTROL_TOKENS: ReadonlyArray<readonly [string, RegExp]> = [
   // `<|im_start|>`, `<|eot_id|>`, `<|start_header_id|>`, DeepSeek's `<｜begin▁of▁sentence｜>`, any other name.
-  ['<', new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'gu')],
-  ['[', new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'gu')],
-  ['<', new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'gu')],
+  ['<', new RegExp(`<${H}\\|[\\p{L}\\p{N}_▁.: \\t-]{0,64}\\|${H}>`, 'uy')],
+  ['[', new RegExp(`\\[${H}/?${H}(?:${names(SQUARE_NAMES)})${H}\\]`, 'uy')],
+  ['<', new RegExp(`<{1,2}${H}/?${H}(?:${names(ANGLE_NAMES)})${H}>{1,2}`, 'uy')],
 ];
+
+/** The same expressions, global: what a text dense with `<` or `[` is read with (see controlTokenMatches). */
+const CONTROL_TOKENS_GLOBAL: readonly RegExp[] = CONTROL_TOKENS.map(([, pattern]) => new RegExp(pattern.source, 'gu'));
+
+/**
+ * The matches a global run of the `index`th pattern would find, left to right and not overlapping:
+ * each match starts with its first character, so trying the pattern (sticky, `lastIndex` set before
+ * every use) at each occurrence of that character from the end of the previous match on finds the
+ * same ones. A try is a call into the engine; past a few per 100 characters (a text of `<<<<`), the
+ * rest of the text is read by the global expression from where the tries stopped.
+ */
+function controlTokenMatches(text: string, index: number, stopAtFirst: boolean): Array<[number, number]> {
+  const [first, sticky] = CONTROL_TOKENS[index] ?? ['', /$^/y];
+  const matches: Array<[number, number]> = [];
+  let triesLeft = 64 + (text.length >> 5);
+  let at = text.indexOf(first);
+  for (; at !== -1 && triesLeft > 0; at = text.indexOf(first, at + 1), triesLeft--) {
+    sticky.lastIndex = at;
+    if (!sticky.test(text)) continue;
+    matches.push([at, sticky.lastIndex]);
+    if (stopAtFirst) return matches;
+    // A match is never empty (it holds `first` and a closing bracket), so this moves forward.
+    at = sticky.lastIndex - 1;
+  }
+  if (at === -1) return matches;
+  const global = CONTROL_TOKENS_GLOBAL[index] ?? /$^/g;
+  global.lastIndex = at;
+  for (let match = global.exec(text); match !== null; match = global.exec(text)) {
+    matches.push([match.index, match.index + match[0].length]);
+    if (stopAtFirst) break;
+  }
+  return matches;
+}
 
 interface Replacement extends Span {
   placeholder: string;
@@ -75,13 +111,17 @@ export interface Findings {
   controlTokens: Span[];
 }
 
+/**
+ * Sticky: `lastIndex` is set right before every use, so no position carries from one use to the next
+ * (building the expression per call instead cost more than the whole check on a 1 KiB text).
+ */
+const MARKER_TAIL = new RegExp(MARKER_TAIL_SOURCE, 'uy');
+
 /** Whether a folded text can hold a marker form: some `x` starts the rest of the marker letters. */
 function mayHoldMarker(foldedText: string): boolean {
-  // Per call: a sticky expression carries its position (`lastIndex`) between uses.
-  const tail = new RegExp(MARKER_TAIL_SOURCE, 'uy');
   for (let at = foldedText.indexOf('x'); at !== -1; at = foldedText.indexOf('x', at + 1)) {
-    tail.lastIndex = at;
-    if (tail.test(foldedText)) return true;
+    MARKER_TAIL.lastIndex = at;
+    if (MARKER_TAIL.test(foldedText)) return true;
   }
   return false;
 }
@@ -127,12 +167,9 @@ function markerSpans(folded: FoldedText): Span[] {
 
 function controlTokenSpans(folded: FoldedText): Span[] {
   const spans: Span[] = [];
-  for (const [first, pattern] of CONTROL_TOKENS) {
-    if (!folded.text.includes(first)) continue;
-    for (const match of folded.text.matchAll(pattern)) {
-      spans.push(folded.toSource(match.index, match.index + match[0].length));
-    }
-  }
+  CONTROL_TOKENS.forEach((_, index) => {
+    for (const [start, end] of controlTokenMatches(folded.text, index, false)) spans.push(folded.toSource(start, end));
+  });
   return spans;
 }
 
@@ -158,7 +195,7 @@ export function hasMarkerForm(foldedText: string): boolean {
 
 /** Whether an already folded text holds a control token. */
 export function hasControlToken(foldedText: string): boolean {
-  return CONTROL_TOKENS.some(([first, pattern]) => foldedText.includes(first) && foldedText.search(pattern) !== -1);
+  return CONTROL_TOKENS.some((_, index) => controlTokenMatches(foldedText, index, true).length > 0);
 }
 
 /** Overlapping replacements become one; a marker wins over a control token. */
