@@ -9,7 +9,10 @@
  *   --sync full|normal|both   durability setting(s); default: full, plus a normal subset in the full run
  *   --rounds N --duration S --connections C    override the defaults
  *   --koa-floor / --no-koa-floor   also drive bench/reference-koa.ts (default: on, off with --quick)
+ *   --node-flags "…"   extra node flags for Hookgate (e.g. "--max-semi-space-size=4"), to measure a V8 setting's trade
  *   --note "text"      added to "What changed since the last run"
+ *   --soak             instead: Hookgate alone under a fixed mixed load for minutes, RSS every 30 s
+ *                      → the soak section of bench/RESULTS.md (--soak-minutes M, default 9; --soak-rate R, default 300)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,7 +23,8 @@ import { createChildRegistry } from './lib/processes.js';
 import { NORMAL_ROWS, planRows, type Row } from './lib/plan.js';
 import { runSuite, type SuiteResult } from './lib/suite.js';
 import { suiteMarkdown, summaryData } from './lib/report.js';
-import { writeResults } from './lib/results-file.js';
+import { writeResults, writeSoak } from './lib/results-file.js';
+import { soak, soakMarkdown } from './lib/soak.js';
 import { profileRows } from './lib/profile-run.js';
 import { commitMillis } from './lib/disk.js';
 import type { Synchronous } from './lib/configs.js';
@@ -38,7 +42,11 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     note: { type: 'string' },
+    'node-flags': { type: 'string' },
     'koa-floor': { type: 'boolean' },
+    soak: { type: 'boolean', default: false },
+    'soak-minutes': { type: 'string' },
+    'soak-rate': { type: 'string' },
   },
   allowNegative: true,
   strict: true,
@@ -55,6 +63,7 @@ const connections = Number(values.connections ?? 32);
 const warmupSeconds = quick ? 0.25 : 0.5;
 // The Koa floor is context, not a target: --quick leaves it out to stay under a minute.
 const koaFloor = values['koa-floor'] ?? !quick;
+const nodeFlags = values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? [];
 const tmp = mkdtempSync(join(tmpdir(), 'hookgate-bench-'));
 const children = createChildRegistry();
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -91,7 +100,7 @@ async function benchmark(): Promise<void> {
   log(`one commit: ${commitMs.full.toFixed(2)} ms (full), ${commitMs.normal.toFixed(3)} ms (normal)`);
   const results: SuiteResult[] = [];
   for (const [synchronous, selected] of settings()) {
-    results.push(await runSuite(children, { synchronous, rows: selected, rounds, durationSeconds, warmupSeconds, connections, koaFloor, tmp, log }));
+    results.push(await runSuite(children, { synchronous, rows: selected, rounds, durationSeconds, warmupSeconds, connections, koaFloor, nodeFlags, tmp, log }));
   }
   const body = results.map(suiteMarkdown).join('\n\n');
   process.stdout.write(`${body}\n`);
@@ -104,7 +113,7 @@ async function benchmark(): Promise<void> {
     commitMs,
     settings:
       `autocannon: ${connections} connections, no pipelining, ${durationSeconds} s per measurement after a ${warmupSeconds} s warm-up per server; ` +
-      `median of ${rounds} round(s); for every row of every round all servers start fresh (fresh SQLite files) and are driven in turn ref-http → ref-durable${koaFloor ? ' → ref-koa' : ''} → Hookgate. ` +
+      `${nodeFlags.length > 0 ? `Hookgate runs with \`node ${nodeFlags.join(' ')}\`; ` : ''}median of ${rounds} round(s); for every row of every round all servers start fresh (fresh SQLite files) and are driven in turn ref-http → ref-durable${koaFloor ? ' → ref-koa' : ''} → Hookgate. ` +
       'Hookgate logs at `warn` (per-request `info` lines off), heartbeat every 1 h, wake/agent requests with mode/wakeMode next-heartbeat and deliver false. ' +
       'Agent rows measure admission: maxConcurrent 1 and a `command` provider running `sleep 3600`, so the first admitted run holds the only slot and the runtime stays idle; ' +
       'the "echo runs executing meanwhile" row uses the in-process echo provider instead, i.e. admission while the runtime drains the backlog.',
@@ -131,8 +140,28 @@ async function profile(): Promise<void> {
   log('wrote bench/PROFILE.md');
 }
 
+async function soakRun(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  const minutes = Number(values['soak-minutes'] ?? 9);
+  const rate = Number(values['soak-rate'] ?? 300);
+  if (!(minutes > 0) || !(rate > 0)) throw new Error('--soak-minutes and --soak-rate are positive numbers');
+  log(`soak: ${minutes} min at ${rate} req/s`);
+  const body = soakMarkdown(await soak(children, { minutes, rate, tmp, log, nodeFlags }));
+  process.stdout.write(`${body}\n`);
+  writeSoak(join(HERE, 'RESULTS.md'), {
+    command: ['npm run bench', '--', ...process.argv.slice(2).map(quoted)].join(' '),
+    startedAt,
+    finishedAt: new Date(),
+    loadBefore,
+    ...(values.note === undefined ? {} : { note: values.note }),
+    body,
+  });
+  log('wrote the soak section of bench/RESULTS.md');
+}
+
 try {
-  await (values.profile ? profile() : benchmark());
+  await (values.soak ? soakRun() : values.profile ? profile() : benchmark());
 } finally {
   cleanUp();
 }

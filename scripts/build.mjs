@@ -3,6 +3,7 @@
 // least as new as every source file and falls back to Node's own type stripping otherwise, so an
 // edit to src/ is never shadowed by a stale build.
 import { build } from 'esbuild';
+import { writeFileSync } from 'node:fs';
 
 await build({
   entryPoints: {
@@ -23,3 +24,7 @@ await build({
 // The operator console's front end (src/console/ui) → dist/console/app.js and app.css.
 const { buildConsole } = await import('./console-build.mjs');
 await buildConsole({ write: true });
+
+// The sandbox's guest prelude (src/sandbox/guest) → dist/guest-prelude.js, sent to every isolate.
+const { bundleGuestPrelude, BUILT_PRELUDE } = await import('../src/sandbox/guest-prelude.ts');
+writeFileSync(BUILT_PRELUDE, bundleGuestPrelude());

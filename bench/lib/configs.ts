@@ -26,7 +26,9 @@ export type ConfigKind =
   /** one transform mapping (transforms/github-issue.js). */
   | 'transform-1'
   /** 50 copies of that module, one mapping each; the benchmark hits the last. */
-  | 'transform-50';
+  | 'transform-50'
+  /** --soak: echo runs, a 30 s heartbeat, one template mapping and one transform mapping. */
+  | 'soak';
 
 export type Synchronous = 'full' | 'normal';
 
@@ -37,7 +39,7 @@ export const TEMPLATE = 'Sensor {{sensor}} reports {{value}}{{unit}} at {{defaul
 export function mappedPath(kind: ConfigKind): string {
   if (kind === 'mappings-1000') return '/hooks/sensor-999';
   if (kind === 'transform-50') return '/hooks/github-49';
-  if (kind === 'transform-1') return '/hooks/github-0';
+  if (kind === 'transform-1' || kind === 'soak') return '/hooks/github-0';
   return '/hooks/sensor-0';
 }
 
@@ -48,7 +50,7 @@ export function writeConfig(root: string, kind: ConfigKind, synchronous: Synchro
   if (kind === 'core' || kind === 'core-echo' || kind === 'mappings-1000') {
     hooks['mappings'] = Array.from({ length: kind === 'mappings-1000' ? 1000 : 1 }, (_, i) => templateMapping(i));
   } else {
-    const count = kind === 'transform-1' ? 1 : 50;
+    const count = kind === 'transform-50' ? 50 : 1;
     mkdirSync(join(dir, 'transforms'));
     for (let i = 0; i < count; i++) copyFileSync(TRANSFORM_SOURCE, join(dir, 'transforms', `github-${i}.js`));
     hooks['transformsDir'] = 'transforms';
@@ -60,12 +62,19 @@ export function writeConfig(root: string, kind: ConfigKind, synchronous: Synchro
       deliver: false,
       transform: { module: `github-${i}.js` },
     }));
+    if (kind === 'soak') (hooks['mappings'] as unknown[]).push(templateMapping(0));
   }
+  const echo = kind === 'core-echo' || kind === 'soak';
   const config = {
     gateway: { bind: '127.0.0.1', port: 0, shutdownGraceMs: 1000 },
     hooks,
     agents: {
-      defaults: { model: kind === 'core-echo' ? 'echo/echo' : 'parked/sleep', maxConcurrent: 1, heartbeat: { every: '1h' }, delivery: { channel: 'log' } },
+      defaults: {
+        model: echo ? 'echo/echo' : 'parked/sleep',
+        maxConcurrent: kind === 'soak' ? 4 : 1,
+        heartbeat: { every: kind === 'soak' ? '30s' : '1h' },
+        delivery: { channel: 'log' },
+      },
     },
     models: { providers: { parked: { api: 'command', command: ['sleep', '3600'] } } },
     storage: { path: 'data/hookgate.sqlite', synchronous },

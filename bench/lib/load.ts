@@ -19,9 +19,18 @@ export interface Sample {
   /** Non-2xx responses plus connection errors and timeouts: a row with failures is not comparable. */
   failures: number;
   statuses: string;
+  /** Responses of any status. */
+  responses: number;
+  /** CPU time of the server's process tree during the load ÷ responses, in µs (NaN when not measured). */
+  cpuUsPerRequest: number;
 }
 
-export async function measure(baseUrl: string, load: Load): Promise<Sample> {
+/**
+ * Drives the load; `cpuMs` (the server tree's CPU clock, bench/lib/processes.ts) is read just before
+ * and after, so the CPU per request covers this load only, on every process and thread of the server.
+ */
+export async function measure(baseUrl: string, load: Load, cpuMs?: () => number): Promise<Sample> {
+  const cpuBefore = cpuMs?.() ?? NaN;
   const result = await autocannon({
     url: `${baseUrl}${load.path}`,
     method: 'POST',
@@ -33,8 +42,12 @@ export async function measure(baseUrl: string, load: Load): Promise<Sample> {
     timeout: 10,
     ...(load.overallRate === undefined ? {} : { overallRate: load.overallRate }),
   });
+  const cpuAfter = cpuMs?.() ?? NaN;
+  const responses = result['2xx'] + result.non2xx;
   return {
     rps: result['2xx'] / result.duration,
+    responses,
+    cpuUsPerRequest: responses > 0 ? ((cpuAfter - cpuBefore) * 1000) / responses : NaN,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,

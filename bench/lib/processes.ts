@@ -3,7 +3,7 @@
  * measured by the RSS of their whole process tree, and always killed — also on errors and Ctrl-C
  * (every live child is tracked so the harness can stop them all on its way out).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,6 +16,8 @@ export interface Server {
   readonly readyMs: number;
   /** Sum of VmRSS over the process and all its descendants, in bytes. */
   rss(): number;
+  /** CPU time (user + system) the process tree has used so far, in ms: see treeCpuMs. */
+  cpuMs(): number;
   /** Whether it is still running, and the end of what it wrote to stderr: for reporting failed loads. */
   health(): string;
   stop(): Promise<void>;
@@ -26,6 +28,7 @@ export interface StartOptions {
   args: string[];
   env?: NodeJS.ProcessEnv;
   port: number;
+  /** Default 60 s: a loaded shared machine has taken more than 15 s to start 50 transform modules. */
   readyTimeoutMs?: number;
 }
 
@@ -51,7 +54,7 @@ export function createChildRegistry(): ChildRegistry {
       child.once('exit', () => live.delete(child));
       const url = `http://127.0.0.1:${options.port}`;
       try {
-        await waitReady(url, child, options.readyTimeoutMs ?? 15_000);
+        await waitReady(url, child, options.readyTimeoutMs ?? 60_000);
       } catch (error) {
         killTree(child.pid ?? 0);
         throw new Error(`${options.name} did not start: ${(error as Error).message}\n${stderr.join('').slice(-2000)}`);
@@ -64,6 +67,7 @@ export function createChildRegistry(): ChildRegistry {
         pid,
         readyMs,
         rss: () => treeRss(pid),
+        cpuMs: () => treeCpuMs(pid),
         health: () =>
           `${child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`}; stderr: ${stderr.join('').slice(-1500) || '(empty)'}`,
         async stop() {
@@ -152,6 +156,38 @@ export function treeRss(pid: number): number {
     }
   }
   return total;
+}
+
+const CLOCK_TICKS_PER_SECOND = ticksPerSecond();
+
+function ticksPerSecond(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/**
+ * CPU time of a process tree, in ms: utime + stime of every live process under `pid` (a process's
+ * /proc/<pid>/stat already sums all its threads: the writer thread, V8's GC helpers, the isolates'
+ * threads of a sandbox worker) plus cutime + cstime, the CPU of descendants that exited and were
+ * waited for (a recycled sandbox worker). Taken before and after a load, the difference is what the
+ * server spent on it, whichever process or thread spent it.
+ */
+export function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of descendants(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      // Fields after the parenthesised name: utime, stime, cutime, cstime are fields 14-17 (1-based).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      for (const i of [11, 12, 13, 14]) ticks += Number(fields[i] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 function killTree(pid: number): void {

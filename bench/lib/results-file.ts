@@ -9,6 +9,11 @@ import { execFileSync } from 'node:child_process';
 
 const START = '<!-- current:start -->';
 const END = '<!-- current:end -->';
+const SOAK_START = '<!-- soak:start -->';
+const SOAK_END = '<!-- soak:end -->';
+/** Measured trades (memory against throughput), kept by hand between these markers: no run replaces them. */
+const TRADES_START = '<!-- trades:start -->';
+const TRADES_END = '<!-- trades:end -->';
 const DATA = /<!-- bench-data: (\{.*?\}) -->/;
 
 export interface RunInfo {
@@ -25,7 +30,8 @@ export interface RunInfo {
 }
 
 export function writeResults(path: string, run: RunInfo): void {
-  const previous = existsSync(path) ? between(readFileSync(path, 'utf8')) : undefined;
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const previous = between(text, START, END);
   const current = [
     `## Run of ${run.startedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC`,
     '',
@@ -37,16 +43,41 @@ export function writeResults(path: string, run: RunInfo): void {
     '',
     `<!-- bench-data: ${JSON.stringify({ commit: commit(), rows: run.data })} -->`,
   ].join('\n');
+  writeFile(path, text, current, previous, between(text, SOAK_START, SOAK_END));
+}
+
+/** Replaces the soak section (`npm run bench -- --soak`), keeping the last throughput run. */
+export function writeSoak(path: string, run: Omit<RunInfo, 'data' | 'commitMs' | 'settings'>): void {
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const current = between(text, START, END);
+  const previous = current === undefined ? undefined : between(text.slice(text.indexOf(END) + END.length), '## Previous run', '\u0000');
+  const soak = [
+    `## Soak of ${run.startedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC`,
+    '',
+    `- Node ${process.version}; git ${commit()}; command \`${run.command}\``,
+    `- Load average (1/5/15 min) before: ${run.loadBefore.map((x) => x.toFixed(2)).join(' / ')}; after: ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
+    ...(run.note === undefined ? [] : [`- ${run.note}`]),
+    '',
+    run.body,
+  ].join('\n');
+  writeFile(path, text, current ?? '', previous, soak);
+}
+
+function writeFile(path: string, text: string, current: string, previous: string | undefined, soak: string | undefined): void {
   const parts = ['# Hookgate benchmark results', '', 'Written by `npm run bench` (bench/run.ts); see docs/performance.md for how to read it.', '', START, current, END];
+  if (soak !== undefined) parts.push('', SOAK_START, soak, SOAK_END);
+  const trades = between(text, TRADES_START, TRADES_END);
+  if (trades !== undefined) parts.push('', TRADES_START, trades, TRADES_END);
   if (previous !== undefined) parts.push('', '## Previous run', '', previous.replace(/^## Run of/m, '#### Run of').replace(/^### /gm, '#### '));
   writeFileSync(path, parts.join('\n') + '\n');
 }
 
-function between(text: string): string | undefined {
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) return undefined;
-  return text.slice(start + START.length, end).trim();
+/** The text between two markers (to the end when `end` is absent), or undefined without `start`. */
+function between(text: string, start: string, end: string): string | undefined {
+  const from = text.indexOf(start);
+  if (from < 0) return undefined;
+  const to = text.indexOf(end, from + start.length);
+  return text.slice(from + start.length, to < 0 ? undefined : to).trim();
 }
 
 function machine(run: RunInfo): string {

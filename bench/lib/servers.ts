@@ -16,14 +16,40 @@ const SCRIPTS: Record<Reference, string> = {
   'ref-koa': 'reference-koa.ts',
 };
 
+let compiled: Promise<string> | undefined;
+
+/**
+ * The references run compiled (esbuild, packages external, into bench/out/refs/) like Hookgate runs
+ * from dist/: under tsx each would carry the loader's own memory and start-up (the Koa floor's idle
+ * RSS, a target's yardstick, would be ~10 MB too high).
+ */
+function compileReferences(): Promise<string> {
+  compiled ??= (async () => {
+    const outdir = join(ROOT, 'bench', 'out', 'refs');
+    const { build } = await import('esbuild');
+    await build({
+      entryPoints: Object.values(SCRIPTS).map((script) => join(ROOT, 'bench', script)),
+      outdir,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node24',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+    return outdir;
+  })();
+  return compiled;
+}
+
 export async function startReference(children: ChildRegistry, which: Reference, dir: string, synchronous: Synchronous): Promise<Server> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const script = join(ROOT, 'bench', SCRIPTS[which]);
+  const script = join(await compileReferences(), SCRIPTS[which].replace(/\.ts$/, '.js'));
   return children.start({
     name: which,
     port,
-    args: ['--import', 'tsx', script],
+    args: [script],
     env: { REF_PORT: String(port), REF_TOKEN: HOOK_TOKEN, REF_DB: join(dir, `${which}.sqlite`), REF_SYNC: synchronous },
   });
 }
@@ -35,6 +61,8 @@ export interface HookgateStart {
   label: string;
   /** Directory for `node --cpu-prof` output; absent: no profiling. */
   cpuProfDir?: string;
+  /** Extra `node` flags for the server process (bench --node-flags, to measure a V8 setting's trade). */
+  nodeFlags?: string[];
 }
 
 export async function startHookgate(children: ChildRegistry, tmp: string, start: HookgateStart): Promise<Server> {
@@ -44,6 +72,6 @@ export async function startHookgate(children: ChildRegistry, tmp: string, start:
   return children.start({
     name: `hookgate ${start.kind}`,
     port,
-    args: [...profile, join(ROOT, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', String(port)],
+    args: [...(start.nodeFlags ?? []), ...profile, join(ROOT, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', String(port)],
   });
 }

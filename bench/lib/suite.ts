@@ -21,6 +21,8 @@ export interface SuiteOptions {
   connections: number;
   /** Also drive the Koa floor (bench/reference-koa.ts) in every row. */
   koaFloor: boolean;
+  /** Extra `node` flags for Hookgate (--node-flags). */
+  nodeFlags: string[];
   tmp: string;
   log: (line: string) => void;
 }
@@ -38,10 +40,14 @@ export interface SuiteResult {
   rows: Row[];
   samples: Map<string, RowSamples>;
   processes: Map<ConfigKind, ProcessSamples>;
+  /** Hookgate's highest RSS sample under each row's load, one per round. */
+  rowPeakRss: Map<string, number[]>;
+  /** The Koa floor's RSS 0.5 s after start (as Hookgate's idle RSS), one per row and round. */
+  koaIdleRss: number[];
 }
 
 export async function runSuite(children: ChildRegistry, options: SuiteOptions): Promise<SuiteResult> {
-  const result: SuiteResult = { synchronous: options.synchronous, rows: options.rows, samples: new Map(), processes: new Map() };
+  const result: SuiteResult = { synchronous: options.synchronous, rows: options.rows, samples: new Map(), processes: new Map(), rowPeakRss: new Map(), koaIdleRss: [] };
   for (const row of options.rows) result.samples.set(row.id, { 'ref-http': [], 'ref-durable': [], 'ref-koa': [], hookgate: [] });
   for (let round = 1; round <= options.rounds; round++) {
     options.log(`[${options.synchronous}] round ${round}/${options.rounds}`);
@@ -58,22 +64,28 @@ async function runRow(children: ChildRegistry, row: Row, round: number, result: 
     const refs = await Promise.all(kinds.map((kind) => startReference(children, kind, dir, options.synchronous)));
     started.push(...refs);
     // Alone, so its start-up time is not shared with the references' start-up.
-    const hookgate = await startHookgate(children, options.tmp, { kind: row.config, synchronous: options.synchronous, label: `r${round}-${row.id}` });
+    const hookgate = await startHookgate(children, options.tmp, { kind: row.config, synchronous: options.synchronous, label: `r${round}-${row.id}`, nodeFlags: options.nodeFlags });
     started.push(hookgate);
     const processes = result.processes.get(row.config) ?? { readyMs: [], idleRss: [], loadRss: [] };
     result.processes.set(row.config, processes);
     processes.readyMs.push(hookgate.readyMs);
     await sleep(500); // let start-up garbage settle before calling the footprint idle
     processes.idleRss.push(hookgate.rss());
+    const koa = refs[kinds.indexOf('ref-koa')];
+    if (koa !== undefined) result.koaIdleRss.push(koa.rss());
     const rate = row.halfRateOf === undefined ? undefined : halfRate(result, row.halfRateOf, round);
     const targets: Array<[Target, Server]> = [...kinds.map((kind, i): [Target, Server] => [kind, refs[i] as Server]), ['hookgate', hookgate]];
     for (const [target, server] of targets) {
       await measure(server.url, load(row, options, options.warmupSeconds, rate));
       const sampler = target === 'hookgate' ? sampleRss(hookgate) : undefined;
-      const sample = await measure(server.url, load(row, options, options.durationSeconds, rate));
-      if (sampler !== undefined) processes.loadRss.push(sampler.stop());
+      const sample = await measure(server.url, load(row, options, options.durationSeconds, rate), () => server.cpuMs());
+      if (sampler !== undefined) {
+        const peak = sampler.stop();
+        processes.loadRss.push(peak);
+        result.rowPeakRss.set(row.id, [...(result.rowPeakRss.get(row.id) ?? []), peak]);
+      }
       (result.samples.get(row.id) as RowSamples)[target].push(sample);
-      options.log(`  ${row.id.padEnd(14)} ${target.padEnd(11)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50} ms  p99 ${sample.p99} ms${sample.failures > 0 ? `  FAILURES ${sample.statuses}` : ''}`);
+      options.log(`  ${row.id.padEnd(14)} ${target.padEnd(11)} ${sample.rps.toFixed(0).padStart(6)} req/s  p50 ${sample.p50} ms  p99 ${sample.p99} ms  CPU ${sample.cpuUsPerRequest.toFixed(0)} µs/req${sample.failures > 0 ? `  FAILURES ${sample.statuses}` : ''}`);
       if (sample.rps === 0) options.log(`  ${server.name} answered nothing: ${server.health()}`);
     }
   } finally {
@@ -124,4 +136,9 @@ function sampleRss(server: Server): { stop(): number } {
 /** Median over rounds of Hookgate's rate divided by a reference's rate in the same round. */
 export function ratio(samples: RowSamples, reference: Reference): number {
   return median(samples.hookgate.map((s, i) => s.rps / (samples[reference][i]?.rps ?? NaN)));
+}
+
+/** Median over rounds of Hookgate's CPU per request divided by a reference's in the same round (lower is better). */
+export function cpuRatio(samples: RowSamples, reference: Reference): number {
+  return median(samples.hookgate.map((s, i) => s.cpuUsPerRequest / (samples[reference][i]?.cpuUsPerRequest ?? NaN)));
 }

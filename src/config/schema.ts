@@ -66,7 +66,35 @@ const TransformLimitsSchema = Type.Object(
   {
     memoryMb: Type.Integer({ minimum: 8, maximum: 1024, default: 32, description: 'Heap limit of one transform isolate, in MiB.' }),
     timeoutMs: Type.Integer({ minimum: 10, maximum: 60000, default: 1000, description: 'Time limit of one transform call, async work included.' }),
-    workers: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'Sandbox worker processes.' }),
+    workers: Type.Integer({
+      minimum: 1,
+      maximum: 16,
+      default: 2,
+      description:
+        'Most sandbox worker processes. The first starts with the service; another starts when calls of one module fill every running worker, ' +
+        'and an extra worker without calls for workerIdleSeconds stops.',
+    }),
+    workerIdleSeconds: Type.Integer({
+      minimum: 1,
+      maximum: 86400,
+      default: 60,
+      description: 'Seconds without a call after which a sandbox worker beyond the first stops (about 60 MB of memory each).',
+    }),
+    isolateBudgetMb: Type.Integer({
+      minimum: 0,
+      maximum: 65536,
+      default: 32,
+      description:
+        'Heap (MiB, V8 total heap size of each isolate) of the transform isolates one sandbox worker keeps between calls. Past it, the least recently used ' +
+        'are disposed; their next call creates a fresh isolate and runs the module\'s top level again (~15 ms of CPU on that call). The most recently used is always kept. ' +
+        'A small module\'s isolate has a ~2.8 MiB heap and costs ~2.2 MB of RSS.',
+    }),
+    isolateIdleSeconds: Type.Integer({
+      minimum: 0,
+      maximum: 86400,
+      default: 300,
+      description: 'Seconds without a call after which a module\'s isolate is disposed (its next call re-creates it). 0: only isolateBudgetMb disposes.',
+    }),
     workerRssMb: Type.Optional(
       Type.Integer({
         minimum: 64,

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { exponentialDelay } from '../retry.js';
-import type { CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, WorkerReply } from './protocol.js';
+import type { CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, WorkerReply, WorkerStats } from './protocol.js';
 import { WorkerProcess, type Serialization } from './worker-process.js';
 import { CAN_SAMPLE_RSS, readRss, RSS_CHECK_MS } from './rss.js';
 
@@ -18,6 +18,17 @@ export interface PoolOptions {
   rssCeilingMb?: number;
   /** Sampling period of busy workers' RSS; 0 turns it off (tests of the answer-time check). */
   rssCheckMs?: number;
+  /** A worker beyond the first without calls for this long stops (transformLimits.workerIdleSeconds). */
+  workerIdleMs?: number;
+  /** How often idle workers are looked for; default min(workerIdleMs, 10 s). */
+  idleCheckMs?: number;
+  /** Clock of the idle time (tests inject one); default performance.now. */
+  now?: () => number;
+}
+
+export interface WorkerSnapshot extends WorkerStats {
+  pid: number;
+  rss: number;
 }
 
 interface Waiter {
@@ -25,8 +36,19 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** Host-side deadline: the worker answers a timed-out call itself within timeoutMs + ~200 ms. */
-const CALL_GRACE_MS = 500;
+/**
+ * Host-side slack of a call past its time limit. The worker answers a timed-out call itself, within
+ * timeoutMs + ~200 ms on an idle machine; on a loaded one it may wait that long again for a core.
+ * The host deadline is for a worker that cannot answer at all: killing one that is merely slow
+ * would also fail its other calls and make the machine busier still with a respawn.
+ */
+const CALL_GRACE_MS = 2000;
+/**
+ * Host-side slack of a load past the worker's own load backstop. A load is often a fresh worker's
+ * first request: it also waits for the process and isolated-vm to start, which takes seconds on a
+ * loaded machine. A worker that is really stuck is still killed; loads are not on the request path.
+ */
+const LOAD_GRACE_MS = 10_000;
 const MAX_QUEUE = 1000;
 /**
  * Calls of one module sent ahead to one worker. The worker runs them one after another, each with
@@ -34,8 +56,14 @@ const MAX_QUEUE = 1000;
  */
 export const MODULE_PIPELINE_DEPTH = 4;
 
+const DEFAULT_WORKER_IDLE_MS = 60_000;
+const STATS_DEADLINE_MS = 5000;
+
 /**
- * A fixed number of supervised sandbox workers. A call for a module goes to the worker that has
+ * Up to `size` supervised sandbox workers. The first starts with the pool; another starts when a
+ * call finds every running worker full with its module (below), and a worker beyond the first
+ * stops after workerIdleMs without calls: an idle service holds one worker (~60 MB), a loaded one
+ * all of them. A call for a module goes to the worker that has
  * the module loaded and the fewest requests in flight, if fewer than MODULE_PIPELINE_DEPTH of that
  * module's calls are there already; one module's slow calls never queue another module's calls
  * (each module runs in its own isolate, in turn). A call's host deadline covers the calls of its
@@ -57,14 +85,55 @@ export class SandboxPool {
   private active = 0;
   private onIdle: (() => void) | undefined;
   private idle: Promise<void> | undefined;
+  /** When each worker last took a call (the clock of options.now). */
+  private readonly lastCallAt = new Map<WorkerProcess, number>();
+  private readonly now: () => number;
+  private readonly idleTimer: NodeJS.Timeout;
 
   constructor(options: PoolOptions) {
     this.options = options;
+    this.now = options.now ?? (() => performance.now());
     this.rssCeiling = (options.rssCeilingMb ?? 256 + options.init.memoryMb) * 1024 * 1024;
     this.quickDeaths = Array.from({ length: options.size }, () => 0);
-    this.workers = Array.from({ length: options.size }, (_, i) => this.spawn(i));
+    this.workers = Array.from({ length: options.size }, (_, i) => (i === 0 ? this.spawn(0) : undefined));
     const every = options.rssCheckMs ?? RSS_CHECK_MS;
     this.rssTimer = CAN_SAMPLE_RSS && every > 0 ? setInterval(() => void this.checkBusyRss(), every).unref() : undefined;
+    const idleMs = options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS;
+    this.idleTimer = setInterval(() => this.stopIdleWorkers(), options.idleCheckMs ?? Math.min(idleMs, 10_000)).unref();
+  }
+
+  /** What every running worker holds (its isolates, their heaps, its RSS); for status, the benchmark and tests. */
+  async stats(): Promise<WorkerSnapshot[]> {
+    const live = this.workers.filter((w): w is WorkerProcess => w?.usable === true);
+    const replies = await Promise.all(live.map((w) => w.request({ t: 'stats' }, STATS_DEADLINE_MS)));
+    return replies.flatMap((reply, i) => ('stats' in reply ? [{ pid: (live[i] as WorkerProcess).pid, rss: reply.rss, ...reply.stats }] : []));
+  }
+
+  /** Stops the workers beyond the first that took no call for workerIdleMs (and have none in flight). */
+  stopIdleWorkers(): void {
+    const idleMs = this.options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS;
+    const now = this.now();
+    for (let index = 1; index < this.workers.length; index++) {
+      const worker = this.workers[index];
+      if (worker?.usable !== true || worker.inFlight > 0 || worker.calls.size > 0) continue;
+      if (now - (this.lastCallAt.get(worker) ?? now) < idleMs) continue;
+      this.options.logger.debug({ event: 'sandbox.idle-stop', pid: worker.pid }, 'stopping an idle sandbox worker');
+      this.workers[index] = undefined;
+      this.lastCallAt.delete(worker);
+      this.retired.add(worker);
+      worker.retire();
+    }
+  }
+
+  /**
+   * Starts a worker in the first empty slot, if any; true when one started. It loads only the
+   * modules its calls need (50 configured modules need not all be set up for the one that is busy).
+   */
+  private grow(): boolean {
+    const index = this.workers.indexOf(undefined);
+    if (index < 0 || this.closed || this.draining) return false;
+    this.startIn(index, false);
+    return true;
   }
 
   /** Pids of every live worker process, retiring ones included. */
@@ -133,6 +202,7 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.rssTimer);
+    clearInterval(this.idleTimer);
     for (const [key, waiters] of this.queues) {
       this.queues.delete(key);
       for (const waiter of waiters) {
@@ -149,6 +219,7 @@ export class SandboxPool {
     const started = Date.now();
     const worker = new WorkerProcess(this.options.init, this.options.serialization ?? 'json', this.options.logger, (w) => {
       this.retired.delete(w);
+      this.lastCallAt.delete(w);
       if (this.closed || this.workers[index] !== w) return;
       this.quickDeaths[index] = Date.now() - started < 2000 ? (this.quickDeaths[index] ?? 0) + 1 : 0;
       this.options.logger.warn({ event: 'sandbox.exit', pid: w.pid }, 'sandbox worker exited; replacing it');
@@ -163,15 +234,19 @@ export class SandboxPool {
     // The first respawn is immediate (25 - 25), then 25, 75, 175 … up to ~2 s.
     const delay = exponentialDelay(this.quickDeaths[index] ?? 0, 25, 2000) - 25;
     const start = (): void => {
-      if (this.closed) return;
-      const worker = this.spawn(index);
-      this.workers[index] = worker;
-      // Warm the replacement so the first call after a crash does not pay for loading.
-      for (const module of this.modules.values()) void this.ensureLoaded(worker, module);
-      for (const key of this.queues.keys()) this.pump(key);
+      if (!this.closed) this.startIn(index, true);
     };
     if (delay <= 0) start();
     else setTimeout(start, delay).unref();
+  }
+
+  /** A fresh worker in the slot; waiting calls go to it. `warm`: load every module now (a replacement after a crash). */
+  private startIn(index: number, warm: boolean): void {
+    const worker = this.spawn(index);
+    this.workers[index] = worker;
+    this.lastCallAt.set(worker, this.now());
+    if (warm) for (const module of this.modules.values()) void this.ensureLoaded(worker, module);
+    for (const key of this.queues.keys()) this.pump(key);
   }
 
   /**
@@ -214,7 +289,7 @@ export class SandboxPool {
   private ensureLoaded(worker: WorkerProcess, module: ModuleCode): Promise<WorkerReply> {
     let loading = worker.loaded.get(module.key);
     if (!loading) {
-      const deadline = this.options.init.timeoutMs * 3 + 2000;
+      const deadline = this.options.init.loadTimeoutMs * 3 + LOAD_GRACE_MS;
       loading = worker.request({ t: 'load', ...module }, deadline).then((reply) => {
         if (!reply.ok) worker.loaded.delete(module.key);
         this.inspect(worker, reply);
@@ -235,9 +310,10 @@ export class SandboxPool {
   }
 
   private acquire(key: string): Promise<WorkerProcess | undefined> {
-    const free = this.pick(key);
+    // Every running worker full with this module: one more worker, if the pool may grow.
+    const free = this.pick(key) ?? (this.grow() ? this.pick(key) : undefined);
     if (free) {
-      claim(free, key);
+      this.claim(free, key);
       return Promise.resolve(free);
     }
     const queue = this.queues.get(key) ?? [];
@@ -255,6 +331,12 @@ export class SandboxPool {
     });
   }
 
+  /** One more call of the module counts against this worker (see MODULE_PIPELINE_DEPTH). */
+  private claim(worker: WorkerProcess, key: string): void {
+    worker.calls.set(key, (worker.calls.get(key) ?? 0) + 1);
+    this.lastCallAt.set(worker, this.now());
+  }
+
   private pump(key: string): void {
     const queue = this.queues.get(key);
     while (queue && queue.length > 0) {
@@ -262,16 +344,11 @@ export class SandboxPool {
       if (!worker) return;
       const waiter = queue.shift()!;
       clearTimeout(waiter.timer);
-      claim(worker, key);
+      this.claim(worker, key);
       waiter.resolve(worker);
     }
     this.queues.delete(key);
   }
-}
-
-/** One more call of the module counts against this worker (see MODULE_PIPELINE_DEPTH). */
-function claim(worker: WorkerProcess, key: string): void {
-  worker.calls.set(key, (worker.calls.get(key) ?? 0) + 1);
 }
 
 function release(worker: WorkerProcess, key: string): void {

@@ -8,6 +8,21 @@ export interface InitMessage {
   prelude: string;
   memoryMb: number;
   timeoutMs: number;
+  /** Limit of each step of loading a module (its top level included): see loadTimeoutMs(). */
+  loadTimeoutMs: number;
+  /** Heap of the isolates kept between calls (transformLimits.isolateBudgetMb): see isolate-lru.ts. */
+  isolateBudgetMb: number;
+  /** An isolate not called for this long is disposed (transformLimits.isolateIdleSeconds × 1000); 0: never. */
+  isolateIdleMs: number;
+}
+
+/**
+ * Loading runs at start-up and reload, not per request: its steps get the call's time limit but at
+ * least 1 s, so that a short call limit does not make a busy machine (where the wall-clock limit also
+ * counts time spent waiting for a core) refuse a trivial module's top level.
+ */
+export function loadTimeoutMs(timeoutMs: number): number {
+  return Math.max(timeoutMs, 1000);
 }
 
 export interface LoadMessage {
@@ -26,6 +41,21 @@ export interface CallMessage {
   inputJson: string;
 }
 
+/** What the worker holds: answered with a StatsReply (`hookgate status`, the benchmark, tests). */
+export interface StatsMessage {
+  t: 'stats';
+  id: number;
+}
+
+export interface WorkerStats {
+  /** Isolates alive now (modules loaded but disposed have none until their next call). */
+  isolates: number;
+  /** Their heaps together (V8 total heap size plus external memory), in bytes. */
+  isolateHeapBytes: number;
+  /** The worker process's own V8 heap, in bytes (process.memoryUsage().heapTotal). */
+  workerHeapBytes: number;
+}
+
 export interface UnloadMessage {
   t: 'unload';
   key: string;
@@ -37,7 +67,7 @@ export interface CallBatchMessage {
   calls: CallMessage[];
 }
 
-export type ParentMessage = InitMessage | LoadMessage | CallMessage | CallBatchMessage | UnloadMessage;
+export type ParentMessage = InitMessage | LoadMessage | CallMessage | CallBatchMessage | UnloadMessage | StatsMessage;
 
 /**
  * Why a load or call did not produce a value. `threw`, `invalid`, `too-large` and `error` are the
@@ -54,7 +84,9 @@ export type CallReply =
   | { t: 'reply'; id: number; ok: true; kind: 'value' | 'null' | 'undefined'; json: string; logs: string[]; rss: number }
   | { t: 'reply'; id: number; ok: false; reason: FailureReason; error: string; logs: string[]; rss: number };
 
-export type WorkerReply = LoadReply | CallReply;
+export type StatsReply = { t: 'reply'; id: number; ok: true; stats: WorkerStats; rss: number };
+
+export type WorkerReply = LoadReply | CallReply | StatsReply;
 
 /** The replies a worker had ready in one turn of its event loop, in one write. */
 export interface ReplyBatchMessage {

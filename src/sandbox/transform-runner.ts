@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { BundleCache } from './bundle.js';
+import { BundleCache, REGISTER_GLOBAL } from './bundle.js';
 import { ConsoleLimiter } from './console-limiter.js';
 import { guestPrelude } from './guest-prelude.js';
 import { parseOverride } from './override-schema.js';
-import { SandboxPool } from './pool.js';
-import { UNAVAILABLE_REASONS, type FailureReason, type LoadReply } from './protocol.js';
+import { SandboxPool, type WorkerSnapshot } from './pool.js';
+import { loadTimeoutMs, UNAVAILABLE_REASONS, type FailureReason, type LoadReply } from './protocol.js';
 import { moduleError, resolveModule } from './resolve.js';
+import { DEFAULT_ISOLATE_BUDGET_MB, DEFAULT_ISOLATE_IDLE_SECONDS } from './types.js';
 import type { ExampleOutcome, TransformHandle, TransformInput, TransformResult, TransformRunner, TransformRunnerOptions, TransformSpec, TransformCallOutcome } from './types.js';
 import type { Serialization } from './worker-process.js';
 
@@ -22,11 +23,15 @@ export interface SandboxRunnerOptions extends TransformRunnerOptions {
   rssCeilingMb?: number;
   /** Sampling period of busy workers' RSS (default RSS_CHECK_MS); 0 turns it off. */
   rssCheckMs?: number;
+  /** How often workers beyond the first are checked for idleness (tests: short, with an injected clock). */
+  idleCheckMs?: number;
 }
 
 /** The runner plus what tests and `hookgate status` need to see of it. */
 export interface SandboxTransformRunner extends TransformRunner {
   workerPids(): number[];
+  /** What each running worker holds: isolates, their heaps, its RSS. */
+  workerStats(): Promise<WorkerSnapshot[]>;
   /** Takes no new calls; closes once the calls in flight are answered (each within its deadline). */
   drain(): Promise<void>;
 }
@@ -76,18 +81,35 @@ class SandboxRunner implements SandboxTransformRunner {
     this.logger = options.logger;
     this.console = new ConsoleLimiter(options.logger, options.now, options.limits.console === true);
     const { memoryMb, timeoutMs } = options.limits;
+    const isolateBudgetMb = options.limits.isolateBudgetMb ?? DEFAULT_ISOLATE_BUDGET_MB;
+    const isolateIdleMs = (options.limits.isolateIdleSeconds ?? DEFAULT_ISOLATE_IDLE_SECONDS) * 1000;
     this.pool = new SandboxPool({
       size: Math.max(1, options.limits.workers),
-      init: { t: 'init', prelude: guestPrelude(MAX_OUTPUT_CHARS), memoryMb, timeoutMs },
+      init: {
+        t: 'init',
+        prelude: guestPrelude({ maxOutputChars: MAX_OUTPUT_CHARS, registerGlobal: REGISTER_GLOBAL }),
+        memoryMb,
+        timeoutMs,
+        loadTimeoutMs: loadTimeoutMs(timeoutMs),
+        isolateBudgetMb,
+        isolateIdleMs,
+      },
       logger: options.logger,
       ...(options.serialization ? { serialization: options.serialization } : {}),
       ...rssCeiling(options.rssCeilingMb ?? options.limits.workerRssMb),
       ...(options.rssCheckMs === undefined ? {} : { rssCheckMs: options.rssCheckMs }),
+      ...(options.limits.workerIdleSeconds === undefined ? {} : { workerIdleMs: options.limits.workerIdleSeconds * 1000 }),
+      ...(options.idleCheckMs === undefined ? {} : { idleCheckMs: options.idleCheckMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     });
   }
 
   workerPids(): number[] {
     return this.pool.pids();
+  }
+
+  workerStats(): Promise<WorkerSnapshot[]> {
+    return this.pool.stats();
   }
 
   async load(spec: TransformSpec): Promise<TransformHandle> {
@@ -99,7 +121,7 @@ class SandboxRunner implements SandboxTransformRunner {
     if (known) return known.handle;
     const exportName = spec.export ?? '';
     const reply = await this.pool.load({ key: moduleKey, code: bundle.code, exportName, filename: `file://${resolved.file}` });
-    if (!reply.ok) throw moduleError(spec.module, describeLoadFailure(reply, this.options.limits.timeoutMs), resolved.file);
+    if (!reply.ok) throw moduleError(spec.module, describeLoadFailure(reply, loadTimeoutMs(this.options.limits.timeoutMs)), resolved.file);
     const previous = this.current.get(identity);
     if (previous !== undefined && previous !== moduleKey) {
       this.pool.unload(previous);

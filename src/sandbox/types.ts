@@ -66,13 +66,23 @@ export interface SandboxLimits {
   memoryMb: number;
   /** Time limit of one call, async work included. */
   timeoutMs: number;
-  /** Number of sandbox worker processes. */
+  /** Most sandbox worker processes (the first runs always, the others while load calls for them). */
   workers: number;
+  /** Seconds without a call after which a worker beyond the first stops; default 60. */
+  workerIdleSeconds?: number | undefined;
   /** RSS (MiB) past which a worker is recycled; default 256 + memoryMb. */
   workerRssMb?: number | undefined;
   /** Log what transforms write with console.* (`transform.console`); off when absent. */
   console?: boolean;
+  /** Heap (MiB) of the isolates one worker keeps between calls; default DEFAULT_ISOLATE_BUDGET_MB. */
+  isolateBudgetMb?: number | undefined;
+  /** Seconds without a call after which an isolate is disposed (0: never); default DEFAULT_ISOLATE_IDLE_SECONDS. */
+  isolateIdleSeconds?: number | undefined;
 }
+
+/** The schema's defaults of transformLimits.isolateBudgetMb and isolateIdleSeconds (for runners built without a config). */
+export const DEFAULT_ISOLATE_BUDGET_MB = 32;
+export const DEFAULT_ISOLATE_IDLE_SECONDS = 300;
 
 export interface TransformRunnerOptions {
   transformsDir: string;

@@ -1,13 +1,16 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.js';
-import type { CallBatchMessage, CallMessage, FailureReason, InitMessage, LoadMessage, WorkerMessage, WorkerReply } from './protocol.js';
+import type { CallBatchMessage, CallMessage, FailureReason, InitMessage, LoadMessage, StatsMessage, WorkerMessage, WorkerReply } from './protocol.js';
 
 // `.ts` when run from the sources, `.js` when run from the dist/ build (scripts/build.mjs).
-const WORKER_ENTRY = fileURLToPath(new URL(`./worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const WORKER_ENTRY = fileURLToPath(new URL(`./worker${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url));
+// From the sources, the worker's relative `.js` imports resolve to their `.ts` files through the hook.
+const SOURCE_HOOKS = FROM_SOURCES ? ['--import', new URL('../../bin/source-hooks.js', import.meta.url).href] : [];
 
 export type Serialization = 'json' | 'advanced';
-type Request = Omit<LoadMessage, 'id'> | Omit<CallMessage, 'id'>;
+type Request = Omit<LoadMessage, 'id'> | Omit<CallMessage, 'id'> | Omit<StatsMessage, 'id'>;
 
 interface Pending {
   resolve: (reply: WorkerReply) => void;
@@ -38,7 +41,7 @@ export class WorkerProcess {
   constructor(init: InitMessage, serialization: Serialization, logger: Logger, onExit: (worker: WorkerProcess) => void) {
     this.logger = logger;
     this.child = fork(WORKER_ENTRY, [], {
-      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...SOURCE_HOOKS],
       serialization,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
@@ -109,7 +112,7 @@ export class WorkerProcess {
     else this.transmit({ t: 'calls', calls }, ids);
   }
 
-  private transmit(message: LoadMessage | CallMessage | CallBatchMessage, ids: readonly number[]): void {
+  private transmit(message: LoadMessage | CallMessage | CallBatchMessage | StatsMessage, ids: readonly number[]): void {
     this.child.send(message, (error) => {
       if (error) for (const id of ids) this.settle(id, failure(id, 'lost', 'sandbox worker channel closed'));
     });

@@ -1,14 +1,22 @@
 /**
  * Sandbox worker process entry (forked by worker-process.ts). Holds one isolate per loaded module
  * and answers load/call messages. Runs under Node's own type stripping so it starts fast: only
- * erasable syntax, no relative runtime imports (the guest prelude arrives in the init message).
+ * erasable syntax; from the sources its relative imports resolve through bin/source-hooks.js (given
+ * as `--import` by worker-process.ts). The guest prelude arrives in the init message.
  */
 import ivm from 'isolated-vm';
-import type { CallMessage, CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, ParentMessage } from './protocol.js';
+import type { CallMessage, CallReply, FailureReason, InitMessage, LoadMessage, LoadReply, ParentMessage, StatsReply } from './protocol.js';
+import { IsolateLru } from './isolate-lru.js';
 
-/** Slack past the isolate's own timeout before the worker decides the isolate did not stop. */
+/** Slack past the isolate's own timeout before the worker asks whether the isolate stopped. */
 const BACKSTOP_MS = 100;
-const PROBE_MS = 50;
+/**
+ * CPU time this process may spend after the backstop without the isolate answering a probe before
+ * the isolate counts as wedged. CPU, not wall time: on a loaded machine an isolate that is stopping
+ * (or idle) may wait long for a core, but only a wedged one keeps computing.
+ */
+const WEDGED_CPU_MS = 100;
+const CPU_POLL_MS = 10;
 const TIMED_OUT = Symbol('timed out');
 
 type Failure = { ok: false; reason: FailureReason; error: string };
@@ -33,26 +41,87 @@ function settle<T>(promise: Promise<T>, ms: number): Promise<T | Error | typeof 
   });
 }
 
+/** CPU time of this process (every thread, the isolates' included), in ms. */
+function processCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** Like settle, but gives up only once this process has spent `cpuMs` of CPU time waiting. */
+function settleWithinCpu<T>(promise: Promise<T>, cpuMs: number): Promise<T | Error | typeof TIMED_OUT> {
+  const start = processCpuMs();
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (processCpuMs() - start >= cpuMs) {
+        clearInterval(timer);
+        resolve(TIMED_OUT);
+      }
+    }, CPU_POLL_MS);
+    promise.then(
+      (value) => { clearInterval(timer); resolve(value); },
+      (error: unknown) => { clearInterval(timer); resolve(error instanceof Error ? error : new Error(String(error))); },
+    );
+  });
+}
+
 function limitFailure(error: Error, isolate: ivm.Isolate | undefined): Failure | undefined {
   if (isolate?.isDisposed === true || /memory limit/i.test(error.message)) return { ok: false, reason: 'memory', error: 'memory limit reached' };
   if (/timed out/i.test(error.message)) return { ok: false, reason: 'timeout', error: 'time limit reached' };
   return undefined;
 }
 
+/** Heap the isolate holds (total heap plus external memory), or undefined when it is gone. */
+function heapOf(slot: Slot): number | undefined {
+  if (!slot.isolate || slot.isolate.isDisposed) return undefined;
+  try {
+    const heap = slot.isolate.getHeapStatisticsSync();
+    return heap.total_heap_size + heap.externally_allocated_size;
+  } catch {
+    return undefined;
+  }
+}
+
 class IsolateHost {
   private readonly slots = new Map<string, Slot>();
   private readonly init: InitMessage;
+  /** Which isolates to dispose between calls (budget and idle time); a disposed module's next call re-creates its isolate. */
+  private readonly lru: IsolateLru;
+  private loadTurn: Promise<unknown> = Promise.resolve();
 
   constructor(init: InitMessage) {
     this.init = init;
+    this.lru = new IsolateLru({ budgetBytes: init.isolateBudgetMb * 1024 * 1024, idleMs: init.isolateIdleMs, now: () => performance.now() });
+    if (init.isolateIdleMs > 0) setInterval(() => this.evict(), Math.min(init.isolateIdleMs, 30_000)).unref();
   }
 
-  async load(msg: LoadMessage): Promise<LoadReply> {
+  stats(id: number): StatsReply {
+    let isolates = 0;
+    for (const slot of this.slots.values()) if (slot.isolate?.isDisposed === false) isolates += 1;
+    const stats = { isolates, isolateHeapBytes: this.lru.heapBytes, workerHeapBytes: process.memoryUsage().heapTotal };
+    return { t: 'reply', id, ok: true, stats, rss: process.memoryUsage.rss() };
+  }
+
+  /**
+   * Loads run one after another: each module's isolate is set up, checked, and (past the budget)
+   * the least recently used is disposed before the next is created. Loaded all at once (the
+   * mappings compile concurrently), 50 modules would first hold 50 isolates, and the memory V8
+   * and malloc keep after disposing them would stay with the worker.
+   */
+  load(msg: LoadMessage): Promise<LoadReply> {
+    const result = this.loadTurn.then(() => this.loadNow(msg));
+    this.loadTurn = result.catch(() => undefined);
+    return result;
+  }
+
+  private async loadNow(msg: LoadMessage): Promise<LoadReply> {
     this.unload(msg.key);
     const slot: Slot = { msg, turn: Promise.resolve() };
     this.slots.set(msg.key, slot);
+    this.lru.begin(msg.key);
     const setup = await this.setup(slot);
+    this.lru.done(msg.key, heapOf(slot));
     if (!setup.ok) this.unload(msg.key);
+    this.evict();
     return setup.ok
       ? { t: 'reply', id: msg.id, ok: true, exportName: setup.exportName, examplesJson: setup.examplesJson, rss: process.memoryUsage.rss() }
       : { t: 'reply', id: msg.id, ok: false, reason: setup.reason, error: setup.error, rss: process.memoryUsage.rss() };
@@ -61,6 +130,7 @@ class IsolateHost {
   unload(key: string): void {
     const slot = this.slots.get(key);
     this.slots.delete(key);
+    this.lru.forget(key);
     if (slot?.isolate && !slot.isolate.isDisposed) slot.isolate.dispose();
   }
 
@@ -68,9 +138,22 @@ class IsolateHost {
   call(msg: CallMessage): Promise<CallReply> {
     const slot = this.slots.get(msg.key);
     if (!slot) return Promise.resolve(this.callFailure(msg.id, { ok: false, reason: 'not-loaded', error: 'module not loaded in this worker' }));
+    this.lru.begin(msg.key);
     const result = slot.turn.then(() => this.callNow(slot, msg));
     slot.turn = result.catch(() => undefined);
-    return result;
+    return result.finally(() => {
+      this.lru.done(msg.key, heapOf(slot));
+      this.evict();
+    });
+  }
+
+  /** Disposes the isolates the LRU gives up (over the budget, or idle); their modules stay loaded. */
+  private evict(): void {
+    for (const key of this.lru.evictions()) {
+      this.lru.forget(key);
+      const slot = this.slots.get(key);
+      if (slot) this.reset(slot);
+    }
   }
 
   private async callNow(slot: Slot, msg: CallMessage): Promise<CallReply> {
@@ -92,7 +175,8 @@ class IsolateHost {
 
   /** The isolate did not answer in time: idle (a promise that never settles) or wedged in a builtin. */
   private async afterBackstop(slot: Slot): Promise<Failure> {
-    const probe = slot.context ? settle(slot.context.eval('0', { timeout: PROBE_MS }), PROBE_MS * 2) : Promise.resolve(TIMED_OUT);
+    // The probe runs once the isolate is free: at once when idle, after the stop when it stops.
+    const probe = slot.context ? settleWithinCpu(slot.context.eval('0'), WEDGED_CPU_MS) : Promise.resolve(TIMED_OUT);
     const answer = await probe;
     if (answer === TIMED_OUT || answer instanceof Error) {
       this.reset(slot);
@@ -138,8 +222,8 @@ class IsolateHost {
       },
     });
     slot.isolate = isolate;
-    // Prelude, compile and module top level each get the call's time limit; the backstop covers a wedge.
-    const outcome = await settle(this.prepare(slot, isolate), this.init.timeoutMs * 3 + 1000);
+    // Prelude, compile and module top level each get the load time limit; the backstop covers a wedge.
+    const outcome = await settle(this.prepare(slot, isolate), this.init.loadTimeoutMs * 3 + 1000);
     if (outcome === TIMED_OUT) {
       this.reset(slot);
       return { ok: false, reason: 'wedged', error: 'module top level did not stop at the time limit' };
@@ -154,11 +238,11 @@ class IsolateHost {
   }
 
   private async prepare(slot: Slot, isolate: ivm.Isolate): Promise<Setup> {
-    const timeout = this.init.timeoutMs;
+    const timeout = this.init.loadTimeoutMs;
     const context = await isolate.createContext();
     slot.context = context;
     const prelude = await isolate.compileScript(this.init.prelude, { filename: 'hookgate:prelude' });
-    const pair = await prelude.run(context, { timeout: Math.max(timeout, 1000), reference: true });
+    const pair = await prelude.run(context, { timeout, reference: true });
     const call = await pair.get(0, { reference: true });
     const bind = await pair.get(1, { reference: true });
     let script: ivm.Script;
@@ -184,13 +268,13 @@ function crashed(id: number, error: unknown): CallReply {
 function main(): void {
   let host: IsolateHost | undefined;
   // Replies ready in one turn of the event loop leave together: one write for all of them.
-  let outbox: Array<LoadReply | CallReply> = [];
+  let outbox: Array<LoadReply | CallReply | StatsReply> = [];
   const flush = (): void => {
     const replies = outbox;
     outbox = [];
     process.send?.(replies.length === 1 ? replies[0] : { t: 'replies', replies });
   };
-  const send = (reply: LoadReply | CallReply): void => {
+  const send = (reply: LoadReply | CallReply | StatsReply): void => {
     outbox.push(reply);
     if (outbox.length === 1) setImmediate(flush);
   };
@@ -205,6 +289,7 @@ function main(): void {
     else if (msg.t === 'call') call(msg);
     else if (msg.t === 'calls') msg.calls.forEach(call);
     else if (msg.t === 'unload') host.unload(msg.key);
+    else if (msg.t === 'stats') send(host.stats(msg.id));
   });
   // The ingress owns this process: when it goes away, so does the worker.
   process.on('disconnect', () => process.exit(0));

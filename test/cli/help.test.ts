@@ -84,7 +84,7 @@ describe('a wrong command line', () => {
   });
 });
 
-describe('the real bin', { timeout: 45_000 }, () => {
+describe('the real bin', { timeout: 90_000 }, () => {
   it('answers serve --help and check -h with the usage, exit 0, no stack', async () => {
     const [serve, check] = await Promise.all([runBin(['serve', '--help']), runBin(['check', '-h'])]);
     expect(serve).toMatchObject({ code: 0, stderr: '' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/cli.js';
-import { BIN, spawnServer } from '../helpers/process.js';
+import { BIN, SERVER_START_MS, spawnServer } from '../helpers/process.js';
 
 /**
  * `npx hookgate` runs bin/hookgate.js with whatever `node` the shell finds, often the machine's
@@ -59,7 +59,7 @@ function fakeInstall(): string {
   return join(dir, 'bin', 'hookgate.js');
 }
 
-describe(`bin/hookgate.js under node ${OLD.version} (${OLD.path})`, { timeout: 45_000 }, () => {
+describe(`bin/hookgate.js under node ${OLD.version} (${OLD.path})`, { timeout: 90_000 }, () => {
   it('re-runs itself with .tools/node24, passing the arguments and handing back the exit status', async () => {
     const bin = fakeInstall();
     // Stands in for the node ./run.sh installs: records how it was called, exits 7.
@@ -111,7 +111,7 @@ describe(`bin/hookgate.js under node ${OLD.version} (${OLD.path})`, { timeout: 4
     const config = join(dir, 'hookgate.json5');
     writeFileSync(config, `{ gateway: { port: 0 }, storage: { path: ${JSON.stringify(join(dir, 'store.sqlite'))} } }`);
     // spawnServer runs the bin with the test's node: told it is v20, it re-runs with HOOKGATE_NODE.
-    const server = await spawnServer(config, { HOOKGATE_TEST_NODE_VERSION: '20.0.0', HOOKGATE_NODE: process.execPath }, 30_000);
+    const server = await spawnServer(config, { HOOKGATE_TEST_NODE_VERSION: '20.0.0', HOOKGATE_NODE: process.execPath }, SERVER_START_MS);
     try {
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       server.kill('SIGTERM');

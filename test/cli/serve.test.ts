@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBin, runCaptured } from '../helpers/cli.js';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { SERVER_START_MS, spawnServer, type ServerProcess } from '../helpers/process.js';
 
 let dir: string;
 let blocker: Server | undefined;
@@ -31,7 +31,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('hookgate serve --port', { timeout: 45_000 }, () => {
+describe('hookgate serve --port', { timeout: 90_000 }, () => {
   it.each(['abc', '0', '65536', '80x', '-1', ''])('refuses --port %j: it wants a number from 1 to 65535 (exit 2)', async (value) => {
     const result = await runCaptured(['serve', `--port=${value}`, '--config', writeConfig('{ port: 0 }')], { cwd: dir });
     expect(result.code).toBe(2);
@@ -55,9 +55,9 @@ describe('hookgate serve --port', { timeout: 45_000 }, () => {
   });
 });
 
-describe('hookgate serve --host', { timeout: 45_000 }, () => {
+describe('hookgate serve --host', { timeout: 90_000 }, () => {
   it('listens on --host instead of gateway.bind', async () => {
-    server = await spawnServer(writeConfig('{ bind: "localhost", port: 0 }'), {}, 30_000, ['--host', '127.0.0.1']);
+    server = await spawnServer(writeConfig('{ bind: "localhost", port: 0 }'), {}, SERVER_START_MS, ['--host', '127.0.0.1']);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
     const response = await fetch(`${server.url}/healthz`);
     expect(response.status).toBe(200);

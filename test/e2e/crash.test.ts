@@ -18,6 +18,12 @@ const REQUESTS = 300;
 const CLIENTS = 8;
 /** Kill once this many requests were acknowledged: the other clients are mid-request. */
 const KILL_AFTER_ACKS = 100;
+/**
+ * Two server start-ups and a few hundred requests: seconds on an idle machine, several times that
+ * on a loaded one. The bound is there so a hang fails; the test asserts no speed.
+ */
+const CRASH_TEST_TIMEOUT_MS = 120_000;
+const START_TIMEOUT_MS = 60_000;
 
 type Kind = 'wake' | 'agent';
 interface Attempt {
@@ -41,7 +47,7 @@ async function send(url: string, attempt: { key: string; kind: Kind }) {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'idempotency-key': attempt.key },
     body: JSON.stringify(bodyFor(attempt)),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(60_000),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown>, replayed: response.headers.get('idempotent-replayed') === 'true' };
 }
@@ -86,7 +92,7 @@ describe('a process crash under load', () => {
     const config = join(dir, 'hookgate.json5');
     const dbPath = join(dir, 'store.sqlite');
     writeFileSync(config, JSON.stringify({ gateway: { port: 0 }, hooks: { enabled: true, token: TOKEN }, storage: { path: 'store.sqlite', synchronous } }));
-    const first = await spawnServer(config);
+    const first = await spawnServer(config, {}, START_TIMEOUT_MS);
     servers.push(first);
 
     const planned: Attempt[] = Array.from({ length: REQUESTS }, (_, index) => ({
@@ -115,7 +121,7 @@ describe('a process crash under load', () => {
     // The kill really landed mid-load: some clients were waiting for an answer that never came.
     expect(attempted.length).toBeGreaterThan(acknowledged.length);
 
-    const second = await spawnServer(config);
+    const second = await spawnServer(config, {}, START_TIMEOUT_MS);
     servers.push(second);
     const recovered = storedRows(dbPath, attempted);
     for (const attempt of attempted) {
@@ -150,5 +156,5 @@ describe('a process crash under load', () => {
       wakeEvents: attempted.filter((attempt) => attempt.kind === 'wake').length,
       runs: attempted.filter((attempt) => attempt.kind === 'agent').length,
     });
-  });
+  }, CRASH_TEST_TIMEOUT_MS);
 });

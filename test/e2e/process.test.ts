@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { SERVER_START_MS, spawnServer, type ServerProcess } from '../helpers/process.js';
+import { until } from '../helpers/wait.js';
 
 describe('the hookgate serve process', () => {
   let dir: string;
@@ -52,13 +53,11 @@ describe('the hookgate serve process', () => {
         `{ gateway: { port: 0 }, hooks: { enabled: true, token: "hup-token", mappings: [{ match: { path: "s" }, action: "wake", textTemplate: "${template}" }] }, storage: { path: "store.sqlite" } }`,
       );
     write('first {{v}}');
-    server = await spawnServer(config, {}, 15_000, ['--no-watch']);
+    server = await spawnServer(config, {}, SERVER_START_MS, ['--no-watch']);
     write('second {{v}}');
     server.kill('SIGHUP');
-    const deadline = Date.now() + 10_000;
-    while (!server.lines.some((line) => line.includes('"config.reloaded"')) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const lines = server.lines;
+    await until(() => lines.some((line) => line.includes('"config.reloaded"')));
     const response = await fetch(`${server.url}/hooks/s`, {
       method: 'POST',
       headers: { authorization: 'Bearer hup-token', 'content-type': 'application/json' },

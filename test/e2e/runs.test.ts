@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { until } from '../helpers/wait.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 
 async function runOf(svc: TestService, runId: string, headers: Record<string, string> = { authorization: `Bearer ${TEST_TOKEN}` }) {
@@ -18,10 +19,7 @@ describe('GET {path}/runs/<runId>', () => {
   it('reports a run through to its outcome with the echo provider and the log channel', async () => {
     const { body } = await post(`${svc.hooksUrl}/agent`, { message: 'ping', name: 'Probe' });
     let view = await runOf(svc, body.runId);
-    for (let attempt = 0; attempt < 100 && view.body.run.status !== 'ok'; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      view = await runOf(svc, body.runId);
-    }
+    await until(async () => (view = await runOf(svc, body.runId)).body.run.status === 'ok');
     expect(view.status).toBe(200);
     expect(view.body.run).toMatchObject({ runId: body.runId, status: 'ok', hook: 'agent', name: 'Probe' });
     expect(view.body.run.summary).toBe('Hook Probe: Echo: ping'); // the echo shows the sender's text, not the envelope

@@ -7,8 +7,11 @@ import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers
 /** Short limits, so the server's cut-offs happen within a test; the bounds asserted are generous. */
 const LIMITS = { headersTimeoutMs: 800, requestTimeoutMs: 1500, keepAliveTimeoutMs: 300 };
 const BODY_TIMEOUT_MS = 1000;
-/** Every cut-off must have happened by then: the limit, node's check interval, and plenty of slack. */
-const CUT_OFF_BOUND_MS = 6000;
+/**
+ * A cut-off that never comes fails the test after this: the limit, node's check interval, and slack
+ * for a loaded machine. It bounds the wait; no test asserts how fast a cut-off is.
+ */
+const CUT_OFF_BOUND_MS = 15_000;
 
 describe('slow and abusive clients', () => {
   let svc: TestService | undefined;
@@ -37,24 +40,35 @@ describe('slow and abusive clients', () => {
     timers.push(timer);
   }
 
-  it('keeps answering normal requests while 200 connections trickle their headers, and cuts those connections off', async () => {
+  it('keeps answering normal requests while 200 connections trickle their headers', async () => {
+    // A headers limit no request can reach here: the flood is certainly still open while the normal
+    // request is served, however slowly a loaded machine runs (the cut-off is the next test's).
+    svc = await startTestService({ gateway: { http: { headersTimeoutMs: 600_000, requestTimeoutMs: 600_000 } } });
+    const slow = await open(200);
+    slow.forEach((socket, index) => {
+      socket.write('POST /hooks/wake HTTP/1.1\r\nHost: slow\r\n');
+      trickle(socket, () => `X-Trickle-${index}: x\r\n`, 100);
+    });
+    const normal = await post(`${svc.hooksUrl}/wake`, { text: 'not starved' });
+    expect(normal.status).toBe(200);
+    expect(slow.filter((socket) => socket.destroyed)).toEqual([]);
+  });
+
+  it('cuts off connections that trickle their headers past headersTimeoutMs, then serves again', async () => {
     svc = await startTestService({ gateway: { http: LIMITS } });
     const slow = await open(200);
     slow.forEach((socket, index) => {
       socket.write('POST /hooks/wake HTTP/1.1\r\nHost: slow\r\n');
       trickle(socket, () => `X-Trickle-${index}: x\r\n`, 100);
     });
-    const started = Date.now();
-    const normal = await post(`${svc.hooksUrl}/wake`, { text: 'not starved' });
-    expect(normal.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(CUT_OFF_BOUND_MS);
-    expect(slow.every((socket) => !socket.destroyed)).toBe(true);
     await Promise.all(slow.map((socket) => closedWithin(socket, CUT_OFF_BOUND_MS)));
     expect((await post(`${svc.hooksUrl}/wake`, { text: 'after the flood' })).status).toBe(200);
   });
 
   it('answers 408 to 100 connections trickling their bodies and closes them, while normal requests pass', async () => {
-    svc = await startTestService({ gateway: { http: LIMITS }, hooks: { bodyTimeoutMs: BODY_TIMEOUT_MS } });
+    // Node's own requestTimeout would answer a bare 408 (no JSON body) if it fired first: far away
+    // here, so the answer is the hook's body timeout however late a loaded machine runs its timer.
+    svc = await startTestService({ gateway: { http: { ...LIMITS, requestTimeoutMs: 600_000 } }, hooks: { bodyTimeoutMs: BODY_TIMEOUT_MS } });
     const slow = await open(100);
     const replies = slow.map((socket) => readResponse(socket, CUT_OFF_BOUND_MS));
     for (const socket of slow) {

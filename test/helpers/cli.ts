@@ -33,7 +33,7 @@ export function runBin(
     execFile(
       options.node ?? process.execPath,
       [options.bin ?? BIN, ...argv],
-      { env: options.env ?? process.env, cwd: options.cwd ?? process.cwd(), timeout: options.timeoutMs ?? 30_000, killSignal: 'SIGKILL' },
+      { env: options.env ?? process.env, cwd: options.cwd ?? process.cwd(), timeout: options.timeoutMs ?? 45_000, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : undefined;
         resolve({ code, stdout, stderr });

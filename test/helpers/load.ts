@@ -13,7 +13,7 @@ export interface RawReply {
  */
 export function rawExchange(url: string, request: Buffer | string, options: { ms?: number; head?: boolean } = {}): Promise<RawReply | 'closed'> {
   const { hostname, port } = new URL(url);
-  const ms = options.ms ?? 5000;
+  const ms = options.ms ?? 15_000;
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) });
     let buffer = Buffer.alloc(0);

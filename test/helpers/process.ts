@@ -14,7 +14,10 @@ export interface ServerProcess {
 }
 
 /** Spawns `hookgate serve --config FILE` and resolves once it logs that it listens. */
-export function spawnServer(configPath: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, extraArgs: string[] = []): Promise<ServerProcess> {
+/** How long a server may take to start: seconds when idle, far more on a loaded 2-core machine. */
+export const SERVER_START_MS = 45_000;
+
+export function spawnServer(configPath: string, env: NodeJS.ProcessEnv = {}, timeoutMs = SERVER_START_MS, extraArgs: string[] = []): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, ...extraArgs], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

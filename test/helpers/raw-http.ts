@@ -16,7 +16,7 @@ export function openSocket(url: string): Promise<Socket> {
 }
 
 /** Reads one HTTP/1.1 response (Content-Length framed) from the socket, or rejects after ms. */
-export function readResponse(socket: Socket, ms = 5000): Promise<RawResponse> {
+export function readResponse(socket: Socket, ms = 15_000): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => {
@@ -66,7 +66,7 @@ function tryParse(buffer: string): RawResponse | undefined {
 }
 
 /** Resolves when the server closes the connection, or rejects after ms. */
-export function waitForClose(socket: Socket, ms = 5000): Promise<void> {
+export function waitForClose(socket: Socket, ms = 15_000): Promise<void> {
   return new Promise((resolve, reject) => {
     if (socket.destroyed || socket.readableEnded) return resolve();
     const timer = setTimeout(() => reject(new Error('socket still open')), ms);

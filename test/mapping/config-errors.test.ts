@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { engineWith, fakeTransforms, type EngineSetup } from './support.js';
+import { actionsOf, engineWith, fakeTransforms, request, type EngineSetup } from './support.js';
 import { PRESETS } from '../../presets/index.js';
 
 async function configError(setup: EngineSetup): Promise<ConfigError> {
@@ -50,8 +50,12 @@ describe('configuration errors at engine creation', () => {
   it('requires a messageTemplate on an agent mapping without a transform, but not with one', async () => {
     const error = await configError({ mappings: [{ id: 'bare', match: { path: 'x' } }] });
     expect(error.issues).toEqual([{ path: '/hooks/mappings/0/messageTemplate', message: 'mapping "bare": an agent mapping needs messageTemplate (or a transform that returns message)' }]);
-    const fake = fakeTransforms(() => ({ kind: 'unchanged' }));
-    await expect(engineWith({ transforms: fake.port, mappings: [{ id: 'bare', transform: { module: 't.js' } }] })).resolves.toBeDefined();
+    // With a transform, the message comes from the transform: the same mapping loads and maps.
+    const fake = fakeTransforms(() => ({ kind: 'override', value: { message: 'from the transform' } }));
+    const engine = await engineWith({ transforms: fake.port, mappings: [{ id: 'bare', transform: { module: 't.js' } }] });
+    expect(engine.warnings).toEqual([]);
+    const [action] = (await actionsOf(engine, request('bare'))).actions;
+    expect(action).toMatchObject({ kind: 'agent', message: expect.stringContaining('from the transform') as unknown as string });
   });
 
   it('warns about a template the action kind ignores', async () => {

@@ -31,7 +31,7 @@ export function hooksConfig(overrides: Partial<Config['hooks']> = {}): Config['h
     idempotencyTtlHours: 24,
     throttle: { maxFailures: 20, windowSeconds: 60, maxBlockSeconds: 3600 },
     presets: [],
-    transformLimits: { memoryMb: 32, timeoutMs: 1000, workers: 2, console: false },
+    transformLimits: { memoryMb: 32, timeoutMs: 1000, workers: 2, workerIdleSeconds: 60, isolateBudgetMb: 32, isolateIdleSeconds: 300, console: false },
     mappings: [],
     allowRequestSessionKey: true,
     allowedSessionKeyPrefixes: ['hook:'],

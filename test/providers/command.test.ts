@@ -138,31 +138,32 @@ describe('command provider', () => {
     await waitUntil(() => existsSync(pidFile), 10_000, 'the fixture to record its pids');
     const { pid, grandchild } = readPids(pidFile);
     expect(isGone(pid) || isGone(grandchild)).toBe(false);
-    const started = performance.now();
+    let settled = false;
+    const error = failure(pending).finally(() => (settled = true));
     controller.abort();
-    const error = await failure(pending);
-    expect(error.reason).toBe('aborted');
-    expect(performance.now() - started).toBeLessThan(500);
-    await waitUntil(() => isGone(pid) && isGone(grandchild), 5_000, 'both processes to die');
+    // Rejected from the abort itself (before the event loop's next turn), not once the group is dead:
+    // the program never exits by itself and ignores SIGTERM.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(true);
+    expect((await error).reason).toBe('aborted');
+    await waitUntil(() => isGone(pid) && isGone(grandchild), 15_000, 'both processes to die');
   });
 
   it('replies once the program exits even if it left a child holding stdout, and kills that child', async () => {
     const pidFile = join(dir, 'pids.json');
-    const started = performance.now();
+    // The grandchild would hold stdout open forever: an answer at all means the exit was enough.
     const { text } = await fixture('leave-child.mjs', { env: { FIXTURE_PIDFILE: pidFile } }).complete(request());
     expect(text).toBe('answered');
-    expect(performance.now() - started).toBeLessThan(5_000);
     const { grandchild } = readPids(pidFile);
-    await waitUntil(() => isGone(grandchild), 5_000, 'the left-over child to die');
-  }, 10_000);
+    await waitUntil(() => isGone(grandchild), 15_000, 'the left-over child to die');
+  });
 
   it('gives up with reason timeout after timeoutMs', async () => {
     const hang = commandProvider.create('local', { api: 'command', command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], timeoutMs: 300 }, deps);
-    const started = performance.now();
+    // The program never exits: only the provider's own timeout can end the call (reason and message say which).
     const error = await failure(hang.complete(request()));
     expect(error.reason).toBe('timeout');
     expect(error.message).toContain('300 ms');
-    expect(performance.now() - started).toBeLessThan(3_000);
   });
 
   it('rejects at once without starting anything when the signal is already aborted', async () => {

@@ -176,11 +176,10 @@ describe('openai-completions provider', () => {
     const arrived = server.nextRequest();
     const pending = provider().complete(request({ signal: controller.signal }));
     const received = await arrived;
-    const started = performance.now();
+    // The server never answers: only the abort can end the call, and it closes the connection.
     controller.abort();
     const error = await failure(pending);
     expect(error.reason).toBe('aborted');
-    expect(performance.now() - started).toBeLessThan(1000);
     await received.closed;
   });
 

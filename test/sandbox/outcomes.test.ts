@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HookError } from '../../src/errors.js';
-import { input, startRunner, type TestRunner } from './helpers.js';
+import { input, LIMIT_TEST_MS, startRunner, type TestRunner } from './helpers.js';
 
 let t: TestRunner;
 
@@ -50,13 +50,18 @@ describe('what a transform returns decides the outcome', () => {
   });
 
   it('a limit failure is TRANSFORM_UNAVAILABLE with Retry-After 1', async () => {
-    const handle = await t.runner.load({ module: 'spin.js' });
-    await expect(t.runner.run(handle, input({}))).rejects.toMatchObject({
-      code: 'TRANSFORM_UNAVAILABLE',
-      status: 503,
-      message: 'transform unavailable, retry later',
-      retryAfterSeconds: 1,
-    });
+    const limited = startRunner({ limits: { workers: 1, timeoutMs: LIMIT_TEST_MS } });
+    try {
+      const handle = await limited.runner.load({ module: 'spin.js' });
+      await expect(limited.runner.run(handle, input({}))).rejects.toMatchObject({
+        code: 'TRANSFORM_UNAVAILABLE',
+        status: 503,
+        message: 'transform unavailable, retry later',
+        retryAfterSeconds: 1,
+      });
+    } finally {
+      await limited.close();
+    }
   });
 });
 

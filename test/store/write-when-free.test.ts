@@ -31,15 +31,25 @@ describe('writeWhenFree', () => {
     holder.exec('BEGIN IMMEDIATE');
     holder.exec('INSERT INTO t VALUES (1)');
     let turns = 0;
+    let tries = 0;
+    let thirdTry!: () => void;
+    const triedThrice = new Promise<void>((resolve) => (thirdTry = resolve));
     const ticker = setInterval(() => (turns += 1), 1);
-    const write = writeWhenFree(() => inTransaction(runtime, () => runtime.exec('INSERT INTO t VALUES (2)')));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    // The write is still waiting, and the event loop kept turning meanwhile.
-    expect(turns).toBeGreaterThan(3);
+    const write = writeWhenFree(() => {
+      tries += 1;
+      if (tries === 3) thirdTry();
+      return inTransaction(runtime, () => runtime.exec('INSERT INTO t VALUES (2)'));
+    });
+    // Refused twice and tried again: each wait let the event loop turn (the ticker ran in between),
+    // whereas a busy handler sleeping on the event loop would have held it until the lock was free.
+    await triedThrice;
+    const turnsByThirdTry = turns;
+    expect(turnsByThirdTry).toBeGreaterThan(0);
     expect((runtime.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(0);
     holder.exec('COMMIT');
     await write;
     clearInterval(ticker);
+    expect(tries).toBeGreaterThanOrEqual(4);
     expect((runtime.prepare('SELECT group_concat(x) AS xs FROM (SELECT x FROM t ORDER BY x)').get() as { xs: string }).xs).toBe('1,2');
   });
 

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { input, isAlive, startRunner } from './helpers.js';
+
+const message = (result: unknown): unknown => (result as { value?: { message?: unknown } }).value?.message;
+
+describe('sandbox memory that follows use, not configuration', () => {
+  it('within the isolate budget, a module keeps its isolate (and its state) between calls', async () => {
+    const t = startRunner({ limits: { workers: 1, isolateBudgetMb: 1024 } });
+    try {
+      const first = await t.runner.load({ module: 'counter.js', export: 'first' });
+      const second = await t.runner.load({ module: 'counter.js', export: 'second' });
+      expect(message(await t.runner.run(first, input({})))).toBe('first 1');
+      expect(message(await t.runner.run(second, input({})))).toBe('second 1');
+      expect(message(await t.runner.run(first, input({})))).toBe('first 2');
+      const [stats] = await t.runner.workerStats();
+      expect(stats?.isolates).toBe(2);
+      expect(stats?.isolateHeapBytes).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('past the isolate budget, the least recently used isolate is disposed and re-created on its next call', async () => {
+    const t = startRunner({ limits: { workers: 1, isolateBudgetMb: 0 } });
+    try {
+      const first = await t.runner.load({ module: 'counter.js', export: 'first' });
+      const second = await t.runner.load({ module: 'counter.js', export: 'second' });
+      expect((await t.runner.workerStats())[0]?.isolates).toBe(1); // loading kept only the last one
+      expect(message(await t.runner.run(first, input({})))).toBe('first 1');
+      expect(message(await t.runner.run(first, input({})))).toBe('first 2');
+      expect(message(await t.runner.run(second, input({})))).toBe('second 1');
+      // first's isolate was disposed for second's: its module state starts over.
+      expect(message(await t.runner.run(first, input({})))).toBe('first 1');
+      expect((await t.runner.workerStats())[0]?.isolates).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('an isolate idle for isolateIdleSeconds is disposed; the module still answers', async () => {
+    const t = startRunner({ limits: { workers: 1, isolateIdleSeconds: 1 } });
+    try {
+      const first = await t.runner.load({ module: 'counter.js', export: 'first' });
+      expect(message(await t.runner.run(first, input({})))).toBe('first 1');
+      await expect.poll(async () => (await t.runner.workerStats())[0]?.isolates, { timeout: 20_000, interval: 100 }).toBe(0);
+      expect(message(await t.runner.run(first, input({})))).toBe('first 1');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('starts one worker; a second only when calls of a module fill the first', async () => {
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 30_000 } });
+    try {
+      const never = await t.runner.load({ module: 'never.js' });
+      expect(t.runner.workerPids()).toHaveLength(1);
+      // Four calls of one module fill a worker (MODULE_PIPELINE_DEPTH); the fifth starts the second.
+      const calls = Array.from({ length: 4 }, () => t.runner.run(never, input({})).catch(() => undefined));
+      expect(t.runner.workerPids()).toHaveLength(1);
+      calls.push(t.runner.run(never, input({})).catch(() => undefined));
+      expect(t.runner.workerPids()).toHaveLength(2);
+      await t.runner.close();
+      await Promise.all(calls);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a worker beyond the first stops after workerIdleSeconds without calls; the first stays', async () => {
+    let clock = 0;
+    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now: () => clock, idleCheckMs: 5 });
+    try {
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const results = await Promise.all(Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n }))));
+      expect(results.map(message)).toEqual(Array.from({ length: 8 }, (_, n) => `echo ${n}`));
+      const pids = t.runner.workerPids();
+      expect(pids).toHaveLength(2);
+      clock += 59_000;
+      // The idle check runs every 5 ms: a stop before 60 s would show within a few of them.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(t.runner.workerPids()).toEqual(pids);
+      clock += 1_000;
+      await expect.poll(() => t.runner.workerPids(), { timeout: 10_000 }).toEqual([pids[0]]);
+      await expect.poll(() => isAlive(pids[1]!), { timeout: 10_000 }).toBe(false);
+      await expect(t.runner.run(echo, input({ n: 9 }))).resolves.toMatchObject({ value: { message: 'echo 9' } });
+      expect(t.logs.some((l) => l['event'] === 'sandbox.idle-stop')).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
