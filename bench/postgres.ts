@@ -89,9 +89,13 @@ async function start(target: Target): Promise<Server[]> {
 async function drive(servers: readonly Server[], row: Row, seconds: number): Promise<Sample> {
   const headers = { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' };
   const share = Math.max(1, Math.floor(connections / servers.length));
-  const samples = await Promise.all(servers.map((server) => measure(server.url, { path: row.path, body: row.body, headers, durationSeconds: seconds, connections: share })));
+  const samples = await Promise.all(servers.map((server) => measure(server.url, { path: row.path, body: row.body, headers, durationSeconds: seconds, connections: share }, () => server.cpuMs())));
+  const responses = samples.reduce((sum, s) => sum + s.responses, 0);
   return {
     rps: samples.reduce((sum, s) => sum + s.rps, 0),
+    responses,
+    // Every instance's CPU over every response (PostgreSQL's own processes are not counted).
+    cpuUsPerRequest: responses > 0 ? samples.reduce((sum, s) => sum + s.cpuUsPerRequest * s.responses, 0) / responses : NaN,
     p50: Math.max(...samples.map((s) => s.p50)),
     p99: Math.max(...samples.map((s) => s.p99)),
     failures: samples.reduce((sum, s) => sum + s.failures, 0),
