@@ -139,6 +139,12 @@ describe('console API', () => {
 
   describe('main session, mappings and playground', () => {
     it('shows run summaries but not the text of wake events', async () => {
+      // Earlier tests' runs post summaries that wake the main session now: that heartbeat would consume
+      // this wake too. Wait until they are all run and consumed, so nothing else starts a heartbeat.
+      await until(async () => {
+        const { queues } = (await client.get('/api/overview')).body;
+        return queues.pendingEvents === 0 && queues.runs.queued === 0 && queues.runs.running === 0;
+      }, 30_000);
       // A marker of its own: heartbeat replies legitimately quote earlier runs' messages (the echo model).
       await post(`${svc.hooksUrl}/wake`, { text: 'WAKE-ONLY-PAYLOAD-TEXT', mode: 'next-heartbeat' });
       const response = await client.get('/api/main-session');
