@@ -3,7 +3,8 @@ import type { RecordedDelivery, RetryOutcome, RunClaim, RunFinish, RunRow, RunSt
 import { RETRYABLE_STATUSES } from '../port.js';
 import { query, RUN_COLUMNS, transaction } from './sql.js';
 import { appendExchange, insertDelivery, insertEvent } from './session-writes.js';
-import { listRunViews, toRunView } from './views.js';
+import { toRunView } from '../row-views.js';
+import { listRunViews } from './views.js';
 
 /**
  * The shared run queue. A run is executed by the instance that claimed it while its lease lasts

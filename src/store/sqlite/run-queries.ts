@@ -3,6 +3,7 @@ import { prepareCached } from './connection.js';
 import type { RecordedDelivery, RunFinish, RunRow, RunStatus, RunView } from '../port-types.js';
 import { insertEvent } from './session-queries.js';
 import { appendExchange, insertDelivery } from './state-queries.js';
+import { toRunView } from '../row-views.js';
 
 /** SQL on the `runs` table: the run queue, its ends, and the views of runs. Synchronous; the adapter wraps them. */
 
@@ -73,27 +74,4 @@ export function readRunView(db: DatabaseSync, runId: string): RunView | undefine
   const retry = prepareCached(db, 'SELECT run_id FROM runs WHERE retry_of = ?').get(runId) as { run_id: string } | undefined;
   if (retry !== undefined) view.retriedBy = retry.run_id;
   return view;
-}
-
-export function toRunView(row: RunRow): RunView {
-  const view: RunView = {
-    runId: row.run_id,
-    status: row.status,
-    hook: row.hook,
-    name: row.name,
-    sessionKey: row.session_key,
-    createdAt: iso(row.created_at),
-    attempts: row.attempts,
-  };
-  if (row.started_at !== null) view.startedAt = iso(row.started_at);
-  if (row.finished_at !== null) view.finishedAt = iso(row.finished_at);
-  if (row.summary !== null) view.summary = row.summary;
-  if (row.error !== null) view.error = row.error;
-  if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
-  if (row.retry_of !== null) view.retryOf = row.retry_of;
-  return view;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

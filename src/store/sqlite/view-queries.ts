@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached } from './connection.js';
-import { toRunView } from './run-queries.js';
-import type { EventView, HeartbeatView, RecordedDelivery, RunFilter, RunRow, RunView } from '../port-types.js';
+import type { EventView, HeartbeatView, RunFilter, RunRow, RunView } from '../port-types.js';
+import { toEventView, toHeartbeatView, toRunView, type EventViewRow, type HeartbeatViewRow } from '../row-views.js';
 
 /** Read-only queries for views (the console, `hookgate status`): filtered run pages, the main session's state. */
 
@@ -29,39 +29,12 @@ export function listRunViews(db: DatabaseSync, filter: RunFilter): { runs: RunVi
 export function pendingEventViews(db: DatabaseSync, limit: number, includeWakeText: boolean): EventView[] {
   const rows = prepareCached(db, "SELECT id, created_at, text, mode, hook, mapping_id, run_id FROM events WHERE status = 'pending' ORDER BY id LIMIT ?").all(
     limit,
-  ) as Array<{ id: number; created_at: number; text: string; mode: string; hook: string; mapping_id: string | null; run_id: string | null }>;
-  return rows.map((row) => ({
-    id: row.id,
-    createdAt: new Date(row.created_at).toISOString(),
-    mode: row.mode,
-    hook: row.hook,
-    chars: row.text.length,
-    ...(row.mapping_id === null ? {} : { mappingId: row.mapping_id }),
-    ...(row.run_id === null ? {} : { runId: row.run_id }),
-    ...(row.run_id !== null || includeWakeText ? { text: row.text } : {}),
-  }));
+  ) as unknown as EventViewRow[];
+  return rows.map((row) => toEventView(row, includeWakeText));
 }
 
 /** The newest heartbeats first, with their replies and delivery outcomes. */
 export function recentHeartbeatViews(db: DatabaseSync, limit: number): HeartbeatView[] {
-  const rows = prepareCached(db, 'SELECT * FROM heartbeats ORDER BY id DESC LIMIT ?').all(limit) as Array<{
-    id: number;
-    started_at: number;
-    finished_at: number | null;
-    status: string;
-    event_count: number;
-    reply: string | null;
-    error: string | null;
-    delivery: string | null;
-  }>;
-  return rows.map((row) => ({
-    id: row.id,
-    status: row.status,
-    startedAt: new Date(row.started_at).toISOString(),
-    events: row.event_count,
-    ...(row.finished_at === null ? {} : { finishedAt: new Date(row.finished_at).toISOString() }),
-    ...(row.reply === null ? {} : { reply: row.reply }),
-    ...(row.error === null ? {} : { error: row.error }),
-    ...(row.delivery === null ? {} : { delivery: JSON.parse(row.delivery) as RecordedDelivery }),
-  }));
+  const rows = prepareCached(db, 'SELECT * FROM heartbeats ORDER BY id DESC LIMIT ?').all(limit) as unknown as HeartbeatViewRow[];
+  return rows.map(toHeartbeatView);
 }

@@ -1,0 +1,77 @@
+import type { EventView, HeartbeatView, RecordedDelivery, RunRow, RunView } from './port-types.js';
+
+/**
+ * Rows as every adapter reads them, turned into the port's views: one definition, so the run
+ * endpoint, the console and `hookgate status` show the same thing whichever database answers.
+ */
+
+export interface EventViewRow {
+  id: number;
+  created_at: number;
+  text: string;
+  mode: string;
+  hook: string;
+  mapping_id: string | null;
+  run_id: string | null;
+}
+
+export interface HeartbeatViewRow {
+  id: number;
+  started_at: number;
+  finished_at: number | null;
+  status: string;
+  event_count: number;
+  reply: string | null;
+  error: string | null;
+  delivery: string | null;
+}
+
+export function toRunView(row: RunRow): RunView {
+  const view: RunView = {
+    runId: row.run_id,
+    status: row.status,
+    hook: row.hook,
+    name: row.name,
+    sessionKey: row.session_key,
+    createdAt: iso(row.created_at),
+    attempts: row.attempts,
+  };
+  if (row.started_at !== null) view.startedAt = iso(row.started_at);
+  if (row.finished_at !== null) view.finishedAt = iso(row.finished_at);
+  if (row.summary !== null) view.summary = row.summary;
+  if (row.error !== null) view.error = row.error;
+  if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
+  if (row.retry_of !== null) view.retryOf = row.retry_of;
+  return view;
+}
+
+/** A wake's text is payload content: it is in the view only when includeWakeText (a run's summary always is). */
+export function toEventView(row: EventViewRow, includeWakeText: boolean): EventView {
+  return {
+    id: row.id,
+    createdAt: iso(row.created_at),
+    mode: row.mode,
+    hook: row.hook,
+    chars: row.text.length,
+    ...(row.mapping_id === null ? {} : { mappingId: row.mapping_id }),
+    ...(row.run_id === null ? {} : { runId: row.run_id }),
+    ...(row.run_id !== null || includeWakeText ? { text: row.text } : {}),
+  };
+}
+
+export function toHeartbeatView(row: HeartbeatViewRow): HeartbeatView {
+  return {
+    id: row.id,
+    status: row.status,
+    startedAt: iso(row.started_at),
+    events: row.event_count,
+    ...(row.finished_at === null ? {} : { finishedAt: iso(row.finished_at) }),
+    ...(row.reply === null ? {} : { reply: row.reply }),
+    ...(row.error === null ? {} : { error: row.error }),
+    ...(row.delivery === null ? {} : { delivery: JSON.parse(row.delivery) as RecordedDelivery }),
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
