@@ -2,19 +2,16 @@ import type pg from 'pg';
 import { HookError } from '../../errors.js';
 import type { AdmittedAction, AcceptedResponse } from '../../actions/types.js';
 import type { Logger } from '../../log.js';
-import type { Acceptance, AcceptOutcome, IngressStore } from '../port.js';
+import type { AcceptOutcome, IngressStore } from '../port.js';
 import { isTransient, query, storeError, transaction } from './sql.js';
-import { writeBatch, type ItemOutcome } from './write-batch.js';
+import { writeBatch } from './write-batch.js';
+import { idempotencyConflict, settleAcceptances, type PendingAcceptance } from '../acceptance-outcomes.js';
 import { createWritableProbe } from './probe.js';
 import { createTurnBatches } from './turn-batches.js';
 
 const PURGE_SLICE = 2000;
 
-interface Pending {
-  acceptance: Acceptance;
-  resolve: (outcome: AcceptOutcome) => void;
-  reject: (error: unknown) => void;
-}
+type Pending = PendingAcceptance;
 
 export interface PostgresIngressOptions {
   idempotencyTtlMs: number;
@@ -56,7 +53,7 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
       commits += 1;
       lastCommitFailed = false;
       probe.record(true);
-      settle(batch, outcomes);
+      settleAcceptances(batch, outcomes, { logger, listeners });
     } catch (error) {
       if (isTransient(error) || (error instanceof HookError && error.code === 'STORE_UNAVAILABLE')) {
         lastCommitFailed = true;
@@ -66,23 +63,6 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
       const refusal = error instanceof HookError ? error : new HookError('INTERNAL', 'the request could not be stored', { cause: error });
       for (const item of batch) item.reject(refusal);
     }
-  }
-
-  function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome[]): void {
-    const committed: AdmittedAction[] = [];
-    batch.forEach((item, index) => {
-      const outcome = outcomes[index] as ItemOutcome;
-      if (outcome.kind === 'conflict') return item.reject(conflict());
-      if (outcome.kind === 'replayed') return item.resolve({ kind: 'replayed', response: JSON.parse(outcome.responseJson) as AcceptedResponse });
-      if (outcome.kind === 'unsealable') {
-        logger.error({ event: 'store.seal_failed', err: outcome.message }, 'an accepted action could not be sealed; nothing of it was stored');
-        return item.reject(new HookError('INTERNAL', 'the request could not be stored'));
-      }
-      reportSuspicious(item.acceptance.actions, outcome.suspicious, logger);
-      committed.push(...item.acceptance.actions);
-      item.resolve({ kind: 'committed', response: item.acceptance.response });
-    });
-    if (committed.length > 0) for (const listener of listeners) safeCall(listener, committed, logger);
   }
 
   function purgeExpiredKeys(): void {
@@ -109,7 +89,7 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
       );
       const row = rows[0];
       if (row === undefined) return undefined;
-      if (row.fingerprint !== fingerprint) throw conflict();
+      if (row.fingerprint !== fingerprint) throw idempotencyConflict();
       return JSON.parse(row.response) as AcceptedResponse;
     },
     isWritable: () => !closed && probe.writable(),
@@ -124,28 +104,4 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
     },
     commitCount: () => commits,
   };
-}
-
-function conflict(): HookError {
-  return new HookError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used for a different request');
-}
-
-/** The injection heuristics' findings (src/envelope/suspicious.ts): counts and names, never the content. */
-function reportSuspicious(actions: readonly AdmittedAction[], findings: readonly string[][], logger: Logger): void {
-  findings.forEach((patterns, index) => {
-    const origin = actions[index]?.origin;
-    if (patterns.length === 0 || origin === undefined) return;
-    logger.warn(
-      { event: 'hook.suspicious_content', hook: origin.hook, mappingId: origin.mappingId, count: patterns.length, patterns },
-      'untrusted content looks like a prompt-injection attempt (wrapped as usual)',
-    );
-  });
-}
-
-function safeCall(listener: (actions: readonly AdmittedAction[]) => void, actions: readonly AdmittedAction[], logger: Logger): void {
-  try {
-    listener(actions);
-  } catch (error) {
-    logger.error({ event: 'store.listener_failed', err: (error as Error).message }, 'commit listener failed');
-  }
 }

@@ -3,13 +3,9 @@ import { sealAction, type SealedAction } from '../../actions/seal.js';
 import type { Acceptance } from '../port.js';
 import { claimKeys, type KeyedItem, type KeyOutcome } from './idempotency.js';
 
-export type ItemOutcome =
-  /** `suspicious`: per action, the pattern families its untrusted content matched (names only). */
-  | { kind: 'committed'; suspicious: string[][] }
-  | { kind: 'replayed'; responseJson: string }
-  | { kind: 'conflict' }
-  /** Its actions could not be sealed: nothing of it was written, the rest of the batch goes on. */
-  | { kind: 'unsealable'; message: string };
+import type { ItemOutcome } from '../acceptance-outcomes.js';
+
+export type { ItemOutcome };
 
 type Sealed = { sealed: SealedAction[] } | { message: string };
 

@@ -1,15 +1,11 @@
 import { HookError } from '../../errors.js';
-import type { AdmittedAction, AcceptedResponse } from '../../actions/types.js';
+import type { AdmittedAction } from '../../actions/types.js';
 import type { Logger } from '../../log.js';
 import type { Acceptance, AcceptOutcome } from '../port.js';
 import type { WriterClient } from './writer-client.js';
-import type { ItemOutcome } from './writer-protocol.js';
+import { settleAcceptances, type PendingAcceptance } from '../acceptance-outcomes.js';
 
-interface Pending {
-  acceptance: Acceptance;
-  resolve: (outcome: AcceptOutcome) => void;
-  reject: (error: unknown) => void;
-}
+type Pending = PendingAcceptance;
 
 export interface CommitQueueDeps {
   now: () => number;
@@ -63,7 +59,7 @@ export function createCommitQueue(writer: WriterClient, deps: CommitQueueDeps): 
       if (reply.type === 'committed') {
         if (reply.transaction !== transactions.last) transactions.count += 1;
         transactions.last = reply.transaction;
-        return settle(batch, reply.outcomes, deps);
+        return settleAcceptances(batch, reply.outcomes, deps);
       }
       if (reply.type === 'failed') deps.onFailedProbe(reply.writable);
       throw new Error(reply.type === 'failed' || reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`);
@@ -97,53 +93,10 @@ export function createCommitQueue(writer: WriterClient, deps: CommitQueueDeps): 
   };
 }
 
-/** Answers each caller of a committed batch by its own outcome, then tells the listeners what became durable. */
-function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome[], deps: CommitQueueDeps): void {
-  const committed: AdmittedAction[] = [];
-  batch.forEach((item, index) => {
-    const outcome = outcomes[index];
-    if (outcome === undefined) return item.reject(toStoreError(new Error('the writer answered for fewer acceptances than it was sent')));
-    if (outcome.kind === 'conflict') return item.reject(idempotencyConflict());
-    if (outcome.kind === 'replayed') return item.resolve({ kind: 'replayed', response: JSON.parse(outcome.responseJson) as AcceptedResponse });
-    if (outcome.kind === 'unsealable') {
-      deps.logger.error({ event: 'store.seal_failed', err: outcome.message }, 'an accepted action could not be sealed; nothing of it was stored');
-      return item.reject(new HookError('INTERNAL', 'the request could not be stored'));
-    }
-    reportSuspicious(item.acceptance.actions, outcome.suspicious, deps.logger);
-    committed.push(...item.acceptance.actions);
-    item.resolve({ kind: 'committed', response: item.acceptance.response });
-  });
-  if (committed.length > 0) for (const listener of deps.listeners) safeCall(listener, committed, deps.logger);
-}
-
-export function idempotencyConflict(): HookError {
-  return new HookError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key was already used for a different request');
-}
-
 function toStoreError(error: unknown): HookError {
   if (error instanceof HookError) return error;
   return new HookError('STORE_UNAVAILABLE', 'the store cannot accept requests right now, retry later', {
     retryAfterSeconds: 5,
     cause: error,
   });
-}
-
-/** The injection heuristics' findings (src/envelope/suspicious.ts): counts and names, never the content. */
-function reportSuspicious(actions: readonly AdmittedAction[], findings: readonly string[][], logger: Logger): void {
-  findings.forEach((patterns, index) => {
-    const origin = actions[index]?.origin;
-    if (patterns.length === 0 || origin === undefined) return;
-    logger.warn(
-      { event: 'hook.suspicious_content', hook: origin.hook, mappingId: origin.mappingId, count: patterns.length, patterns },
-      'untrusted content looks like a prompt-injection attempt (wrapped as usual)',
-    );
-  });
-}
-
-function safeCall(listener: (actions: readonly AdmittedAction[]) => void, actions: readonly AdmittedAction[], logger: Logger): void {
-  try {
-    listener(actions);
-  } catch (error) {
-    logger.error({ event: 'store.listener_failed', err: (error as Error).message }, 'commit listener failed');
-  }
 }

@@ -3,7 +3,8 @@ import { HookError } from '../../errors.js';
 import type { AdmittedAction, AcceptedResponse } from '../../actions/types.js';
 import type { Logger } from '../../log.js';
 import type { IngressStore } from '../port.js';
-import { createCommitQueue, idempotencyConflict } from './ingress-commit.js';
+import { createCommitQueue } from './ingress-commit.js';
+import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { createWriterClient, type WriterClient } from './writer-client.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 

@@ -36,13 +36,8 @@ export type WriterRequest =
    */
   | { type: 'extension'; name: string; value?: unknown };
 
-export type ItemOutcome =
-  /** `suspicious`: per action, the pattern families its untrusted content matched (names only). */
-  | { kind: 'committed'; suspicious: string[][] }
-  | { kind: 'replayed'; responseJson: string }
-  | { kind: 'conflict' }
-  /** Its actions could not be sealed: nothing of it was written, the rest of the batch goes on. */
-  | { kind: 'unsealable'; message: string };
+export type { ItemOutcome } from '../acceptance-outcomes.js';
+import type { ItemOutcome } from '../acceptance-outcomes.js';
 
 export type WriterReply =
   /** `transaction`: the writer's count of its commits; batches merged into one transaction share it. */
