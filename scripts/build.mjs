@@ -3,7 +3,8 @@
 // least as new as every source file and falls back to Node's own type stripping otherwise, so an
 // edit to src/ is never shadowed by a stale build.
 import { build } from 'esbuild';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 await build({
   entryPoints: {
@@ -26,5 +27,14 @@ const { buildConsole } = await import('./console-build.mjs');
 await buildConsole({ write: true });
 
 // The sandbox's guest prelude (src/sandbox/guest) → dist/guest-prelude.js, sent to every isolate.
-const { bundleGuestPrelude, BUILT_PRELUDE } = await import('../src/sandbox/guest-prelude.ts');
-writeFileSync(BUILT_PRELUDE, bundleGuestPrelude());
+// Its bundler module is compiled first rather than imported as .ts: `prepare` may run under an older
+// node than 24 (npx with the machine's node), which cannot strip types. In dist/ it finds the root as
+// the built service does.
+const BUILDER = 'dist/guest-prelude-builder.mjs';
+await build({ entryPoints: ['src/sandbox/guest-prelude.ts'], outfile: BUILDER, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+try {
+  const { bundleGuestPrelude, BUILT_PRELUDE } = await import(pathToFileURL(BUILDER).href);
+  writeFileSync(BUILT_PRELUDE, bundleGuestPrelude());
+} finally {
+  rmSync(BUILDER, { force: true });
+}
