@@ -1,4 +1,4 @@
-import type { EventView, HeartbeatView, RecordedDelivery, RunRow, RunView } from './port-types.js';
+import type { EventView, GmailStateRow, HeartbeatView, RecordedDelivery, RunRow, RunView, TranscriptMessage } from './port-types.js';
 
 /**
  * Rows as every adapter reads them, turned into the port's views: one definition, so the run
@@ -70,6 +70,43 @@ export function toHeartbeatView(row: HeartbeatViewRow): HeartbeatView {
     ...(row.error === null ? {} : { error: row.error }),
     ...(row.delivery === null ? {} : { delivery: JSON.parse(row.delivery) as RecordedDelivery }),
   };
+}
+
+export interface GmailStateViewRow {
+  account: string;
+  history_id: string | null;
+  watch_expiration: number | null;
+  mode: string | null;
+  last_error: string | null;
+  updated_at: number;
+}
+
+export function toGmailState(row: GmailStateViewRow): GmailStateRow {
+  return {
+    account: row.account,
+    historyId: row.history_id ?? undefined,
+    watchExpiration: row.watch_expiration ?? undefined,
+    mode: row.mode ?? undefined,
+    lastError: row.last_error ?? undefined,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * The transcript a session's newest-first messages allow within maxChars, oldest first: older
+ * exchanges are dropped whole, and it never starts with an assistant reply whose question was dropped.
+ */
+export function fitTranscript(newestFirst: Iterable<TranscriptMessage>, maxChars: number): TranscriptMessage[] {
+  const kept: TranscriptMessage[] = [];
+  let used = 0;
+  for (const row of newestFirst) {
+    if (used + row.content.length > maxChars) break;
+    used += row.content.length;
+    kept.push({ role: row.role, content: row.content });
+  }
+  kept.reverse();
+  while (kept[0]?.role === 'assistant') kept.shift();
+  return kept;
 }
 
 function iso(ms: number): string {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { HeartbeatRow, MainSessionStore, PendingEvent } from '../port.js';
-import { query, storeError, transaction } from './sql.js';
+import { connectClient, query, storeError, transaction } from './sql.js';
 import { appendExchange, insertDelivery, insertEvent } from './session-writes.js';
 import { pendingEventViews, recentHeartbeatViews } from './views.js';
 
@@ -15,12 +15,7 @@ export function createPostgresSession(pool: pg.Pool, schema: string): MainSessio
 
   /** fn while holding the heartbeat lock, or { held: false } at once when another holds it. */
   async function withHeartbeatLock<T>(fn: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw storeError(error);
-    }
+    const client = await connectClient(pool);
     let broken: Error | undefined;
     try {
       let held: boolean;

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { DeliveryStore, GmailStateRow, GmailStore, StateStore, StoredRoute, TranscriptMessage, TranscriptStore } from '../port.js';
+import { fitTranscript, toGmailState, type GmailStateViewRow } from '../row-views.js';
 import { query, transaction } from './sql.js';
 import { insertDelivery, setState } from './session-writes.js';
 
@@ -12,16 +13,7 @@ export function createPostgresTranscripts(pool: pg.Pool): TranscriptStore {
     async read(sessionKey, maxChars) {
       // Newest first; whole exchanges are dropped from the old end, as the SQLite adapter does.
       const { rows } = await query<TranscriptMessage>(pool, 'SELECT role, content FROM transcripts WHERE session_key = $1 ORDER BY seq DESC', [sessionKey]);
-      const kept: TranscriptMessage[] = [];
-      let used = 0;
-      for (const row of rows) {
-        if (used + row.content.length > maxChars) break;
-        used += row.content.length;
-        kept.push({ role: row.role, content: row.content });
-      }
-      kept.reverse();
-      while (kept[0]?.role === 'assistant') kept.shift();
-      return kept;
+      return fitTranscript(rows, maxChars);
     },
   };
 }
@@ -63,15 +55,6 @@ async function readState(pool: pg.Pool, key: string): Promise<string | undefined
   return rows[0]?.value;
 }
 
-interface GmailRow {
-  account: string;
-  history_id: string | null;
-  watch_expiration: number | null;
-  mode: string | null;
-  last_error: string | null;
-  updated_at: number;
-}
-
 export function createPostgresGmail(pool: pg.Pool, now: () => number): GmailStore {
   const upsert = (account: string, column: 'watch' | 'error', values: unknown[]) => {
     const set = column === 'watch' ? 'watch_expiration = $3, mode = $4' : 'last_error = $3';
@@ -80,11 +63,11 @@ export function createPostgresGmail(pool: pg.Pool, now: () => number): GmailStor
   };
   return {
     async read(account) {
-      const { rows } = await query<GmailRow>(pool, 'SELECT * FROM gmail_state WHERE account = $1', [account]);
+      const { rows } = await query<GmailStateViewRow>(pool, 'SELECT * FROM gmail_state WHERE account = $1', [account]);
       return rows[0] === undefined ? undefined : toGmailState(rows[0]);
     },
     async readAll() {
-      const { rows } = await query<GmailRow>(pool, 'SELECT * FROM gmail_state ORDER BY account');
+      const { rows } = await query<GmailStateViewRow>(pool, 'SELECT * FROM gmail_state ORDER BY account');
       return rows.map(toGmailState);
     },
     async saveHistoryId(account, historyId) {
@@ -106,16 +89,5 @@ export function createPostgresGmail(pool: pg.Pool, now: () => number): GmailStor
     async markAdmitted(account, messageId) {
       await query(pool, 'INSERT INTO gmail_messages (account, message_id, admitted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [account, messageId, now()]);
     },
-  };
-}
-
-function toGmailState(row: GmailRow): GmailStateRow {
-  return {
-    account: row.account,
-    historyId: row.history_id ?? undefined,
-    watchExpiration: row.watch_expiration ?? undefined,
-    mode: row.mode ?? undefined,
-    lastError: row.last_error ?? undefined,
-    updatedAt: row.updated_at,
   };
 }

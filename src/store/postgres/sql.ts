@@ -44,17 +44,21 @@ export async function query<R extends pg.QueryResultRow>(db: Queryable, sql: str
   }
 }
 
+/** A connection of the pool; a failure to get one is the store's STORE_UNAVAILABLE. */
+export async function connectClient(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw storeError(error);
+  }
+}
+
 /**
  * fn inside BEGIN … COMMIT on one connection of the pool, rolled back on any error. A connection
  * that failed mid-way is destroyed instead of going back to the pool.
  */
 export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw storeError(error);
-  }
+  const client = await connectClient(pool);
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached } from './connection.js';
+import { fitTranscript } from '../row-views.js';
 import type { DeliveryRecord, StoredRoute, TranscriptMessage } from '../port-types.js';
 
 /** SQL on `transcripts`, `state` and `deliveries`: what sessions remember and where replies went. */
@@ -13,16 +14,7 @@ const lastToKey = (channel: string): string => `last_to:${channel}`;
  */
 export function readTranscript(db: DatabaseSync, sessionKey: string, maxChars: number): TranscriptMessage[] {
   const rows = prepareCached(db, 'SELECT role, content FROM transcripts WHERE session_key = ? ORDER BY seq DESC').iterate(sessionKey) as Iterable<TranscriptMessage>;
-  const kept: TranscriptMessage[] = [];
-  let used = 0;
-  for (const row of rows) {
-    if (used + row.content.length > maxChars) break;
-    used += row.content.length;
-    kept.push({ role: row.role, content: row.content });
-  }
-  kept.reverse();
-  while (kept[0]?.role === 'assistant') kept.shift();
-  return kept;
+  return fitTranscript(rows, maxChars);
 }
 
 /** Appends one exchange (question and reply) to a session's transcript. */
