@@ -134,7 +134,8 @@ function idempotencyKey(ctx: Context): string | undefined {
  * Over the body's bytes, not the parsed payload: parsing folds different bodies together
  * (`{"x":1e400}` and `{"x":null}`, duplicate keys), and a retry is the same request only byte for byte.
  */
-function fingerprintOf(hook: string, rawBody: Buffer): string {
+function fingerprintOf(hook: string, rawBody: Buffer | string): string {
+  // A string is hashed as its UTF-8 bytes: the same digest as the Buffer of the same body.
   return createHash('sha256').update(hook).update('\n').update(rawBody).digest('base64url');
 }
 

@@ -38,6 +38,20 @@ describe('durable acceptance', () => {
     expect(other.body.code).toBe('IDEMPOTENCY_CONFLICT');
   });
 
+  it('fingerprints a retry by its UTF-8 bytes: the same non-ASCII body replays, an escaped spelling of it conflicts', async () => {
+    svc = await startTestService();
+    const url = `${svc.hooksUrl}/wake`;
+    const literal = '{"text":"café ☕ 𝄞"}';
+    const first = await post(url, literal, { 'idempotency-key': 'utf8' });
+    const retry = await post(url, literal, { 'idempotency-key': 'utf8' });
+    // Parses to the same payload, but it is not the same request byte for byte.
+    const escaped = await post(url, '{"text":"caf\\u00e9 \\u2615 \\ud834\\udd1e"}', { 'idempotency-key': 'utf8' });
+    expect([first.status, retry.status, escaped.status]).toEqual([200, 200, 409]);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(escaped.body.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(svc.db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+  });
+
   it('refuses an Idempotency-Key longer than 256 characters', async () => {
     svc = await startTestService();
     const response = await post(`${svc.hooksUrl}/wake`, { text: 'x' }, { 'idempotency-key': 'k'.repeat(257) });
