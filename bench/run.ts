@@ -131,8 +131,9 @@ async function profile(): Promise<void> {
     '# Hookgate CPU profiles',
     '',
     `Written by \`npm run bench -- --profile\` on ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, storage.synchronous = ${synchronous}.`,
-    'Self time of the server process (sandbox workers not included) during the load only, start-up excluded. `(idle)` is time the event loop waited;',
-    '`(garbage collector)` is GC; `(program)` is V8/native work not attributed to a JS function (libuv, sqlite, the HTTP parser).',
+    'Per row: first the CPU of one request split by thread, for Hookgate and the Koa floor (bench/reference-koa.ts), each driven with the same load without a profiler;',
+    'then the self time of Hookgate\'s main thread and of its store writer thread under `node --cpu-prof`, during the load only (start-up excluded; sandbox workers not included).',
+    '`(idle)` is time the thread waited; `(garbage collector)` is GC on that thread; `(program)` is V8/native work not attributed to a JS function (libuv, sqlite, the HTTP parser).',
     '',
     body,
   ].join('\n');

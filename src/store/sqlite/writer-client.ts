@@ -6,7 +6,9 @@ import type { ReplyEnvelope, WriterInit, WriterReply, WriterRequest } from './wr
 // from the dist/ build (scripts/build.mjs).
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 const WRITER_ENTRY = new URL(`./writer-thread${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url);
-const EXEC_ARGV = FROM_SOURCES ? ['--import', new URL('../../../bin/source-hooks.js', import.meta.url).href] : [];
+// A server run under `node --cpu-prof` (`npm run bench -- --profile`) profiles its writer thread too.
+const PROFILE_ARGV = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
+const EXEC_ARGV = [...(FROM_SOURCES ? ['--import', new URL('../../../bin/source-hooks.js', import.meta.url).href] : []), ...PROFILE_ARGV];
 
 /** The main thread's side of the writer thread: requests answered in order, one thread at a time. */
 export interface WriterClient {
