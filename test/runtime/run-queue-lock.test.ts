@@ -42,7 +42,9 @@ describe('the run queue while another connection holds the write lock', () => {
     queue.start();
     queue.pump();
     queue.pump(); // listed again while its claim waits: it keeps its one slot
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => queue.inFlight().length === 1); // its claim is waiting for the lock
+    // Turns of the event loop in which a claim that ignored the lock would have executed the run.
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(executed).toEqual([]);
     holder.exec('COMMIT');
     await Promise.all(queue.inFlight());
