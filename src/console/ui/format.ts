@@ -17,10 +17,10 @@ export function httpStatus(status: number) {
 
 export function deliveryText(delivery: Delivery | undefined): string {
   if (delivery === undefined) return '—';
-  const where = delivery.channel === undefined ? '' : ` via ${delivery.channel}${delivery.to === undefined ? '' : ` to ${delivery.to}`}`;
-  const why = delivery.reason === undefined ? '' : ` (${delivery.reason})`;
-  const attempts = delivery.attempts === undefined ? '' : `, ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
-  return `${delivery.status}${where}${why}${attempts}`;
+  if (delivery.status === 'skipped') return `skipped (${delivery.reason})`;
+  const where = ` via ${delivery.channel}${delivery.to === undefined ? '' : ` to ${delivery.to}`}`;
+  const why = delivery.status === 'failed' ? ` (${delivery.reason})` : '';
+  return `${delivery.status}${where}${why}, ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
 }
 
 export function runLink(runId: string) {

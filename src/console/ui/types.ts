@@ -1,64 +1,15 @@
-/** Shapes of the API's answers (src/console/api.ts and the store's views). */
+/**
+ * Shapes of the API's answers (src/console/api.ts). Those the server already declares are its own
+ * types, imported as types only (esbuild erases them, nothing of the server reaches the bundle), so
+ * the page and the API cannot drift apart.
+ */
+import type { MinuteBucket, RequestEntry } from '../request-log.js';
+import type { EventView, HeartbeatView, RecordedDelivery, RunView } from '../../store/port-types.js';
 
-export interface Delivery {
-  status: 'delivered' | 'failed' | 'skipped';
-  channel?: string;
-  to?: string;
-  reason?: string;
-  attempts?: number;
-  parts?: number;
-}
-
-export interface Run {
-  runId: string;
-  status: string;
-  hook: string;
-  name: string;
-  sessionKey: string;
-  createdAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  summary?: string;
-  error?: string;
-  delivery?: Delivery;
-  retryOf?: string;
-  retriedBy?: string;
-  attempts: number;
-}
-
-export interface RequestEntry {
-  seq: number;
-  at: number;
-  method: string;
-  hook: string;
-  status: number;
-  code?: string;
-  durationMs: number;
-  idempotencyKey?: string;
-  deliveryId?: string;
-  replayed?: boolean;
-  mappingIds: string[];
-  actions: string[];
-  payload?: unknown;
-  headers?: Record<string, string>;
-}
-
-export interface MinuteBucket {
-  minute: number;
-  accepted: number;
-  refused: Record<string, number>;
-}
-
-export interface Heartbeat {
-  id: number;
-  status: string;
-  startedAt: string;
-  finishedAt?: string;
-  events: number;
-  reply?: string;
-  error?: string;
-  delivery?: Delivery;
-}
+export type { EventView, MinuteBucket, RequestEntry };
+export type Delivery = RecordedDelivery;
+export type Run = RunView;
+export type Heartbeat = HeartbeatView;
 
 export interface Overview {
   perMinute: MinuteBucket[];
@@ -68,17 +19,6 @@ export interface Overview {
   sandbox: { workers: number; inUse: boolean };
   reload: unknown;
   store: { writable: boolean };
-}
-
-export interface EventView {
-  id: number;
-  createdAt: string;
-  mode: string;
-  hook: string;
-  mappingId?: string;
-  runId?: string;
-  chars: number;
-  text?: string;
 }
 
 export interface MappingView {
