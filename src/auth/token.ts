@@ -11,6 +11,25 @@ export interface PresentedToken {
 /** Headers as node gives them in `req.headersDistinct`: every value a list, repeats kept apart. */
 export type DistinctHeaders = Record<string, string[] | undefined>;
 
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-hookgate-token', 'x-openclaw-token']);
+
+/**
+ * The credential headers of a request (`authorization`, `x-hookgate-token`, `x-openclaw-token`),
+ * repeats kept apart, as `req.headersDistinct` has them. Read from `req.rawHeaders`: node builds
+ * `headersDistinct` for every header on first use, a cost each hook request would pay for three.
+ */
+export function credentialHeaders(rawHeaders: readonly string[]): DistinctHeaders {
+  const found: DistinctHeaders = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    // Only names of the right length are lower-cased: the common header costs one comparison.
+    if (name.length !== 13 && name.length !== 16) continue;
+    const lower = name.toLowerCase();
+    if (CREDENTIAL_HEADERS.has(lower)) (found[lower] ??= []).push(rawHeaders[i + 1] as string);
+  }
+  return found;
+}
+
 export interface ExtractOptions {
   /** hooks.compat.openclawHeaders: `x-openclaw-token` counts as `x-hookgate-token` (which wins when both are sent). */
   openclawHeader?: boolean;

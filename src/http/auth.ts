@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.js';
-import { createTokenMatcher, extractToken } from '../auth/token.js';
+import { createTokenMatcher, credentialHeaders, extractToken } from '../auth/token.js';
 import { beginAuth, tokenRefusal, type AuthGuardDeps } from '../auth/guard.js';
 
 export interface HookAuthDeps extends AuthGuardDeps {
@@ -17,9 +17,10 @@ export interface HookAuthDeps extends AuthGuardDeps {
  */
 export function hookAuth(deps: HookAuthDeps): Middleware {
   const matches = createTokenMatcher(deps.token);
-  return async (ctx, next) => {
+  // Not async: it hands on next()'s promise (one async layer fewer for every hook request).
+  return (ctx, next) => {
     const attempt = beginAuth(ctx, deps);
-    const presented = extractToken(ctx.req.headersDistinct, ctx.querystring, { openclawHeader: deps.openclawHeaders === true });
+    const presented = extractToken(credentialHeaders(ctx.req.rawHeaders), ctx.querystring, { openclawHeader: deps.openclawHeaders === true });
     if (presented !== undefined && matches(presented.value)) {
       attempt.succeeded();
       if (presented.source === 'query') {
@@ -28,9 +29,8 @@ export function hookAuth(deps: HookAuthDeps): Middleware {
           'token passed as ?token= query parameter: deprecated, use Authorization: Bearer',
         );
       }
-      await next();
-      return;
+      return next();
     }
-    attempt.failed(tokenRefusal('hook token', presented !== undefined));
+    return attempt.failed(tokenRefusal('hook token', presented !== undefined));
   };
 }

@@ -10,12 +10,13 @@ export interface BodyLimits {
 
 /** Refuses a declared Content-Length over the limit before a byte of the body is read. */
 export function declaredLengthGuard(maxBodyBytes: number): Middleware {
-  return async (ctx, next) => {
-    const declared = ctx.get('Content-Length');
-    if (declared !== '' && /^\d+$/.test(declared) && Number(declared) > maxBodyBytes) {
+  // Synchronous: it returns next()'s promise instead of awaiting it (no async layer per request).
+  return (ctx, next) => {
+    const declared = ctx.req.headers['content-length'];
+    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBodyBytes) {
       throw tooLarge(maxBodyBytes);
     }
-    await next();
+    return next();
   };
 }
 
@@ -118,20 +119,22 @@ export function inspectPayload(root: unknown, maxDepth: number): 'too-deep' | 'f
   return undefined;
 }
 
-export async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new HookError('BODY_TIMEOUT', `request body not received within ${ms} ms`, { closeConnection: true })),
-      ms,
+/** Settles as `work` does, or rejects with BODY_TIMEOUT after `ms` (one promise and one timer per request). */
+export function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new HookError('BODY_TIMEOUT', `request body not received within ${ms} ms`, { closeConnection: true })), ms);
+    // A late settlement of `work` after the deadline changes nothing: a promise settles once.
+    work.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
     );
   });
-  work.catch(() => undefined); // the loser of the race must not become an unhandled rejection
-  try {
-    await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export function translateParseError(error: Error & { status?: number; type?: string; body?: unknown }, maxBodyBytes: number): HookError {

@@ -43,28 +43,34 @@ export interface HookGateDeps extends AuthGuardDeps {
  * transform, store) ever sees an unauthenticated request.
  */
 export function hookGate(deps: HookGateDeps): Middleware {
-  const nowSeconds = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
-  return async (ctx, next) => {
+  const withClock = { ...deps, nowSeconds: deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000)) };
+  // Not async itself: the common unsigned request goes straight on to the token check.
+  return (ctx, next) => {
     const name = deps.nameOf(ctx);
     const engine = name === 'wake' || name === 'agent' ? undefined : deps.mappings();
     ctx.state[ENGINE_STATE] = engine;
     if (engine === undefined || !engine.mayRequireSignature(name)) return deps.tokenAuth(ctx, () => deps.jsonBody(ctx, next));
-    // As for the token: a blocked address gets 429 whatever it carries, a valid signature
-    // included, and before its body is read or verified.
-    const attempt = beginAuth(ctx, deps);
-    const body = await readSignedBody(ctx, deps.limits);
-    const routed = engine.route(name, body.payload ?? {});
-    const admitted = async (): Promise<void> => {
-      if (body.problem !== undefined) throw body.problem;
-      ctx.state['payload'] = body.payload;
-      if (body.format === 'form' && routed?.signature?.acceptsForm !== true) {
-        throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'this hook takes JSON bodies (Content-Type: application/json)');
-      }
-      await next();
-    };
-    if (routed?.signature === undefined) return deps.tokenAuth(ctx, admitted);
-    await verifySigned(ctx, { ...deps, nowSeconds }, { routed, signature: routed.signature, body, attempt }, admitted);
+    return signedGate(ctx, next, withClock, engine, name);
   };
+}
+
+/** A hook name a signed mapping may serve: body first, then the chosen mapping's scheme decides. */
+async function signedGate(ctx: Context, next: Next, deps: HookGateDeps & { nowSeconds: () => number }, engine: MappingEngine, name: string): Promise<void> {
+  // As for the token: a blocked address gets 429 whatever it carries, a valid signature
+  // included, and before its body is read or verified.
+  const attempt = beginAuth(ctx, deps);
+  const body = await readSignedBody(ctx, deps.limits);
+  const routed = engine.route(name, body.payload ?? {});
+  const admitted = async (): Promise<void> => {
+    if (body.problem !== undefined) throw body.problem;
+    ctx.state['payload'] = body.payload;
+    if (body.format === 'form' && routed?.signature?.acceptsForm !== true) {
+      throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'this hook takes JSON bodies (Content-Type: application/json)');
+    }
+    await next();
+  };
+  if (routed?.signature === undefined) return deps.tokenAuth(ctx, admitted);
+  await verifySigned(ctx, deps, { routed, signature: routed.signature, body, attempt }, admitted);
 }
 
 interface SignedRoute {

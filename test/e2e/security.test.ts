@@ -47,6 +47,16 @@ describe('request-level defences over a real socket', () => {
     }
   });
 
+  it('reads credential header names in any case: a repeat spelled differently is still a repeat', async () => {
+    const upper = await raw(svc, ['POST /hooks/wake HTTP/1.1', 'Content-Type: application/json', `AUTHORIZATION: Bearer ${TEST_TOKEN}`], '{"text":"x"}');
+    expect(upper.status).toBe(200);
+    const header = await raw(svc, ['POST /hooks/wake HTTP/1.1', 'Content-Type: application/json', `X-HookGate-Token: ${TEST_TOKEN}`], '{"text":"x"}');
+    expect(header.status).toBe(200);
+    const twice = await raw(svc, ['POST /hooks/wake HTTP/1.1', 'Content-Type: application/json', `X-Hookgate-Token: ${TEST_TOKEN}`, `x-hookgate-token: ${TEST_TOKEN}`], '{"text":"x"}');
+    expect(twice.status).toBe(400);
+    expect(JSON.parse(twice.body)).toMatchObject({ ok: false, code: 'AMBIGUOUS_CREDENTIALS' });
+  });
+
   it('does not trim a no-break space (U+00A0) after the token: only ASCII white space is', async () => {
     const nbsp = await raw(svc, ['POST /hooks/wake HTTP/1.1', 'Content-Type: application/json', `Authorization: Bearer ${TEST_TOKEN}\u00a0`], '{"text":"x"}');
     expect(nbsp.status).toBe(401);
