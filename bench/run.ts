@@ -8,6 +8,8 @@
  *   --rows a,b         only these row ids (see bench/lib/plan.ts)
  *   --sync full|normal|both   durability setting(s); default: full, plus a normal subset in the full run
  *   --rounds N --duration S --connections C    override the defaults
+ *   --warmup S         seconds of load before each measurement (default 0.5; 0.25 with --quick): a longer one
+ *                      measures the steady state, after V8 has optimised the hot code of every server
  *   --koa-floor / --no-koa-floor   also drive bench/reference-koa.ts (default: on, off with --quick)
  *   --node-flags "…"   extra node flags for Hookgate (e.g. "--max-semi-space-size=4"), to measure a V8 setting's trade
  *   --note "text"      added to "What changed since the last run"
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     rounds: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string' },
+    warmup: { type: 'string' },
     note: { type: 'string' },
     'node-flags': { type: 'string' },
     'koa-floor': { type: 'boolean' },
@@ -60,7 +63,8 @@ const rows = planRows(quick && wanted === undefined).filter((r) => wanted === un
 const rounds = Number(values.rounds ?? (quick ? 1 : 3));
 const durationSeconds = Number(values.duration ?? (quick ? 1.5 : 2));
 const connections = Number(values.connections ?? 32);
-const warmupSeconds = quick ? 0.25 : 0.5;
+const warmupSeconds = Number(values.warmup ?? (quick ? 0.25 : 0.5));
+if (!(warmupSeconds >= 0)) throw new Error('--warmup is a number of seconds');
 // The Koa floor is context, not a target: --quick leaves it out to stay under a minute.
 const koaFloor = values['koa-floor'] ?? !quick;
 const nodeFlags = values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? [];
