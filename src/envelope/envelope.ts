@@ -1,6 +1,6 @@
 import { createRandomIdSource } from './random-id.js';
-import { foldText } from './fold.js';
 import { applyFindings, findInFolded, sanitizeUntrusted } from './sanitize.js';
+import { matchingView } from './matching-view.js';
 import { identityMap } from './source-map.js';
 import { detectInFolded } from './suspicious.js';
 
@@ -118,7 +118,7 @@ export function inspectEventText(content: string, meta: EnvelopeMeta): Untrusted
 }
 
 function sanitizeAndDetect(content: string): { sanitized: string; suspicious: string[] } {
-  const folded = foldText(content);
+  const folded = matchingView(content);
   const findings = findInFolded(folded);
   const suspicious = detectInFolded(content, folded.text, {
     marker: findings.markers.length > 0,

@@ -1,4 +1,5 @@
 import { foldText, type FoldedText } from './fold.js';
+import { matchingView } from './matching-view.js';
 import type { Span } from './source-map.js';
 
 export type { Span } from './source-map.js';
@@ -236,5 +237,5 @@ export function applyFindings(text: string, findings: Findings): string {
  * {@link CONTROL_TOKEN_PLACEHOLDER}; all other text is kept exactly as it was.
  */
 export function sanitizeUntrusted(text: string): string {
-  return applyFindings(text, findInFolded(foldText(text)));
+  return applyFindings(text, findInFolded(matchingView(text)));
 }

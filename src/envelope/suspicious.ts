@@ -1,5 +1,5 @@
 import { familiesIn } from './anchored-scan.js';
-import { foldForMatching } from './fold.js';
+import { matchingView } from './matching-view.js';
 import { hasControlToken, hasMarkerForm } from './sanitize.js';
 import { FAMILY_DEFINITIONS } from './suspicious-families.js';
 
@@ -43,7 +43,7 @@ export function detectInFolded(text: string, foldedText: string, known?: Envelop
  * Callers log the count and the names with the hook name, never the text.
  */
 export function detectSuspiciousPatterns(text: string): string[] {
-  return detectInFolded(text, foldForMatching(text));
+  return detectInFolded(text, matchingView(text).text);
 }
 
 /** Every family name {@link detectSuspiciousPatterns} can return. */
