@@ -23,10 +23,24 @@ import {
  * every use, so no position ever carries from one use to the next.
  */
 
+/**
+ * Words one of which must occur within `chars` characters before a start for a family to match
+ * there: its alternatives that can begin at that kind of start all have a look-behind (`near` in
+ * suspicious-families.ts), and a plain search of a window is several times cheaper than running one.
+ */
+interface Near {
+  pattern: RegExp;
+  chars: number;
+}
+
 /** The families to try where one kind of start occurs, and what trying them costs (see the budget below). */
 interface Tries {
   families: number[];
   cost: number;
+  /** Per family, in the same order: its {@link Near} check at such a start, when it has one. */
+  near: Array<Near | undefined>;
+  /** The alternatives that can begin at such a start, by family (while the anchors are collected). */
+  alternatives: Map<number, Alternative[]>;
 }
 
 interface Anchors {
@@ -54,11 +68,26 @@ const CALL_COST = 300;
 const LOOK_BEHIND_COST_PER_CHAR = 20;
 const budgetFor = (text: string): number => 200_000 + 8 * text.length;
 
+const noTries = (): Tries => ({ families: [], cost: 0, near: [], alternatives: new Map() });
+
 function addTry(map: Map<string, Tries>, key: string, family: number, alternative: Alternative): void {
-  const tries = map.get(key) ?? { families: [], cost: 0 };
+  const tries = map.get(key) ?? noTries();
   if (!tries.families.includes(family)) (tries.families.push(family), (tries.cost += CALL_COST));
   tries.cost += LOOK_BEHIND_COST_PER_CHAR * alternative.lookBehindChars;
+  tries.alternatives.set(family, [...(tries.alternatives.get(family) ?? []), alternative]);
   map.set(key, tries);
+}
+
+/** The near check of each family of `tries`: only when every alternative it may try there has one. */
+function withNearChecks(tries: Tries): Tries {
+  tries.near = tries.families.map((family) => {
+    const alternatives = tries.alternatives.get(family) ?? [];
+    const nears = alternatives.map((alternative) => alternative.near);
+    if (nears.length === 0 || nears.some((near) => near === undefined)) return undefined;
+    const chars = Math.max(...alternatives.map((alternative) => alternative.lookBehindChars));
+    return { pattern: new RegExp(nears.map((near) => `(?:${near})`).join('|'), 'u'), chars };
+  });
+  return tries;
 }
 
 function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
@@ -81,7 +110,8 @@ function collectAnchors(families: readonly FamilyDefinition[]): Anchors {
       }
     }
   });
-  const atLineStarts = lineStarts.get('') ?? { families: [], cost: 0 };
+  const atLineStarts = withNearChecks(lineStarts.get('') ?? noTries());
+  for (const tries of [...byLiteral.values(), ...byWordKey.values()]) withNearChecks(tries);
   return { wordStarts, atWords: [...atWords], byWordKey, atLineStarts, byLiteral };
 }
 
@@ -131,13 +161,15 @@ class Found {
   }
 
   /** Tries the families at `at`; the caller has spent their cost. */
-  testAt(families: readonly number[], at: number): void {
-    for (const family of families) {
+  testAt({ families, near }: Tries, at: number): void {
+    families.forEach((family, index) => {
       const sticky = STICKY[family];
-      if (this.flags[family] === true || sticky === undefined) continue;
+      if (this.flags[family] === true || sticky === undefined) return;
+      const check = near[index];
+      if (check !== undefined && !check.pattern.test(this.text.slice(Math.max(0, at - check.chars), at))) return;
       sticky.lastIndex = at;
       if (sticky.test(this.text)) this.flags[family] = true;
-    }
+    });
   }
 
   anyMissing(families: readonly number[]): boolean {
@@ -157,7 +189,7 @@ function scanLiterals(found: Found, text: string): void {
   for (const [literal, tries] of ANCHORS.byLiteral) {
     for (let at = text.indexOf(literal); at !== -1 && found.anyMissing(tries.families); at = text.indexOf(literal, at + 1)) {
       found.spend(tries.cost);
-      found.testAt(tries.families, at);
+      found.testAt(tries, at);
     }
   }
 }
@@ -167,7 +199,7 @@ function testLineStart(found: Found, text: string, at: number): void {
   HEADER_START.lastIndex = at;
   if (!HEADER_START.test(text)) return;
   found.spend(ANCHORS.atLineStarts.cost);
-  found.testAt(ANCHORS.atLineStarts.families, at);
+  found.testAt(ANCHORS.atLineStarts, at);
 }
 
 function scanLineStarts(found: Found, text: string): void {
@@ -187,7 +219,7 @@ function scanWords(found: Found, text: string): void {
     const tries = ANCHORS.byWordKey.get(match[0].slice(0, 2));
     if (tries !== undefined) {
       found.spend(tries.cost);
-      found.testAt(tries.families, match.index);
+      found.testAt(tries, match.index);
     }
     // From the next position, not the match's end: a start inside this match is still tried.
     WORD_SCAN.lastIndex = match.index + 1;

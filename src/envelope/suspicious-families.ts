@@ -43,6 +43,18 @@ export interface Alternative {
   forward: string;
   /** How many characters its look-behind may read, at most (0 without one): what a try can cost. */
   lookBehindChars: number;
+  /**
+   * With a look-behind: words one of which its match must hold within the `lookBehindChars`
+   * characters before the start (a pattern, no `\b`), which a plain search of those characters
+   * checks in a fraction of the look-behind's cost (see anchored-scan.ts).
+   */
+  near?: string;
+}
+
+/** What must precede an alternative's start: a look-behind, and the words its match always holds. */
+interface LookBehind {
+  source: string;
+  near: string;
 }
 
 export interface FamilyDefinition {
@@ -84,21 +96,23 @@ function header(roles: string): Alternative {
  * phrase whose first words are common (`send`, `run`, `ignore`) is anchored at its rarer last word
  * and checked backwards.
  */
-function atWord(starts: readonly string[], rest = '', tail = '', before?: string): Alternative {
+function atWord(starts: readonly string[], rest = '', tail = '', lookBehind?: LookBehind): Alternative {
   const head = `${words(starts)}${rest}`;
   const start = { words: starts.map((word) => `${word}${rest}`) };
-  if (before === undefined) return { start, source: `\\b${head}${tail}`, forward: `\\b${head}${tail}`, lookBehindChars: 0 };
+  if (lookBehind === undefined) return { start, source: `\\b${head}${tail}`, forward: `\\b${head}${tail}`, lookBehindChars: 0 };
+  const { source: before, near } = lookBehind;
   // The look-behind after a look-ahead for the head: a sticky run where the head is absent stops before it.
   const source = `\\b(?=${head})(?<=${before})${head}${tail}`;
-  return { start, source, forward: `${before}\\b${head}${tail}`, lookBehindChars: lookBehindBound(before) };
+  return { start, source, forward: `${before}\\b${head}${tail}`, lookBehindChars: lookBehindBound(before), near };
 }
 
 /** An alternative that begins at a literal text (written as a pattern in `source`). */
-function atLiteral(literal: string, source: string, before?: string): Alternative {
+function atLiteral(literal: string, source: string, lookBehind?: LookBehind): Alternative {
   const start = { literals: [literal] };
-  if (before === undefined) return { start, source, forward: source, lookBehindChars: 0 };
+  if (lookBehind === undefined) return { start, source, forward: source, lookBehindChars: 0 };
+  const { source: before, near } = lookBehind;
   const anchored = `(?=${source})(?<=${before})${source}`;
-  return { start, source: anchored, forward: `${before}${source}`, lookBehindChars: lookBehindBound(before) };
+  return { start, source: anchored, forward: `${before}${source}`, lookBehindChars: lookBehindBound(before), near };
 }
 
 export const SYSTEM_ROLES = 'system|system[\\s_-]?(?:prompt|message|note|override)|developer|admin(?:istrator)?|operator';
@@ -122,12 +136,14 @@ const RUN_VERBS = endingWords(['run', 'execute', 'exec', 'invoke']);
 const TOOLS = ['command', 'shell', 'script', 'tool', 'terminal', 'bash', 'powershell', 'code'];
 
 /** `\b`, one of the verbs, `\b`, then up to `n` characters of the line: what precedes the anchored word. */
-const afterVerb = (verbs: string, n: number): string => `\\b${verbs}\\b[^\\n]{0,${n}}`;
+const afterVerb = (verbs: string, n: number): LookBehind => ({ source: `\\b${verbs}\\b[^\\n]{0,${n}}`, near: verbs });
 
 export const FAMILY_DEFINITIONS: readonly FamilyDefinition[] = [
   {
     name: 'ignore-previous-instructions',
-    alternatives: [atWord(RULES, '\\b', '', `${afterVerb(IGNORE_VERBS, 20)}\\b${WHOSE}\\b[^\\n]{0,30}`)],
+    alternatives: [
+      atWord(RULES, '\\b', '', { source: `${afterVerb(IGNORE_VERBS, 20).source}\\b${WHOSE}\\b[^\\n]{0,30}`, near: IGNORE_VERBS }),
+    ],
   },
   {
     name: 'fake-system-header',
