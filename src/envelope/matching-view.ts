@@ -14,8 +14,8 @@ import { identityMap, SegmentMap, type FoldedText } from './source-map.js';
  * one-byte view is half as large, and it is built from a typed-array copy of the text: reading units
  * through `charCodeAt` costs several times a typed-array read here.
  *
- * Text that folds to a unit without a stand-in (a surrogate pair, a line separator, `▁`) gets the
- * folded view itself: rare, and exactly what matched before.
+ * Text whose folding holds a unit without a stand-in (an astral character such as an emoji, a lone
+ * surrogate, a line separator, `▁`) gets the folded view itself: rare, and exactly what matched before.
  */
 
 /**
@@ -44,7 +44,7 @@ function reserve(length: number, count: number): void {
 
 function releaseLargeScratch(): void {
   if (units.length > SCRATCH_KEPT_UNITS) units = new Uint16Array(1024);
-  if (bytes.length > SCRATCH_KEPT_UNITS) bytes = new Uint8Array(1024);
+  if (bytes.length > SCRATCH_KEPT_UNITS + 16) bytes = new Uint8Array(1024);
 }
 
 const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
