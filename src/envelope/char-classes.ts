@@ -60,11 +60,11 @@ function buildStandIns(): Uint8Array {
   return standIns;
 }
 
-/** Built once at start-up, never changed. */
-const STAND_INS = buildStandIns();
+/** Built on first use (not at every process start), never changed. */
+let standIns: Uint8Array | undefined;
 
 export function standInTable(): Uint8Array {
-  return STAND_INS;
+  return (standIns ??= buildStandIns());
 }
 
 /** The classes of one unit, as bits in {@link CHARACTER_CLASSES} order (tests). */

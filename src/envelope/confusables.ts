@@ -8,7 +8,6 @@ import { createRequire } from 'node:module';
  * imitate without a hand list growing for each.
  */
 const require = createRequire(import.meta.url);
-const PROTOTYPES = require('unhomoglyph/data.json') as Readonly<Record<string, string>>;
 
 /**
  * Only prototypes that matter to the patterns are taken: Latin letters and digits (the data writes a
@@ -29,7 +28,8 @@ function usable(prototype: string): string | undefined {
 
 function buildTable(): ReadonlyMap<string, string> {
   const table = new Map<string, string>();
-  for (const [source, prototype] of Object.entries(PROTOTYPES)) {
+  const prototypes = require('unhomoglyph/data.json') as Readonly<Record<string, string>>;
+  for (const [source, prototype] of Object.entries(prototypes)) {
     // ASCII sources (`0` → `O`, `1` → `l`) are what the patterns read: never folded.
     if (/^[\x00-\x7f]*$/.test(source)) continue;
     const folded = usable(prototype);
@@ -38,5 +38,13 @@ function buildTable(): ReadonlyMap<string, string> {
   return table;
 }
 
-/** Non-ASCII character → the ASCII it can be mistaken for (lower case). Built once at start-up. */
-export const CONFUSABLES: ReadonlyMap<string, string> = buildTable();
+let table: ReadonlyMap<string, string> | undefined;
+
+/**
+ * Non-ASCII character → the ASCII it can be mistaken for (lower case). Built on first use, not at
+ * start-up: reading the data and the folding tables built from it take tens of milliseconds, which
+ * the first sealed text pays once instead of every process start (the CLI's commands included).
+ */
+export function confusables(): ReadonlyMap<string, string> {
+  return (table ??= buildTable());
+}

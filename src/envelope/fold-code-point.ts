@@ -1,4 +1,4 @@
-import { CONFUSABLES } from './confusables.js';
+import { confusables } from './confusables.js';
 import { LOOKALIKES } from './lookalikes.js';
 
 /*
@@ -40,7 +40,8 @@ export function foldCodePoint(ch: string): string {
   const folded = foldByNormalising(ch);
   if (/^[\x00-\x7f]*$/.test(folded)) return folded;
   // The character itself, else its lower case (Cherokee Ꭼ lower-cases to ꭼ, which the data may not list).
-  return CONFUSABLES.get(ch) ?? CONFUSABLES.get(folded) ?? folded;
+  const table = confusables();
+  return table.get(ch) ?? table.get(folded) ?? folded;
 }
 
 function foldByNormalising(ch: string): string {

@@ -51,13 +51,13 @@ const SELF_FOLDING_BLOCKS: ReadonlyArray<readonly [number, number]> = [
   [0x4e00, 0x9fff],
 ];
 
-/** In {@link ONE_UNIT_FOLDING}: the unit folds to something other than one unit, or is not tabulated. No unit folds to NUL. */
+/** In {@link oneUnitFolding}'s table: the unit folds to something other than one unit, or is not tabulated. No unit folds to NUL. */
 export const COMPUTE = 0;
 
 /**
  * The one unit each BMP code unit folds to, where it folds to exactly one: itself for most, the
- * lower case for ASCII capitals, a space for controls, `e` for `é`. Built once at start-up (128 KiB),
- * never changed.
+ * lower case for ASCII capitals, a space for controls, `e` for `é`. Built on first use (128 KiB;
+ * tens of milliseconds that a process start need not pay), never changed.
  */
 function buildOneUnitFolding(): Uint16Array {
   const table = new Uint16Array(0x10000); // All COMPUTE.
@@ -72,7 +72,11 @@ function buildOneUnitFolding(): Uint16Array {
   return table;
 }
 
-export const ONE_UNIT_FOLDING: Readonly<Uint16Array> = buildOneUnitFolding();
+let oneUnitTable: Readonly<Uint16Array> | undefined;
+
+export function oneUnitFolding(): Readonly<Uint16Array> {
+  return (oneUnitTable ??= buildOneUnitFolding());
+}
 
 const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
@@ -130,7 +134,7 @@ function foldComputed(state: Computing, index: number): number {
 }
 
 function foldByTables(text: string): FoldedText {
-  const table = ONE_UNIT_FOLDING;
+  const table = oneUnitFolding();
   // Per call, not per module: a cache of folded code points (a text repeats its alphabet).
   const state: Computing = { text, out: new UnitWriter(text.length + 16), segments: new SegmentMap(), cache: new Map() };
   const { out } = state;

@@ -1,6 +1,6 @@
 import { NO_STAND_IN, standInTable } from './char-classes.js';
 import { foldCodePoint } from './fold-code-point.js';
-import { COMPUTE, foldText, isPlainAscii, ONE_UNIT_FOLDING } from './fold.js';
+import { COMPUTE, foldText, isPlainAscii, oneUnitFolding } from './fold.js';
 import { identityMap, SegmentMap, type FoldedText } from './source-map.js';
 
 /*
@@ -74,8 +74,9 @@ function writeComputed(state: Computing, index: number, width: number, length: n
     state.cache.set(point, folded);
   }
   reserve(length, folded.length);
+  const standIns = standInTable();
   for (let unit = 0; unit < folded.length; unit++) {
-    const standIn = STAND_INS[folded.charCodeAt(unit)] as number;
+    const standIn = standIns[folded.charCodeAt(unit)] as number;
     if (standIn === NO_STAND_IN) return -1;
     bytes[length + unit] = standIn;
   }
@@ -83,19 +84,20 @@ function writeComputed(state: Computing, index: number, width: number, length: n
   return length + folded.length;
 }
 
-const STAND_INS = standInTable();
-
 /** Stand-in of what each BMP unit folds to when it folds to one unit that has one, else COMPUTE. */
 function buildOneByteFolding(): Uint8Array {
   const table = new Uint8Array(0x10000);
+  const oneUnit = oneUnitFolding();
+  const standIns = standInTable();
   for (let code = 0; code < 0x10000; code++) {
-    const folded = ONE_UNIT_FOLDING[code] as number;
-    table[code] = folded === COMPUTE ? COMPUTE : (STAND_INS[folded] as number);
+    const folded = oneUnit[code] as number;
+    table[code] = folded === COMPUTE ? COMPUTE : (standIns[folded] as number);
   }
   return table;
 }
 
-const ONE_BYTE_FOLDING = buildOneByteFolding();
+/** Built on first use, like the tables it is made of; module-level so the hot loop reads it cheaply. */
+let ONE_BYTE_FOLDING: Uint8Array | undefined;
 
 /**
  * Writes the stand-in of each unit from `index` on at `length` on, up to the first unit the table
@@ -103,7 +105,7 @@ const ONE_BYTE_FOLDING = buildOneByteFolding();
  * with unsigned indices whose bounds V8 can prove. {@link bytes} has room for the rest of the text.
  */
 function copyStandIns(index: number, length: number, end: number): number {
-  const table = ONE_BYTE_FOLDING;
+  const table = (ONE_BYTE_FOLDING ??= buildOneByteFolding());
   const from = units;
   const to = bytes;
   let at = index >>> 0;
