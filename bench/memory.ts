@@ -53,7 +53,10 @@ function show(root: number, when: string): void {
 try {
   const nodeFlags = (process.env['HOOKGATE_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
   const server = await startHookgate(children, tmp, { kind: kind as ConfigKind, synchronous: 'full', label: 'memory', nodeFlags });
+  // CPU until ready moves far less than the wall time when other work shares the cores.
+  const cpuAtReady = server.cpuMs();
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  console.log(`start → ready ${server.readyMs.toFixed(0)} ms (CPU ${cpuAtReady.toFixed(0)} ms)`);
   show(server.pid, 'idle');
   if (seconds > 0 && rows.length > 0) {
     let peak = server.rss();

@@ -5,11 +5,20 @@
 // An older node (the machine's own, through `npx hookgate`) first hands over to a newer one
 // (bin/node-check.js).
 import { readdirSync, statSync } from 'node:fs';
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ensureSupportedNode } from './node-check.js';
 
 const root = new URL('../', import.meta.url);
 await ensureSupportedNode(root, fileURLToPath(import.meta.url));
+
+// V8's code for every module this command loads, kept on disk between starts (Node's compile cache:
+// checked against each file's content, so a rebuilt dist/ is compiled afresh). It halves the CPU a
+// start spends compiling (docs/performance.md, "Start-up"). Under the project's node_modules rather
+// than the shared temp dir, which other users can write; NODE_COMPILE_CACHE=dir overrides it and
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory that cannot be written (a read-only install)
+// only means no cache: Node reports it and never throws.
+module.enableCompileCache?.(fileURLToPath(new URL('node_modules/.cache/hookgate-compile/', root)));
 
 function newestSource() {
   let newest = 0;
@@ -39,3 +48,5 @@ if (freshBuild()) {
   await import('./source-hooks.js');
   await import('../src/main.ts');
 }
+// Written now rather than at exit: a server stopped by SIGKILL would never write it.
+module.flushCompileCache?.();

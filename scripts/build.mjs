@@ -1,12 +1,39 @@
-// Compiles the TypeScript sources into dist/ (one ESM bundle per entry, packages left external).
+// Compiles the TypeScript sources into dist/ (an ESM bundle per entry plus shared and lazily loaded
+// chunks; the packages listed in BUNDLED are compiled in, the others left external).
 // Runs on `npm install`/`npm ci` (the `prepare` script). bin/hookgate.js uses dist/ when it is at
 // least as new as every source file and falls back to Node's own type stripping otherwise, so an
 // edit to src/ is never shadowed by a stale build.
 import { build } from 'esbuild';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-await build({
+// The server's own start is mostly module loading: before this, ~700 ES modules of typebox and a few
+// hundred CommonJS files of koa's stack were resolved, read and compiled one by one at every start.
+// The pure-JavaScript packages every `serve` loads are bundled in (one file to compile, unused parts
+// dropped); the rest stay external, loaded from node_modules: native code or binaries (esbuild,
+// isolated-vm), packages that find files or start threads by module name at run time (pino and its
+// transports), and the ones only an optional part loads, on first use (pg, Gmail's libraries).
+// Measured in docs/performance.md ("Start-up"). A new dependency stays external until added here.
+const BUNDLED = new Set([
+  'typebox',
+  'koa',
+  '@koa/router',
+  'koa-body',
+  'raw-body',
+  '@hapi/bourne',
+  'handlebars',
+  'json5',
+  'prom-client',
+  '@octokit/webhooks-methods',
+  'standardwebhooks',
+]);
+const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
+const external = Object.keys(dependencies)
+  .filter((name) => !BUNDLED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
+
+const built = await build({
   entryPoints: {
     main: 'src/main.ts',
     'writer-thread': 'src/store/sqlite/writer-thread.ts',
@@ -17,10 +44,28 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node24',
-  packages: 'external',
-  splitting: false,
+  external,
+  // Bundled CommonJS packages require Node's built-ins; an ES module has no `require` of its own.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  // What only some commands or configurations use (other commands, Gmail, PostgreSQL, the sandbox's
+  // compiler...) goes into chunks loaded by its import(), not into every start. The chunks sit in
+  // dist/ beside the entries: code that finds its siblings through import.meta.url still finds them.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+  // The source text of every loaded module stays in memory for the life of the process: no
+  // comments or indentation (names are kept, so stack traces and error names still read).
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: true,
+  metafile: true,
   logLevel: 'warning',
 });
+
+// Chunks of earlier builds (their names change with their content) would otherwise pile up.
+const outputs = new Set(Object.keys(built.metafile.outputs).map((path) => basename(path)));
+for (const file of readdirSync('dist')) {
+  if (/^chunk-[A-Z0-9]+\.js$/.test(file) && !outputs.has(file)) rmSync(join('dist', file));
+}
 
 // The operator console's front end (src/console/ui) → dist/console/app.js and app.css.
 const { buildConsole } = await import('./console-build.mjs');
