@@ -53,10 +53,10 @@ const built = await build({
   splitting: true,
   chunkNames: 'chunk-[hash]',
   // The source text of every loaded module stays in memory for the life of the process: no
-  // comments or indentation. Identifiers are not minified, so stack traces still read. (keepNames
-  // was tried: it wraps every named closure in a defineProperty call, also the ones made per request.)
+  // comments or indentation. Nothing else is rewritten: identifiers stay, so stack traces still
+  // read; minifySyntax saved no measurable memory more, and keepNames wraps every named closure in
+  // a defineProperty call, also the ones made per request (bench/RESULTS.md, "Measured trades").
   minifyWhitespace: true,
-  minifySyntax: true,
   metafile: true,
   logLevel: 'warning',
 });
