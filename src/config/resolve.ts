@@ -1,6 +1,5 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { gmailConfigIssues, qualifySubscription } from './gmail-schema.js';
-import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { ConfigSchema, type Config } from './schema.js';
@@ -18,8 +17,6 @@ export type ResolvedConfig = Config & {
   /** OpenClaw keys accepted but not used, one line each (`/gateway/mode: …`); see openclaw-keys.ts. */
   readonly ignored: readonly string[];
 };
-
-const checker = Compile(ConfigSchema);
 
 export const DEFAULT_TRANSFORMS_DIR = 'hooks/transforms';
 
@@ -69,12 +66,14 @@ function schemaKnows(segments: string[]): boolean {
   return true;
 }
 
+// Checked once per load or reload: typebox's interpreter (Value) costs less than compiling a
+// validator for the whole schema at every start (bench/RESULTS.md, "Measured trades").
 function schemaIssues(value: unknown): ConfigIssue[] {
-  if (checker.Check(value)) return [];
+  if (Value.Check(ConfigSchema, value)) return [];
   const issues: ConfigIssue[] = [];
   let providersFailed = false;
   const seen = new Set<string>();
-  for (const error of collapseLiteralUnions(checker.Errors(value))) {
+  for (const error of collapseLiteralUnions(Value.Errors(ConfigSchema, value))) {
     let issue: ConfigIssue;
     if (error.instancePath.startsWith('/models/providers/')) {
       providersFailed = true; // a union over `api`: its per-branch errors are noise, see providerIssues
