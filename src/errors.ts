@@ -34,6 +34,7 @@ export const ERROR_CATALOG = {
   TRANSFORM_UNAVAILABLE: { status: 503, expose: true },
   STORE_UNAVAILABLE: { status: 503, expose: true },
   SHUTTING_DOWN: { status: 503, expose: true },
+  SERVER_BUSY: { status: 503, expose: true },
   SOURCE_UNAVAILABLE: { status: 503, expose: true },
 } as const satisfies Record<string, { status: number; expose: boolean }>;
 

@@ -119,6 +119,13 @@ const HooksSchema = Type.Object(
     path: Type.String({ default: '/hooks', description: 'Path prefix of the endpoints; normalised, may not be `/`.' }),
     maxBodyBytes: Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024, default: 262144, description: 'Largest accepted body; larger gets 413.' }),
     bodyTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'A body not fully received within this time gets 408.' }),
+    bodyBudgetBytes: Type.Integer({
+      minimum: 1,
+      maximum: 1024 * 1024 * 1024,
+      default: 64 * 1024 * 1024,
+      description:
+        'Bytes of request bodies held in memory at once, across all hook requests (each counts its Content-Length, or its path\'s body limit when the length is not declared or the body is compressed) from before its body is read until its answer; a request past it gets 503 SERVER_BUSY with Retry-After: 1. Bounds the server\'s heap under bursts of large bodies (docs/performance.md).',
+    }),
     maxJsonDepth: Type.Integer({ minimum: 1, maximum: 10000, default: 64, description: 'Deepest nesting of arrays/objects accepted in a body; deeper gets 400.' }),
     idempotencyTtlHours: Type.Number({ exclusiveMinimum: 0, default: 24, description: 'How long an Idempotency-Key and its first response are kept.' }),
     throttle: ThrottleSchema,

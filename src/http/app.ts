@@ -10,6 +10,7 @@ import type { AuthThrottle } from '../auth/throttle.js';
 import { errorResponder } from './errors.js';
 import { declaredLengthGuard, jsonBodyReader } from './body.js';
 import { bodyLimitsFor } from './body-limits.js';
+import { BodyBudget, bodyBudgetGuard } from './body-budget.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
@@ -131,15 +132,19 @@ function hookName(ctx: Context): string {
   return (ctx.params['rest'] ?? '').replace(/^\/+|\/+$/g, '');
 }
 
-/** hooks.path/<name>'s guard and reader, with the limit of that name (see body-limits.ts). */
+/** hooks.path/<name>'s guard (length, then the body budget) and reader, with the limit of that name (see body-limits.ts). */
 function bodyMiddlewares(hooks: ResolvedConfig['hooks']): { body: Middleware; lengthGuard: Middleware } {
   const limitOf = bodyLimitsFor(hooks);
+  // One budget across every hook path: it bounds what the process holds, whichever path it came by.
+  const budget = new BodyBudget(hooks.bodyBudgetBytes);
   const byLimit = new Map<number, { body: Middleware; lengthGuard: Middleware }>();
   const forName = (name: string) => {
     const limit = limitOf(name);
     let pair = byLimit.get(limit);
     if (pair === undefined) {
-      pair = { body: jsonBodyReader({ ...hooks, maxBodyBytes: limit }), lengthGuard: declaredLengthGuard(limit) };
+      const lengthGuard = declaredLengthGuard(limit);
+      const budgetGuard = bodyBudgetGuard(budget, limit);
+      pair = { body: jsonBodyReader({ ...hooks, maxBodyBytes: limit }), lengthGuard: (ctx, next) => lengthGuard(ctx, () => budgetGuard(ctx, next)) };
       byLimit.set(limit, pair);
     }
     return pair;
