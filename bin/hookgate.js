@@ -8,9 +8,11 @@ import { readdirSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ensureSupportedNode } from './node-check.js';
+import { ensureServerHeapFlags } from './heap-flags.js';
 
 const root = new URL('../', import.meta.url);
 await ensureSupportedNode(root, fileURLToPath(import.meta.url));
+ensureServerHeapFlags(fileURLToPath(import.meta.url));
 
 // V8's code for every module this command loads, kept on disk between starts (Node's compile cache:
 // checked against each file's content, so a rebuilt dist/ is compiled afresh). It halves the CPU a
