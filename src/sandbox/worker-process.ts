@@ -9,6 +9,21 @@ const WORKER_ENTRY = fileURLToPath(new URL(`./worker${FROM_SOURCES ? '.ts' : '.j
 // From the sources, the worker's relative `.js` imports resolve to their `.ts` files through the hook.
 const SOURCE_HOOKS = FROM_SOURCES ? ['--import', new URL('../../bin/source-hooks.js', import.meta.url).href] : [];
 
+/**
+ * glibc's malloc raises its mmap threshold to the size of the largest block freed so far (up to
+ * 32 MiB); after that, the 64 KB–1 MB strings each call copies (the IPC message, isolated-vm's
+ * copies into and out of the isolate) come from the heap, which fragments and is not given back:
+ * a worker under 64 KB transform calls grew by ~55 MB, of which its V8 heaps were ~25 MB. A fixed
+ * threshold maps such blocks and unmaps them when freed (bench/RESULTS.md, "Measured trades": two
+ * workers −20 to −35 MB at their peak). A threshold set in the environment wins; other C
+ * libraries ignore the variable.
+ */
+const MMAP_THRESHOLD_BYTES = '65536';
+
+export function workerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD_BYTES, ...env };
+}
+
 export type Serialization = 'json' | 'advanced';
 type Request = Omit<LoadMessage, 'id'> | Omit<CallMessage, 'id'> | Omit<StatsMessage, 'id'>;
 
@@ -43,6 +58,7 @@ export class WorkerProcess {
     this.child = fork(WORKER_ENTRY, [], {
       execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...SOURCE_HOOKS],
       serialization,
+      env: workerEnv(process.env),
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     this.child.stderr?.on('data', (chunk: Buffer) => {

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { workerEnv } from '../../src/sandbox/worker-process.js';
 import { input, isAlive, startRunner } from './helpers.js';
 
 const message = (result: unknown): unknown => (result as { value?: { message?: unknown } }).value?.message;
@@ -84,6 +86,25 @@ describe('sandbox memory that follows use, not configuration', () => {
       await expect.poll(() => isAlive(pids[1]!), { timeout: 10_000 }).toBe(false);
       await expect(t.runner.run(echo, input({ n: 9 }))).resolves.toMatchObject({ value: { message: 'echo 9' } });
       expect(t.logs.some((l) => l['event'] === 'sandbox.idle-stop')).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('the sandbox workers’ malloc settings', () => {
+  it('fix glibc’s mmap threshold at 64 KiB unless the environment sets one', () => {
+    expect(workerEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', MALLOC_MMAP_THRESHOLD_: '65536' });
+    expect(workerEnv({ MALLOC_MMAP_THRESHOLD_: '1048576' })).toEqual({ MALLOC_MMAP_THRESHOLD_: '1048576' });
+  });
+
+  it.skipIf(process.platform !== 'linux')('reach a started worker process', async () => {
+    const t = startRunner({ limits: { workers: 1 } });
+    try {
+      await t.runner.load({ module: 'counter.js', export: 'first' });
+      const [stats] = await t.runner.workerStats();
+      const environ = readFileSync(`/proc/${stats!.pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain(`MALLOC_MMAP_THRESHOLD_=${process.env['MALLOC_MMAP_THRESHOLD_'] ?? '65536'}`);
     } finally {
       await t.close();
     }
