@@ -54,16 +54,26 @@ export function chargeOf(headers: Record<string, string | string[] | undefined>,
 
 /** Charges the request's body to the budget for the rest of the request, or answers 503 when it does not fit. */
 export function bodyBudgetGuard(budget: BodyBudget, maxBodyBytes: number): Middleware {
-  return async (ctx, next) => {
+  // Synchronous, as the other hook-path checks: it hands on next()'s promise (no async layer per request).
+  return (ctx, next) => {
     const bytes = chargeOf(ctx.req.headers, maxBodyBytes);
     if (!budget.tryTake(bytes)) {
       // The body is left unread: the connection closes after the answer.
       throw new HookError('SERVER_BUSY', 'too many request bodies in flight; retry shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS, closeConnection: true });
     }
+    let rest: Promise<unknown>;
     try {
-      await next();
-    } finally {
+      rest = next();
+    } catch (error) {
       budget.give(bytes);
+      throw error;
     }
+    return rest.then(
+      () => budget.give(bytes),
+      (error: unknown) => {
+        budget.give(bytes);
+        throw error;
+      },
+    );
   };
 }

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BodyBudget, chargeOf } from '../../src/http/body-budget.js';
+import type { Context } from 'koa';
+import { BodyBudget, bodyBudgetGuard, chargeOf } from '../../src/http/body-budget.js';
 import { openSocket, readResponse } from '../helpers/raw-http.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 
@@ -27,6 +28,21 @@ describe('BodyBudget', () => {
     expect(chargeOf({ 'transfer-encoding': 'chunked' }, 10_000)).toBe(10_000);
     expect(chargeOf({ 'content-length': '100', 'content-encoding': 'gzip' }, 10_000)).toBe(10_000);
     expect(chargeOf({ 'content-length': '100', 'content-encoding': 'identity' }, 10_000)).toBe(100);
+  });
+});
+
+describe('bodyBudgetGuard', () => {
+  const ctx = { req: { headers: { 'content-length': '700' } } } as unknown as Context;
+
+  it('gives the charge back when the rest of the request fails, as when it succeeds', async () => {
+    const budget = new BodyBudget(1000);
+    const guard = bodyBudgetGuard(budget, 1000);
+    await expect(guard(ctx, () => Promise.reject(new Error('downstream failed')))).rejects.toThrow('downstream failed');
+    expect(budget.heldBytes).toBe(0);
+    await guard(ctx, async () => {
+      expect(budget.heldBytes).toBe(700);
+    });
+    expect(budget.heldBytes).toBe(0);
   });
 });
 
