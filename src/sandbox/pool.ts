@@ -63,9 +63,9 @@ const STATS_DEADLINE_MS = 5000;
  * Up to `size` supervised sandbox workers. The first starts with the pool; another starts when a
  * call finds every running worker full with its module (below), and a worker beyond the first
  * stops after workerIdleMs without calls: an idle service holds one worker (~60 MB), a loaded one
- * all of them. A call for a module goes to the worker that has
- * the module loaded and the fewest requests in flight, if fewer than MODULE_PIPELINE_DEPTH of that
- * module's calls are there already; one module's slow calls never queue another module's calls
+ * all of them. A call for a module goes to the first worker that has
+ * the module loaded and fewer than MODULE_PIPELINE_DEPTH of that module's calls already (so a worker
+ * beyond the first takes calls only while the first is full, and goes idle after a burst); one module's slow calls never queue another module's calls
  * (each module runs in its own isolate, in turn). A call's host deadline covers the calls of its
  * module ahead of it in that worker. Calls that find every worker full with their module wait at
  * most timeoutMs, then answer `busy` (503).
@@ -300,13 +300,20 @@ export class SandboxPool {
     return loading;
   }
 
+  /**
+   * The first worker, in pool order, with room for another call of the module, one that has it
+   * loaded before one that would have to load it. Filling the first worker before the next (rather
+   * than spreading calls over all) lets a worker started by a burst go idle once the burst has
+   * passed, and stop after workerIdleMs: a steady load that one worker carries keeps one.
+   */
   private pick(key: string): WorkerProcess | undefined {
-    let best: WorkerProcess | undefined;
+    let unloaded: WorkerProcess | undefined;
     for (const w of this.workers) {
       if (w?.usable !== true || (w.calls.get(key) ?? 0) >= MODULE_PIPELINE_DEPTH) continue;
-      if (!best || rank(w, key) < rank(best, key)) best = w;
+      if (w.loaded.has(key)) return w;
+      unloaded ??= w;
     }
-    return best;
+    return unloaded;
   }
 
   private acquire(key: string): Promise<WorkerProcess | undefined> {
@@ -355,12 +362,6 @@ function release(worker: WorkerProcess, key: string): void {
   const left = (worker.calls.get(key) ?? 1) - 1;
   if (left > 0) worker.calls.set(key, left);
   else worker.calls.delete(key);
-}
-
-/** Lower is better: a worker that already holds the module, then the least loaded one. */
-function rank(worker: WorkerProcess, key: string): number {
-  // Claimed calls count at once, before their request is sent (that waits for the module to load).
-  return (worker.loaded.has(key) ? 0 : 1000) + (worker.calls.get(key) ?? 0) + worker.inFlight;
 }
 
 function lost(reason: FailureReason, error: string): CallReply {

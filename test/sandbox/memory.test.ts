@@ -68,6 +68,26 @@ describe('sandbox memory that follows use, not configuration', () => {
     }
   });
 
+  it('after a burst, calls that the first worker has room for all go to it, so the second goes idle and stops', async () => {
+    let clock = 0;
+    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now: () => clock, idleCheckMs: 5 });
+    try {
+      const echo = await t.runner.load({ module: 'echo.js' });
+      await Promise.all(Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n }))));
+      const pids = t.runner.workerPids();
+      expect(pids).toHaveLength(2);
+      // A steady load of two calls at a time: spread over both workers it would keep the second busy.
+      for (let minute = 0; minute < 7; minute++) {
+        clock += 10_000;
+        const pair = await Promise.all([t.runner.run(echo, input({ n: 1 })), t.runner.run(echo, input({ n: 2 }))]);
+        expect(pair.map(message)).toEqual(['echo 1', 'echo 2']);
+      }
+      await expect.poll(() => t.runner.workerPids(), { timeout: 10_000 }).toEqual([pids[0]]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a worker beyond the first stops after workerIdleSeconds without calls; the first stays', async () => {
     let clock = 0;
     const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now: () => clock, idleCheckMs: 5 });
