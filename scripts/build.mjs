@@ -57,6 +57,11 @@ const built = await build({
   // read; minifySyntax saved no measurable memory more, and keepNames wraps every named closure in
   // a defineProperty call, also the ones made per request (bench/RESULTS.md, "Measured trades").
   minifyWhitespace: true,
+  // Source maps beside the files, without the sources' text: Node reads them only when asked
+  // (--enable-source-maps, for stack traces with src/ lines), and `npm run bench -- --profile`
+  // attributes the bundle's samples to src/ folders and packages through them.
+  sourcemap: 'linked',
+  sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
 });
@@ -64,7 +69,7 @@ const built = await build({
 // Chunks of earlier builds (their names change with their content) would otherwise pile up.
 const outputs = new Set(Object.keys(built.metafile.outputs).map((path) => basename(path)));
 for (const file of readdirSync('dist')) {
-  if (/^chunk-[A-Z0-9]+\.js$/.test(file) && !outputs.has(file)) rmSync(join('dist', file));
+  if (/^chunk-[A-Z0-9]+\.js(\.map)?$/.test(file) && !outputs.has(file)) rmSync(join('dist', file));
 }
 
 // The operator console's front end (src/console/ui) → dist/console/app.js and app.css.

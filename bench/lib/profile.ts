@@ -2,12 +2,13 @@
  * Reads a V8 .cpuprofile (written by `node --cpu-prof`) and ranks functions by self time: the time
  * samples spent in the function itself, not in what it called.
  */
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, relative, resolve } from 'node:path';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
 }
 
 interface CpuProfile {
@@ -46,8 +47,10 @@ export function summariseProfile(path: string, root: string, window: [number, nu
     const frame = byId.get(id)?.callFrame;
     if (frame === undefined) return;
     total += us;
-    const where = location(frame.url, root);
-    const key = `${shorten(frame.functionName || '(anonymous)')} ${where}${frame.lineNumber > 0 ? `:${frame.lineNumber + 1}` : ''}`;
+    const original = originalLocation(frame, root);
+    const where = original?.path ?? location(frame.url, root);
+    const line = original?.line ?? frame.lineNumber + 1;
+    const key = `${shorten(frame.functionName || '(anonymous)')} ${where}${line > 1 ? `:${line}` : ''}`;
     fn.set(key, (fn.get(key) ?? 0) + us);
     const group = areaOf(frame.functionName, where);
     area.set(group, (area.get(group) ?? 0) + us);
@@ -63,6 +66,26 @@ export function summariseProfile(path: string, root: string, window: [number, nu
 /** Regular expressions show up under their whole source; the first 60 characters name them well enough. */
 function shorten(name: string): string {
   return name.length > 70 ? `${name.slice(0, 60)}…` : name;
+}
+
+/**
+ * dist/ is a bundle (scripts/build.mjs: the packages `serve` always loads are compiled in, and chunks
+ * carry no meaningful names): a frame in it is attributed through the file's source map to the
+ * source it came from, `src/http/body.ts` or `node_modules/koa/lib/application.js`.
+ */
+const sourceMaps = new Map<string, SourceMap | undefined>();
+
+function originalLocation(frame: ProfileNode['callFrame'], root: string): { path: string; line: number } | undefined {
+  if (!frame.url.startsWith('file://')) return undefined;
+  const file = new URL(frame.url).pathname;
+  if (!sourceMaps.has(file)) {
+    const mapFile = `${file}.map`;
+    sourceMaps.set(file, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : undefined);
+  }
+  const entry = sourceMaps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (entry === undefined || !('originalSource' in entry) || entry.originalSource === undefined) return undefined;
+  const source = entry.originalSource.startsWith('file://') ? new URL(entry.originalSource).pathname : resolve(dirname(file), entry.originalSource);
+  return { path: relative(root, source), line: entry.originalLine + 1 };
 }
 
 function location(url: string, root: string): string {
