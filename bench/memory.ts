@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { createChildRegistry, descendants } from './lib/processes.js';
 import { startHookgate } from './lib/servers.js';
 import { allRows } from './lib/plan.js';
-import { measure } from './lib/load.js';
+import { measureTogether } from './lib/load.js';
 import { rssTrend } from './lib/soak.js';
 import type { ConfigKind } from './lib/configs.js';
 
@@ -101,26 +101,13 @@ try {
         console.log(`${`${at} s`.padEnd(10)} tree ${((now.server + now.workers) / MB).toFixed(0)} MB: server ${(now.server / MB).toFixed(0)}, workers ${(now.workers / MB).toFixed(0)} (peak ${(peak.tree / MB).toFixed(0)})`);
       }
     }, 250);
-    const cpuBefore = server.cpuMs();
-    const samples = await Promise.all(
-      rows.map((row) =>
-        measure(server.url, {
-          path: row.path,
-          body: row.body,
-          headers: row.headers,
-          durationSeconds: seconds,
-          connections,
-          ...(rate > 0 ? { overallRate: rate / rows.length } : {}),
-        }),
-      ),
-    );
+    const { samples, cpuUsPerRequest } = await measureTogether(server, rows, { durationSeconds: seconds, connections, totalRate: rate });
     clearInterval(sampler);
-    const responses = samples.reduce((sum, s) => sum + s.responses, 0);
     show(server.pid, 'after load');
     console.log(
       `peak of the tree ${(peak.tree / MB).toFixed(0)} MB (server alone ${(peak.server / MB).toFixed(0)}, workers together ${(peak.workers / MB).toFixed(0)}); ` +
         `req/s ${samples.map((s) => s.rps.toFixed(0)).join(', ')}; p99 ${samples.map((s) => s.p99).join(', ')} ms; ` +
-        `CPU ${(((server.cpuMs() - cpuBefore) * 1000) / responses).toFixed(0)} µs per request; failures ${samples.map((s) => s.failures).join(', ')}`,
+        `CPU ${cpuUsPerRequest.toFixed(0)} µs per request; failures ${samples.map((s) => s.failures).join(', ')}`,
     );
     if (trace.length >= 4) console.log(`RSS slope over the second half: ${rssTrend(trace).toFixed(1)} MB/min`);
   }

@@ -56,3 +56,29 @@ export async function measure(baseUrl: string, load: Load, cpuMs?: () => number)
       .join(' '),
   };
 }
+
+/** A row's request as {@link measureTogether} sends it. */
+export interface RowRequest {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Drives several rows against one server at the same time, `totalRate` shared evenly between them
+ * (absent or 0: each as fast as the server answers), and reads the server tree's CPU clock around
+ * all of them: the CPU per response is over every row's responses together (the soak, bench/memory.ts).
+ */
+export async function measureTogether(
+  server: { url: string; cpuMs: () => number },
+  rows: readonly RowRequest[],
+  load: { durationSeconds: number; connections: number; totalRate?: number },
+): Promise<{ samples: Sample[]; cpuUsPerRequest: number }> {
+  const cpuBefore = server.cpuMs();
+  const perRow = load.totalRate === undefined || load.totalRate <= 0 ? {} : { overallRate: load.totalRate / rows.length };
+  const samples = await Promise.all(
+    rows.map((row) => measure(server.url, { path: row.path, body: row.body, headers: row.headers, durationSeconds: load.durationSeconds, connections: load.connections, ...perRow })),
+  );
+  const responses = samples.reduce((sum, sample) => sum + sample.responses, 0);
+  return { samples, cpuUsPerRequest: ((server.cpuMs() - cpuBefore) * 1000) / Math.max(1, responses) };
+}

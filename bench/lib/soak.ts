@@ -5,7 +5,7 @@
  * second): what matters here is whether memory settles or keeps climbing, which a 2 s row cannot show.
  */
 import type { ChildRegistry } from './processes.js';
-import { measure, type Sample } from './load.js';
+import { measureTogether, type Sample } from './load.js';
 import { allRows, type Row } from './plan.js';
 import { startHookgate } from './servers.js';
 import { max } from './stats.js';
@@ -54,23 +54,9 @@ export async function soak(children: ChildRegistry, options: SoakOptions): Promi
         options.log(`  soak ${seconds} s: RSS ${(now / MB).toFixed(0)} MB (peak ${(peak / MB).toFixed(0)} MB)`);
       }
     }, 1000);
-    const cpuBefore = server.cpuMs();
-    const samples = await Promise.all(
-      rows.map((row) =>
-        measure(server.url, {
-          path: row.path,
-          body: row.body,
-          headers: row.headers,
-          durationSeconds: options.minutes * 60,
-          connections: 8,
-          overallRate: options.rate / rows.length,
-        }),
-      ),
-    );
-    const cpuMs = server.cpuMs() - cpuBefore;
+    const { samples, cpuUsPerRequest } = await measureTogether(server, rows, { durationSeconds: options.minutes * 60, connections: 8, totalRate: options.rate });
     clearInterval(everySecond);
     rss.push([Math.round((performance.now() - started) / 1000), server.rss()]);
-    const responses = samples.reduce((sum, s) => sum + s.responses, 0);
     return {
       minutes: options.minutes,
       rate: options.rate,
@@ -78,7 +64,7 @@ export async function soak(children: ChildRegistry, options: SoakOptions): Promi
       rss,
       peakRss: max([peak, ...rss.map(([, bytes]) => bytes)]),
       idleRss,
-      cpuUsPerRequest: (cpuMs * 1000) / responses,
+      cpuUsPerRequest,
     };
   } finally {
     await server.stop();

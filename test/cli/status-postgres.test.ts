@@ -6,7 +6,7 @@ import { runCli } from '../../src/cli.js';
 import { silentLogger } from '../../src/log.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import { agentAcceptance, wakeAcceptance } from '../store/postgres/fixtures.js';
+import { agentAcceptance, wakeAcceptance } from '../store/acceptances.js';
 
 describe('hookgate status on a PostgreSQL store', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from 'koa';
 import { BodyBudget, bodyBudgetGuard, chargeOf } from '../../src/http/body-budget.js';
 import { openSocket, readResponse } from '../helpers/raw-http.js';
+import { until } from '../helpers/wait.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 
 describe('BodyBudget', () => {
@@ -70,11 +71,11 @@ describe('hooks.bodyBudgetBytes over HTTP', () => {
     const held = await holdBody('x'.repeat(2000));
     // The held request is charged once its head is read; wait until a second body no longer fits.
     let refused: Awaited<ReturnType<typeof post>> | undefined;
-    for (let attempt = 0; attempt < 200 && refused === undefined; attempt++) {
-      const reply = await post(`${svc.hooksUrl}/wake`, { text: 'y'.repeat(1500) });
+    await until(async () => {
+      const reply = await post(`${svc!.hooksUrl}/wake`, { text: 'y'.repeat(1500) });
       if (reply.status === 503) refused = reply;
-      else await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+      return refused !== undefined;
+    });
     expect(refused?.body).toEqual({ ok: false, error: 'too many request bodies in flight; retry shortly', code: 'SERVER_BUSY' });
     expect(refused?.headers.get('retry-after')).toBe('1');
     // A body that fits beside the held one is still taken.

@@ -5,7 +5,7 @@ import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/
 import { createManualClock } from '../helpers/manual-clock.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
-import { agentAcceptance } from '../store/postgres/fixtures.js';
+import { agentAcceptance } from '../store/acceptances.js';
 import { fakeProvider, makeDefaults } from './helpers.js';
 
 /**

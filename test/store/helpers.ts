@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { AcceptedResponse, AgentAction, WakeAction } from '../../src/actions/types.js';
 import { createLogger } from '../../src/log.js';
-import type { Acceptance, IngressStore } from '../../src/store/port.js';
+import type { IngressStore } from '../../src/store/port.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { createSqliteIngress, type SqliteIngressOptions } from '../../src/store/sqlite/ingress.js';
 import { writerFaults, type WriterFaults } from './support/writer-faults.js';
@@ -65,43 +63,4 @@ export function storeFixture(options: Partial<SqliteIngressOptions> = {}): Store
   };
 }
 
-export function wake(text: string): WakeAction {
-  return { kind: 'wake', text, mode: 'next-heartbeat', origin: { hook: 'wake' } };
-}
-
-export function agent(message: string): AgentAction {
-  const runId = randomUUID();
-  return {
-    kind: 'agent',
-    runId,
-    message,
-    name: 'Test',
-    sessionKey: `hook:${runId}`,
-    wakeMode: 'next-heartbeat',
-    deliver: false,
-    channel: 'last',
-    origin: { hook: 'agent' },
-  };
-}
-
-/** A wake request as the handlers build it, with an optional idempotency key and fingerprint. */
-export function wakeAcceptance(text: string, key?: string, fingerprint = `fp:${text}`): Acceptance {
-  const response: AcceptedResponse = { status: 200, body: { ok: true, mode: 'next-heartbeat' } };
-  return { actions: [wake(text)], response, ...(key === undefined ? {} : { idempotency: { key, fingerprint } }) };
-}
-
-export function agentAcceptance(message: string, key?: string): Acceptance {
-  const action = agent(message);
-  const response: AcceptedResponse = { status: 202, body: { ok: true, runId: action.runId } };
-  return { actions: [action], response, ...(key === undefined ? {} : { idempotency: { key, fingerprint: `fp:${message}` } }) };
-}
-
-/** The rejection of a promise (fails the test if it resolves). */
-export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+export { agent, agentAcceptance, rejectionOf, wake, wakeAcceptance } from './acceptances.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/store.js';
 import { silentLogger } from '../../../src/log.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
-import { agentAcceptance } from './fixtures.js';
+import { agentAcceptance } from '../acceptances.js';
 
 describe('the PostgreSQL store: run outcomes, retries, pages, Gmail bookkeeping', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;

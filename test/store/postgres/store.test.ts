@@ -3,7 +3,7 @@ import { openPostgresStore, type PostgresStore } from '../../../src/store/postgr
 import { silentLogger } from '../../../src/log.js';
 import { HookError } from '../../../src/errors.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
-import { agentAcceptance, rejectionOf, wakeAcceptance } from './fixtures.js';
+import { agentAcceptance, rejectionOf, wakeAcceptance } from '../acceptances.js';
 
 /** Two store objects on one database stand for two instances of the service. */
 describe('the PostgreSQL store shared by several instances', () => {

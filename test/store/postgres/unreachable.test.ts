@@ -5,7 +5,7 @@ import { silentLogger } from '../../../src/log.js';
 import type { HookError } from '../../../src/errors.js';
 import { createTestDatabase, postgresUrl } from '../../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
-import { rejectionOf, wakeAcceptance } from './fixtures.js';
+import { rejectionOf, wakeAcceptance } from '../acceptances.js';
 
 describe('the PostgreSQL store when the database becomes unreachable', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
