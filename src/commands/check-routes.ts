@@ -2,7 +2,7 @@ import { createModelPolicy, primaryModel, type ModelPolicy } from '../actions/mo
 import { normalizeChannelName } from '../channels/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { HookError } from '../errors.js';
-import { collectMappingSources, type MappingSource } from '../mapping/sources.js';
+import { collectMappingSources, type MappingSource } from '../mapping/mapping-records.js';
 import { splitModelRef } from '../runtime/provider-call.js';
 import { FALLBACK_CHANNEL } from '../runtime/routing.js';
 import { PRESETS } from '../../presets/index.js';

@@ -2,7 +2,7 @@ import { readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/load.js';
 import { silentLogger } from '../log.js';
-import { collectMappingSources } from '../mapping/sources.js';
+import { collectMappingSources } from '../mapping/mapping-records.js';
 import { bundleModule } from '../sandbox/bundle.js';
 import { resolveModule } from '../sandbox/resolve.js';
 import { createTransformRunner, releaseBundler } from '../sandbox/index.js';

@@ -5,7 +5,7 @@ import type { AuthThrottle } from '../auth/throttle.js';
 import { createClientAddressResolver, createTrustedPeerCheck } from '../http/client-address.js';
 import type { MappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
-import { collectMappingSources } from '../mapping/sources.js';
+import { collectMappingSources } from '../mapping/mapping-records.js';
 import { PRESETS } from '../../presets/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Store } from '../store/port.js';

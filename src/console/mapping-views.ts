@@ -1,4 +1,4 @@
-import type { MappingSource } from '../mapping/sources.js';
+import type { MappingSource } from '../mapping/mapping-records.js';
 import { TEMPLATED_FIELDS, FIELD_POINTERS } from '../mapping/compiled.js';
 import type { RequestLog } from './request-log.js';
 

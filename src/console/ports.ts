@@ -1,6 +1,6 @@
 import type { EventView, HeartbeatView, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
 import type { HookRequest } from '../mapping/engine.js';
-import type { MappingSource } from '../mapping/sources.js';
+import type { MappingSource } from '../mapping/mapping-records.js';
 import type { RequestLog } from './request-log.js';
 
 /** What the console reads and does, given by the composition root (src/service.ts); no SQL here. */

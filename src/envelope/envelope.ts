@@ -1,7 +1,7 @@
 import { createRandomIdSource } from './random-id.js';
 import { applyFindings, findInFolded, sanitizeUntrusted } from './sanitize.js';
 import { matchingView } from './matching-view.js';
-import { identityMap } from './source-map.js';
+import { identityMap } from './folded-text.js';
 import { detectInFolded } from './suspicious.js';
 
 export type UntrustedSource = 'Email' | 'Webhook';

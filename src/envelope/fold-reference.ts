@@ -1,5 +1,5 @@
 import { foldAscii, foldCodePoint } from './fold-code-point.js';
-import { arrayMap, type FoldedText } from './source-map.js';
+import { arrayMap, type FoldedText } from './folded-text.js';
 
 /*
  * The reference folding: code point by code point, with a source range for every folded unit. It is

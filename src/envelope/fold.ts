@@ -1,5 +1,5 @@
 import { foldAscii, foldCodePoint } from './fold-code-point.js';
-import { identityMap, SegmentMap, type FoldedText } from './source-map.js';
+import { identityMap, SegmentMap, type FoldedText } from './folded-text.js';
 
 // Declared beside SourceMap so the reference folding can produce it without importing this file.
 export type { FoldedText };

@@ -1,7 +1,7 @@
 import { NO_STAND_IN, standInTable } from './char-classes.js';
 import { foldCodePoint } from './fold-code-point.js';
 import { COMPUTE, foldText, isPlainAscii, oneUnitFolding } from './fold.js';
-import { identityMap, SegmentMap, type FoldedText } from './source-map.js';
+import { identityMap, SegmentMap, type FoldedText } from './folded-text.js';
 
 /*
  * What the sanitiser and the detector match on: the folded view, with each non-ASCII unit replaced

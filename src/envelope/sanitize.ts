@@ -1,8 +1,8 @@
 import { foldText, type FoldedText } from './fold.js';
 import { matchingView } from './matching-view.js';
-import type { Span } from './source-map.js';
+import type { Span } from './folded-text.js';
 
-export type { Span } from './source-map.js';
+export type { Span } from './folded-text.js';
 
 /** Replaces anything that imitates an envelope marker. */
 export const MARKER_PLACEHOLDER = '[[MARKER_SANITIZED]]';

@@ -20,7 +20,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { ReloadState } from '../config/reload-state.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
 import type { ConsoleParts } from '../console/create.js';
-import { recordRequests } from '../console/record.js';
+import { recordRequests } from '../console/request-recorder.js';
 import { misdirectedPushGuard } from '../sources/gmail/misdirected.js';
 import type { PushRoute } from '../sources/gmail/push.js';
 

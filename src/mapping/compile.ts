@@ -5,7 +5,7 @@ import { normalizeChannelName } from '../channels/index.js';
 import type { MappingConfig } from '../config/mapping-schema.js';
 import { isForbiddenKey } from './context.js';
 import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
-import type { MappingSource } from './sources.js';
+import type { MappingSource } from './mapping-records.js';
 import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from './template.js';
 import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
 

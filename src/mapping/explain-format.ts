@@ -1,6 +1,6 @@
 import type { AdmittedAction } from '../actions/types.js';
 import type { Explanation } from './engine.js';
-import type { ItemTrace } from './run.js';
+import type { ItemTrace } from './apply-mapping.js';
 
 /** The exact text the agent (or the main session, for wake) will read: enveloped unless the mapping opted out. */
 export function promptOf(action: AdmittedAction): string {

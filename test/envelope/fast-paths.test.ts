@@ -5,7 +5,7 @@ import { foldCodePoint } from '../../src/envelope/fold-code-point.js';
 import { foldTextReference } from '../../src/envelope/fold-reference.js';
 import { foldText } from '../../src/envelope/fold.js';
 import { CONTROL_TOKENS, MARKER_PLACEHOLDER, findControlTokenSpans, findInFolded, sanitizeUntrusted } from '../../src/envelope/sanitize.js';
-import { identityMap } from '../../src/envelope/source-map.js';
+import { identityMap } from '../../src/envelope/folded-text.js';
 import { INVISIBLE_TEXT } from '../../src/envelope/suspicious.js';
 import { controlTokenLike, hostileContent, markerLike } from './arbitraries.js';
 
