@@ -7,7 +7,7 @@ import { parseConfigText, type ResolvedConfig } from '../../src/config/load.js';
 import { createActionBuilder } from '../../src/actions/build.js';
 import { createModelPolicy } from '../../src/actions/models.js';
 import { createMappingEngine, type MappingEngine } from '../../src/mapping/engine.js';
-import { parseModelRef } from '../../src/providers/model-ref.js';
+import { splitModelRef } from '../../src/runtime/provider-call.js';
 import { silentLogger } from '../../src/log.js';
 import { createTransformRunner, type SandboxTransformRunner } from '../../src/sandbox/index.js';
 import { actionsOf, request } from './support.js';
@@ -71,7 +71,7 @@ function modelProblems(config: ResolvedConfig): string[] {
   const aliases = new Set(modelEntries(config.agents.defaults.models).flatMap((entry) => (entry.alias === undefined ? [] : [entry.alias])));
   return config.hooks.mappings.flatMap((mapping) => {
     const model = mapping.model;
-    if (model === undefined || model.includes('{{') || aliases.has(model) || parseModelRef(model) !== undefined) return [];
+    if (model === undefined || model.includes('{{') || aliases.has(model) || splitModelRef(model) !== undefined) return [];
     return [`mapping ${mapping.id ?? JSON.stringify(mapping.match)}: model "${model}" is neither provider/model nor an alias defined here`];
   });
 }

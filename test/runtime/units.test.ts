@@ -91,7 +91,8 @@ describe('fitBudget', () => {
 
 describe('splitModelRef', () => {
   it('splits at the first slash and refuses a missing side', () => {
-    expect(splitModelRef('openai/gpt-4o/mini')).toEqual({ providerId: 'openai', model: 'gpt-4o/mini' });
+    expect(splitModelRef('echo/echo')).toEqual({ providerId: 'echo', model: 'echo' });
+    expect(splitModelRef('openrouter/meta-llama/llama-3-8b')).toEqual({ providerId: 'openrouter', model: 'meta-llama/llama-3-8b' });
     expect([splitModelRef('gpt'), splitModelRef('/x'), splitModelRef('x/')]).toEqual([undefined, undefined, undefined]);
   });
 });
