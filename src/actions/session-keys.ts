@@ -1,6 +1,8 @@
 import { HookError } from '../errors.js';
-import { MAIN_SESSION_KEY } from '../runtime/main-session.js';
 import { newTimeOrderedId } from './ids.js';
+
+/** The main session's key: its transcript is the owner's conversation, which no hook may reach. */
+export const MAIN_SESSION_KEY = 'main';
 
 /** Who chose a session key: the /agent caller, or a mapping (template, transform, sessionMode). */
 export type SessionKeyOrigin = 'request' | 'mapping';

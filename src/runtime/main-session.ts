@@ -1,10 +1,9 @@
+import { MAIN_SESSION_KEY } from '../actions/session-keys.js';
 import type { PendingEvent } from '../store/port.js';
 import { ACK_SKIP_REASON, HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
 import { heartbeatPrompt, type PromptLine } from './heartbeat-prompt.js';
 import { callModel } from './provider-call.js';
 import { deliverReply, type TurnDeps } from './routing.js';
-
-export const MAIN_SESSION_KEY = 'main';
 
 /** What the main session's model is told once per heartbeat, before its history. */
 export const HEARTBEAT_INSTRUCTIONS =

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendExchange } from '../../src/store/sqlite/state-queries.js';
-import { MAIN_SESSION_KEY } from '../../src/runtime/main-session.js';
+import { MAIN_SESSION_KEY } from '../../src/actions/session-keys.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { createConfiguredActionBuilder } from '../../src/actions/build.js';
 import { createMappingEngine } from '../../src/mapping/engine.js';
