@@ -90,7 +90,12 @@ describe('sandbox memory that follows use, not configuration', () => {
 
   it('a worker beyond the first stops after workerIdleSeconds without calls; the first stays', async () => {
     let clock = 0;
-    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now: () => clock, idleCheckMs: 5 });
+    let clockReads = 0;
+    const now = (): number => {
+      clockReads += 1;
+      return clock;
+    };
+    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now, idleCheckMs: 5 });
     try {
       const echo = await t.runner.load({ module: 'echo.js' });
       const results = await Promise.all(Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n }))));
@@ -98,8 +103,10 @@ describe('sandbox memory that follows use, not configuration', () => {
       const pids = t.runner.workerPids();
       expect(pids).toHaveLength(2);
       clock += 59_000;
-      // The idle check runs every 5 ms: a stop before 60 s would show within a few of them.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // With no calls, only the idle check reads the clock, and it decides synchronously: two more
+      // reads are two checks that saw 59 s of idleness.
+      const readsBefore = clockReads;
+      await expect.poll(() => clockReads, { timeout: 10_000 }).toBeGreaterThanOrEqual(readsBefore + 2);
       expect(t.runner.workerPids()).toEqual(pids);
       clock += 1_000;
       await expect.poll(() => t.runner.workerPids(), { timeout: 10_000 }).toEqual([pids[0]]);

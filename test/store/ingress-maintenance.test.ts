@@ -5,10 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { createSqliteIngress } from '../../src/store/sqlite/ingress.js';
+import { until } from '../helpers/wait.js';
 
 describe('idempotency key maintenance', () => {
   const dirs: string[] = [];
-  afterEach(() => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -32,13 +35,13 @@ describe('idempotency key maintenance', () => {
       maintenanceIntervalMs: 5,
       warmUp: true,
     });
-    const deadline = Date.now() + 5000;
-    while ((db.prepare('SELECT count(*) AS n FROM idempotency').get() as { n: number }).n > 10 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    cleanups.push(async () => {
+      await store.close();
+      db.close();
+    });
+    const count = db.prepare('SELECT count(*) AS n FROM idempotency');
+    await until(() => (count.get() as { n: number }).n <= 10);
     const keys = (db.prepare('SELECT key FROM idempotency ORDER BY key').all() as Array<{ key: string }>).map((row) => row.key);
     expect(keys).toEqual(Array.from({ length: 10 }, (_, index) => `new-${index}`).sort());
-    await store.close();
-    db.close();
   });
 });
