@@ -22,7 +22,7 @@ import { createConsole } from './console/create.js';
 import { createReloader } from './config/reloader.js';
 import { writeReloadState, type ReloadState } from './config/reload-state.js';
 import type { GmailSource, GmailSourceSeams } from './sources/gmail/index.js';
-import { StartedParts } from './started-parts.js';
+import { StartedParts, stopAll } from './started-parts.js';
 
 export interface Service {
   readonly url: string;
@@ -34,7 +34,11 @@ export interface Service {
   reload(): Promise<boolean>;
   /** Whether the last reload failed, when, and why; the same as /readyz's `config` and `hookgate status`. */
   reloadState(): ReloadState;
-  /** Stops accepting, finishes in-flight requests, stops the runtime, closes the store. */
+  /**
+   * Stops accepting, finishes in-flight requests, stops the runtime, closes the store. Every part
+   * is stopped even when one fails; then it rejects with an AggregateError naming the failed parts.
+   * A second call returns the first call's outcome.
+   */
   close(): Promise<void>;
 }
 
@@ -87,6 +91,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics);
   started.add('mapping engine', () => mappings.close());
   let closing = false;
+  let closed: Promise<void> | undefined;
   const outbound = { fetch: globalThis.fetch, logger };
   const leaseMs = config.storage.leaseSeconds * 1000;
   const runtime = createRuntime({
@@ -185,18 +190,20 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     metrics,
     reload,
     reloadState: () => reloader.state(),
-    async close() {
-      if (closing) return;
+    close() {
       closing = true;
-      stopWatching();
-      await gmail?.close(); // first: nothing new is pulled while in-flight requests finish
-      await reloader.close();
-      await listening.close(config.gateway.shutdownGraceMs);
-      await store.close(); // the ingress: what was accepted is committed, nothing new is
-      await runtime.stop();
-      await stored.close();
-      await mappings.close();
-      logger.info({ event: 'server.stopped' }, 'hookgate stopped');
+      // Every part is stopped even when one fails; a second call shares the first one's outcome.
+      closed ??= stopAll([
+        { name: 'config watcher', stop: stopWatching },
+        { name: 'gmail source', stop: () => gmail?.close() }, // first: nothing new is pulled while in-flight requests finish
+        { name: 'config reloader', stop: () => reloader.close() },
+        { name: 'listening socket', stop: () => listening.close(config.gateway.shutdownGraceMs) },
+        { name: 'ingress', stop: () => store.close() }, // what was accepted is committed, nothing new is
+        { name: 'runtime', stop: () => runtime.stop() },
+        { name: 'store', stop: () => stored.close() },
+        { name: 'mapping engine', stop: () => mappings.close() },
+      ]).then(() => logger.info({ event: 'server.stopped' }, 'hookgate stopped'));
+      return closed;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,23 +8,10 @@ import type { ResolvedConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { startService } from '../../src/service.js';
+import { openFilesIn } from '../helpers/open-files.js';
 import { sandboxWorkerPids } from '../helpers/sandbox-pids.js';
 
 const TRANSFORMS = fileURLToPath(new URL('../fixtures/transforms/root', import.meta.url));
-
-/** Descriptors this process holds on files in dir: the database, its WAL and shared memory. */
-function openFilesIn(dir: string): string[] {
-  const held: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`);
-      if (target.startsWith(dir)) held.push(target);
-    } catch {
-      // Closed between the listing and the read (the listing's own descriptor, for one).
-    }
-  }
-  return held;
-}
 
 describe('startService after a later step throws', () => {
   let dir = '';
@@ -54,6 +41,15 @@ describe('startService after a later step throws', () => {
     }
     expect(openFilesIn(dir)).toEqual([]);
     expect(sandboxWorkerPids()).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux')('a close() called while another is under way returns once everything is closed', async () => {
+    const service = await startService({ config: config((resolved) => resolved), logger: silentLogger(), port: 0 });
+    const first = service.close();
+    await service.close();
+    expect(openFilesIn(dir)).toEqual([]);
+    expect(sandboxWorkerPids()).toEqual([]);
+    await first;
   });
 
   it.runIf(process.platform === 'linux')('closes the store (database and writer thread) and stops the sandbox workers when the channels cannot be built', async () => {
