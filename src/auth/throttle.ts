@@ -8,7 +8,9 @@
  *  - a success clears the failures of an address that was never blocked (a typo), but not the history
  *    of one that was: another client behind the same address cannot reset a guesser's backoff;
  *  - the history is forgotten after `maxBlockSeconds` without a failure.
- * The table is bounded, so a flood of addresses cannot grow memory without limit (the oldest go first).
+ * The table is bounded, so a flood of addresses cannot grow memory without limit. When it is full,
+ * the least recently used address goes first (a request or a failure uses it): a blocked guesser
+ * that keeps knocking stays blocked however many new addresses arrive.
  */
 export interface AuthThrottle {
   /** Seconds to wait when the client is blocked, else undefined. */
@@ -46,16 +48,18 @@ export function createAuthThrottle(options: ThrottleOptions): AuthThrottle {
   const maxClients = options.maxClients ?? 10_000;
   const entries = new Map<string, Entry>();
 
-  /** The live entry of a client; a forgotten one (quiet long enough, not blocked) is dropped. */
+  /**
+   * The live entry of a client, moved to the end of the table's order (the most recently used);
+   * a forgotten one (quiet long enough, not blocked) is dropped.
+   */
   function current(client: string, at: number): Entry | undefined {
     const entry = entries.get(client);
     if (entry === undefined) return undefined;
+    entries.delete(client);
     const quietFor = at - Math.max(entry.lastFailureAt, entry.blockedUntil);
     const forgetAfter = entry.blockMs === 0 ? windowMs : maxBlockMs;
-    if (at >= entry.blockedUntil && quietFor >= forgetAfter) {
-      entries.delete(client);
-      return undefined;
-    }
+    if (at >= entry.blockedUntil && quietFor >= forgetAfter) return undefined;
+    entries.set(client, entry);
     return entry;
   }
 
@@ -66,8 +70,8 @@ export function createAuthThrottle(options: ThrottleOptions): AuthThrottle {
 
   function add(client: string, at: number): Entry {
     if (entries.size >= maxClients) {
-      const oldest = entries.keys().next();
-      if (oldest.done !== true) entries.delete(oldest.value);
+      const leastRecentlyUsed = entries.keys().next();
+      if (leastRecentlyUsed.done !== true) entries.delete(leastRecentlyUsed.value);
     }
     const entry: Entry = { failures: 0, windowStart: at, lastFailureAt: at, blockMs: 0, blockedUntil: 0 };
     entries.set(client, entry);

@@ -54,6 +54,18 @@ describe('the failed-auth throttle', () => {
     expect(throttle.blockedFor('guesser')).toBe(120);
   });
 
+  it('when the table is full, drops the least recently used address, not the first one added', () => {
+    const clock = clockAt();
+    const throttle = createAuthThrottle({ maxFailures: 1, windowSeconds: 60, maxClients: 3, now: clock.now });
+    fail(throttle, 'a', 1);
+    fail(throttle, 'b', 1);
+    fail(throttle, 'c', 1);
+    clock.advance(1_000);
+    expect(throttle.blockedFor('a')).toBe(59); // a request from a: it is the most recently used now
+    fail(throttle, 'd', 1);
+    expect(['a', 'b', 'c', 'd'].map((client) => throttle.blockedFor(client))).toEqual([59, undefined, 59, 60]);
+  });
+
   it('forgets an address after maxBlockSeconds without a failure', () => {
     const clock = clockAt();
     const throttle = createAuthThrottle({ maxFailures: 2, windowSeconds: 60, maxBlockSeconds: 300, now: clock.now });
