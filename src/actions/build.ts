@@ -7,6 +7,7 @@ import { newTimeOrderedId } from './ids.js';
 import { ANY_RECIPIENT, createRecipientPolicy, defaultLastChannel, type AllowToConfig, type RecipientPolicy } from '../channels/recipients.js';
 import type { Config } from '../config/schema.js';
 import { createSessionKeyPolicy, type SessionKeyPolicy } from './session-keys.js';
+import { agentIdProblem } from './agent-id.js';
 
 /** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
 export interface AgentFields {
@@ -144,11 +145,8 @@ export function unknownChannelMessage(input: string): string {
 }
 
 function checkAgentId(agentId: string, allowed: readonly string[] | undefined): void {
-  const shown = agentId.slice(0, 64);
-  if (allowed !== undefined && !allowed.includes('*') && !allowed.includes(agentId)) {
-    throw new HookError('INVALID_BODY', `agentId "${shown}" is not in hooks.allowedAgentIds`);
-  }
-  if (agentId.trim() !== 'main') throw new HookError('INVALID_BODY', `agentId "${shown}": this service runs one agent, "main"`);
+  const problem = agentIdProblem(agentId, allowed);
+  if (problem !== undefined) throw new HookError('INVALID_BODY', problem);
 }
 
 function defaultName(origin: ActionOrigin): string {

@@ -1,4 +1,5 @@
 import { HookError, type ConfigIssue } from '../errors.js';
+import { agentIdProblem } from '../actions/agent-id.js';
 import { unknownChannelMessage, type ActionBuilder } from '../actions/build.js';
 import { compileSignature, type CompiledSignature } from '../auth/signatures/index.js';
 import { normalizeChannelName } from '../channels/index.js';
@@ -16,9 +17,6 @@ export interface CompileDeps {
   /** hooks.allowedAgentIds; undefined allows any id (and Hookgate's one agent is `main`). */
   allowedAgentIds?: readonly string[] | undefined;
 }
-
-/** The one agent Hookgate runs; OpenClaw configs may name agents, and only this one is served. */
-export const AGENT_ID = 'main';
 
 export interface CompileResult {
   mapping: CompiledMapping | undefined;
@@ -178,9 +176,8 @@ function checkSessionFields(config: MappingConfig, id: string, builder: ActionBu
 }
 
 function checkAgentId(agentId: string | undefined, allowed: readonly string[] | undefined, problem: Problem): void {
-  if (agentId === undefined) return;
-  if (agentId !== AGENT_ID) problem('agentId', `agentId "${agentId}": Hookgate runs one agent, "${AGENT_ID}"`);
-  else if (allowed !== undefined && !allowed.includes('*') && !allowed.includes(agentId)) problem('agentId', `agentId "${agentId}" is not in hooks.allowedAgentIds`);
+  const found = agentId === undefined ? undefined : agentIdProblem(agentId, allowed);
+  if (found !== undefined) problem('agentId', found);
 }
 
 async function loadTransform(config: MappingConfig, port: TransformPort | undefined, problem: Problem): Promise<TransformHandle | undefined> {

@@ -87,7 +87,7 @@ describe('the session-key fence', () => {
     await post(`${svc.hooksUrl}/ci`, { m: 'two' });
     expect(sessionKeysOfRuns(svc)).toEqual(['hook:mapping:ci', 'hook:mapping:ci']);
     const other = await post(`${svc.hooksUrl}/agent`, { message: 'm', agentId: 'ops' });
-    expect([other.status, other.body.error]).toEqual([400, 'agentId "ops": this service runs one agent, "main"']);
+    expect([other.status, other.body.error]).toEqual([400, 'agentId "ops": Hookgate runs one agent, "main"']);
     await expect(loadHooks({ mappings: [{ messageTemplate: 'x', agentId: 'ops' }] })).rejects.toThrow(/agentId "ops": Hookgate runs one agent, "main"/);
   });
 });
