@@ -2,10 +2,10 @@ import Type from 'typebox';
 import { defineProvider } from './define.js';
 import { abortedError, type ChatMessage } from './types.js';
 import { unwrapEnvelopes } from '../envelope/unwrap.js';
+import { HEARTBEAT_ACK_TOKEN } from '../heartbeat-token.js';
 
 /** Longest echoed part, in Unicode code points (never splits a surrogate pair). */
 export const ECHO_MAX_CHARS = 500;
-export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 
 export const EchoConfigSchema = Type.Object(
   {
@@ -25,7 +25,7 @@ export const EchoConfigSchema = Type.Object(
 export function echoReply(messages: readonly ChatMessage[]): string {
   const lastUser = messages.findLast((message) => message.role === 'user');
   const content = unwrapEnvelopes(lastUser?.content ?? '').trim();
-  if (content === '') return HEARTBEAT_OK;
+  if (content === '') return HEARTBEAT_ACK_TOKEN;
   return `Echo: ${Array.from(content).slice(0, ECHO_MAX_CHARS).join('')}`;
 }
 

@@ -1,5 +1,5 @@
-/** The token a model answers when a heartbeat needs nothing from anyone. */
-export const HEARTBEAT_ACK_TOKEN = 'HEARTBEAT_OK';
+import { HEARTBEAT_ACK_TOKEN } from '../heartbeat-token.js';
+
 /** The reason recorded with the skipped delivery of an acknowledgment (run or heartbeat). */
 export const ACK_SKIP_REASON = 'the reply is only a heartbeat acknowledgment';
 

@@ -1,6 +1,7 @@
 import { MAIN_SESSION_KEY } from '../actions/session-keys.js';
 import type { PendingEvent } from '../store/port.js';
-import { ACK_SKIP_REASON, HEARTBEAT_ACK_TOKEN, isHeartbeatAck } from './ack.js';
+import { HEARTBEAT_ACK_TOKEN } from '../heartbeat-token.js';
+import { ACK_SKIP_REASON, isHeartbeatAck } from './ack.js';
 import { heartbeatPrompt, type PromptLine } from './heartbeat-prompt.js';
 import { callModel } from './provider-call.js';
 import { deliverReply, type TurnDeps } from './routing.js';

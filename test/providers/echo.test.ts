@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { ECHO_MAX_CHARS, echoProvider, echoReply, HEARTBEAT_OK } from '../../src/providers/echo.js';
+import { ECHO_MAX_CHARS, echoProvider, echoReply } from '../../src/providers/echo.js';
+import { isHeartbeatAck } from '../../src/runtime/ack.js';
 import { ProviderError, type ChatMessage } from '../../src/providers/types.js';
 import { wrapUntrusted } from '../../src/envelope/envelope.js';
 
@@ -27,13 +28,18 @@ describe('echo provider', () => {
   });
 
   it('replies HEARTBEAT_OK when the last user message is empty or whitespace', () => {
-    expect(echoReply([user('')])).toBe(HEARTBEAT_OK);
-    expect(echoReply([user('real work'), user(' \n\t ')])).toBe(HEARTBEAT_OK);
+    expect(echoReply([user('')])).toBe('HEARTBEAT_OK');
+    expect(echoReply([user('real work'), user(' \n\t ')])).toBe('HEARTBEAT_OK');
+  });
+
+  it('answers a heartbeat with nothing to report by what the runtime takes for an acknowledgment', () => {
+    expect(isHeartbeatAck(echoReply([]), 0)).toBe(true);
+    expect(isHeartbeatAck(echoReply([user('something happened')]), 300)).toBe(false);
   });
 
   it('replies HEARTBEAT_OK when there is no user message at all', () => {
-    expect(echoReply([])).toBe(HEARTBEAT_OK);
-    expect(echoReply([{ role: 'system', content: 'System: [12:00] something happened' }])).toBe(HEARTBEAT_OK);
+    expect(echoReply([])).toBe('HEARTBEAT_OK');
+    expect(echoReply([{ role: 'system', content: 'System: [12:00] something happened' }])).toBe('HEARTBEAT_OK');
   });
 
   it('keeps the first 500 code points without splitting a surrogate pair', () => {
@@ -53,7 +59,7 @@ describe('echo provider', () => {
           const messages = [...before, user(last), { role: 'assistant' as const, content: 'ignored' }];
           const { text } = await echo.complete({ model, messages, signal, ...(thinking === undefined ? {} : { thinking }) });
           const trimmed = last.trim();
-          expect(text).toBe(trimmed === '' ? HEARTBEAT_OK : `Echo: ${Array.from(trimmed).slice(0, 500).join('')}`);
+          expect(text).toBe(trimmed === '' ? 'HEARTBEAT_OK' : `Echo: ${Array.from(trimmed).slice(0, 500).join('')}`);
           expect(text).toBe(echoReply([user(last)]));
         },
       ),
