@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
-import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createMappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
-import type { TransformPort } from '../mapping/transform-port.js';
+import { startTransformRunner } from '../mapping/live-engine.js';
+import { usesTransforms } from '../config/mapping-schema.js';
 import { parseCommandLine, UsageError } from './args.js';
 import { checkTrySignature, formatTrySignature } from './try-signature.js';
 
@@ -33,7 +34,7 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
   try {
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
     const { payload, body } = await readPayload(resolvePath(io.cwd, args.payload));
-    const transforms = usesTransforms(config) ? await openSandbox(config) : undefined;
+    const transforms = usesTransforms(config.hooks.mappings) ? await startTransformRunner(config.hooks, silentLogger()) : undefined;
     runner = transforms;
     const builder = createConfiguredActionBuilder(config);
     const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
@@ -119,18 +120,4 @@ async function readPayload(path: string): Promise<{ payload: Record<string, unkn
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PayloadError(`hookgate try: payload ${path} must be a JSON object`);
   return { payload: value as Record<string, unknown>, body };
-}
-
-function usesTransforms(config: ResolvedConfig): boolean {
-  return config.hooks.mappings.some((mapping) => mapping.transform !== undefined);
-}
-
-/** The real sandbox (worker processes, no network), loaded only when a mapping needs it. */
-async function openSandbox(config: ResolvedConfig): Promise<TransformPort & { close(): Promise<void> }> {
-  const { createTransformRunner } = await import('../sandbox/index.js');
-  return createTransformRunner({
-    transformsDir: config.hooks.transformsDir ?? config.configDir,
-    limits: config.hooks.transformLimits,
-    logger: silentLogger(),
-  });
 }

@@ -72,3 +72,8 @@ export const MappingSchema = Type.Object(
   { additionalProperties: false },
 );
 export type MappingConfig = Static<typeof MappingSchema>;
+
+/** Whether any mapping runs a transform: then transformsDir is needed and the sandbox starts. */
+export function usesTransforms(mappings: readonly MappingConfig[]): boolean {
+  return mappings.some((mapping) => mapping.transform !== undefined);
+}

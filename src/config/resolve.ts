@@ -3,6 +3,7 @@ import { gmailConfigIssues, qualifySubscription } from './gmail-schema.js';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { ConfigSchema, type Config } from './schema.js';
+import { usesTransforms } from './mapping-schema.js';
 import { collapseLiteralUnions } from '../schema-errors.js';
 import { createProviders } from '../providers/index.js';
 import { silentLogger } from '../log.js';
@@ -36,7 +37,7 @@ export function resolveConfig(raw: unknown, options: { configDir: string; config
   config.hooks.path = normaliseHooksPath(config.hooks.path);
   config.storage.path = resolveFrom(options.configDir, config.storage.path);
   // OpenClaw's default: transforms live in hooks/transforms next to the config file.
-  if (config.hooks.transformsDir === undefined && config.hooks.mappings.some((mapping) => mapping.transform !== undefined)) {
+  if (config.hooks.transformsDir === undefined && usesTransforms(config.hooks.mappings)) {
     config.hooks.transformsDir = DEFAULT_TRANSFORMS_DIR;
   }
   if (config.hooks.transformsDir !== undefined) {

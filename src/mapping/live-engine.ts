@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/load.js';
+import { usesTransforms } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
 import type { ActionBuilder } from '../actions/build.js';
 import type { createTransformRunner } from '../sandbox/index.js';
@@ -102,7 +103,7 @@ function whenIdle(generation: Generation): Promise<boolean> {
 
 async function buildEngine(hooks: Hooks, builder: ActionBuilder, logger: Logger, observer: TransformObserver | undefined): Promise<{ engine: MappingEngine | undefined; runner: Runner | undefined }> {
   if (!hooks.enabled || (hooks.mappings.length === 0 && hooks.presets.length === 0)) return { engine: undefined, runner: undefined };
-  const runner = usesTransforms(hooks) ? await startRunner(hooks, logger, observer) : undefined;
+  const runner = usesTransforms(hooks.mappings) ? await startTransformRunner(hooks, logger, observer) : undefined;
   try {
     const engine = await createMappingEngine({ hooks, builder, transforms: runner, logger });
     if (runner !== undefined) await (await import('../sandbox/index.js')).releaseBundler();
@@ -113,12 +114,8 @@ async function buildEngine(hooks: Hooks, builder: ActionBuilder, logger: Logger,
   }
 }
 
-function usesTransforms(hooks: Hooks): boolean {
-  return hooks.mappings.some((mapping) => mapping.transform !== undefined);
-}
-
-/** The sandbox (and esbuild with it) is loaded only by a service that has transforms. */
-async function startRunner(hooks: Hooks, logger: Logger, observer: TransformObserver | undefined): Promise<Runner> {
+/** The sandbox (and esbuild with it) is loaded only by a service or command that has transforms. */
+export async function startTransformRunner(hooks: Hooks, logger: Logger, observer?: TransformObserver): Promise<Runner> {
   if (hooks.transformsDir === undefined) {
     throw new ConfigError([{ path: '/hooks/transformsDir', message: 'required when a mapping has a transform' }]);
   }

@@ -41,10 +41,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function tryJson(argv: string[]) {
+async function tryJson(argv: string[], cwd = dir) {
   let stdout = '';
   let stderr = '';
-  const code = await runTry([...argv, '--json'], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, cwd: dir });
+  const code = await runTry([...argv, '--json'], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, cwd });
   expect(stderr).toBe('');
   return { code, result: JSON.parse(stdout) as Record<string, unknown> };
 }
@@ -66,5 +66,16 @@ describe('hookgate try with a transform', () => {
     const { code, result } = await tryJson(['quiet', '--payload', 'push.json']);
     expect(code).toBe(0);
     expect(result).toMatchObject({ matched: true, outcome: 'skip', skipReason: 'transform-null', action: null });
+  });
+
+  it('finds the module where the service would: hooks/transforms next to the config when transformsDir is not set', async () => {
+    const defaults = join(dir, 'defaults');
+    await mkdir(join(defaults, 'hooks', 'transforms'), { recursive: true });
+    await writeFile(join(defaults, 'hooks', 'transforms', 'github.js'), MODULE);
+    await writeFile(join(defaults, 'hookgate.json5'), CONFIG.replace('transformsDir: "./transforms",', ''));
+    await writeFile(join(defaults, 'push.json'), JSON.stringify({ sender: 'grace', repository: 'hookgate' }));
+    const { code, result } = await tryJson(['github', '--payload', 'push.json'], defaults);
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ matched: true, items: [{ transform: 'override', override: { message: 'push by grace (no credentials)' } }] });
   });
 });
