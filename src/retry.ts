@@ -4,9 +4,30 @@
  * and the Retry-After hints of the services we call.
  */
 
-/** `baseMs · 2^step`, capped at `maxMs`: step 0 waits baseMs. No jitter: our retriers are few and independent. */
+/**
+ * `baseMs · 2^step`, capped at `maxMs`: step 0 waits baseMs. No jitter: for retriers inside this
+ * process (a heartbeat, a worker restart, the write lock); calls to remote services use retryDelay.
+ */
 export function exponentialDelay(step: number, baseMs: number, maxMs: number): number {
   return Math.min(baseMs * 2 ** Math.max(0, step), maxMs);
+}
+
+/** How calls to a remote service are retried: the first wait, and the cap of every wait (a service's hint too). */
+export interface RetryPolicy {
+  readonly baseMs: number;
+  readonly maxMs: number;
+}
+
+/**
+ * The wait before retry `retry` (1 = the first) of a call to a remote service: the service's own
+ * hint (Retry-After) when it gave one, else baseMs · 2^(retry − 1) with equal jitter — half of the
+ * step fixed, half random — so that callers refused together (an outage, several instances) do
+ * not come back together. Either is capped at maxMs.
+ */
+export function retryDelay(retry: number, hintMs: number | undefined, policy: RetryPolicy, random: () => number = Math.random): number {
+  if (hintMs !== undefined) return Math.min(Math.max(0, hintMs), policy.maxMs);
+  const step = exponentialDelay(retry - 1, policy.baseMs, policy.maxMs);
+  return Math.round(step / 2 + random() * (step / 2));
 }
 
 /**

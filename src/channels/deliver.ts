@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../log.js';
-import { exponentialDelay } from '../retry.js';
+import { retryDelay } from '../retry.js';
 import { scrubUrls } from './http.js';
 import { splitMessage } from './split.js';
 import { DeliveryError, type Channel } from './types.js';
@@ -13,12 +13,14 @@ export type { DeliveryOutcome } from '../store/port-types.js';
 export interface DeliverOptions {
   /** Sends of one part before giving up (default 4). */
   maxAttempts?: number;
-  /** First backoff delay; doubled on each retry (default 1000 ms). */
+  /** First backoff step; doubled on each retry (default 1000 ms), the wait between half of it and all of it. */
   baseDelayMs?: number;
   /** Cap of any wait, including a service's Retry-After (default 30 s). */
   maxDelayMs?: number;
   signal?: AbortSignal;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The backoff's jitter source, in [0, 1) (default Math.random; tests pin it). */
+  random?: () => number;
   /** Where retries are reported (`delivery.retry`, warn); never the text. */
   logger?: Logger;
 }
@@ -27,8 +29,8 @@ const DEFAULTS = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
 
 /**
  * Sends `text` to `to` over `channel`, split to the channel's limit and sent part by part in
- * order. Rate limits, server errors and network failures are retried with exponential backoff
- * (a service's Retry-After wins, capped at maxDelayMs); any other refusal ends the delivery.
+ * order. Rate limits, server errors and network failures are retried with exponential backoff and
+ * jitter (retryDelay; a service's Retry-After wins, capped at maxDelayMs); any other refusal ends the delivery.
  * Never throws: the outcome says what happened, with a reason safe to log and show.
  */
 export async function deliverText(channel: Channel, to: string, text: string, options: DeliverOptions = {}): Promise<DeliveryOutcome> {
@@ -65,7 +67,8 @@ async function sendPart(channel: Channel, to: string, part: string, options: Del
       const retryable = error instanceof DeliveryError && error.retryable && !aborted(options.signal);
       if (!retryable) return { attempts: attempt, error: describe(error) };
       if (attempt >= maxAttempts) return { attempts: attempt, error: `${describe(error)}; gave up after ${attempt} attempts` };
-      const wait = backoff(attempt, error.retryAfterMs, options);
+      const policy = { baseMs: options.baseDelayMs ?? DEFAULTS.baseDelayMs, maxMs: options.maxDelayMs ?? DEFAULTS.maxDelayMs };
+      const wait = retryDelay(attempt, error.retryAfterMs, policy, options.random);
       options.logger?.warn({ event: 'delivery.retry', channel: channel.name, attempt, waitMs: wait, status: error.status }, 'delivery failed, retrying');
       try {
         await sleep(wait, options.signal);
@@ -74,13 +77,6 @@ async function sendPart(channel: Channel, to: string, part: string, options: Del
       }
     }
   }
-}
-
-/** Exponential backoff without jitter (deliveries are few); a service's hint wins, both capped. */
-export function backoff(attempt: number, retryAfterMs: number | undefined, options: Pick<DeliverOptions, 'baseDelayMs' | 'maxDelayMs'> = {}): number {
-  const base = options.baseDelayMs ?? DEFAULTS.baseDelayMs;
-  const cap = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
-  return Math.max(0, Math.min(retryAfterMs ?? exponentialDelay(attempt - 1, base, cap), cap));
 }
 
 /** Error text for an outcome: DeliveryErrors are written to be shown; anything else may quote a URL. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoff, deliverText } from '../../src/channels/deliver.js';
+import { deliverText } from '../../src/channels/deliver.js';
 import { DeliveryError, type Channel } from '../../src/channels/types.js';
 import { recordingSleep } from './fake-service.js';
 
@@ -31,12 +31,14 @@ describe('deliverText', () => {
     expect(channel.sent).toEqual(['alpha beta gamma', 'delta epsilon zeta', 'eta theta']);
   });
 
-  it('backs off exponentially and gives up after maxAttempts', async () => {
-    const channel = scriptedChannel([busy(), busy(), busy(), busy(), busy()]);
-    const { sleep, waits } = recordingSleep();
-    const outcome = await deliverText(channel, 'me', 'hi', { sleep });
-    expect(outcome).toEqual({ status: 'failed', channel: 'fake', to: 'me', attempts: 4, reason: 'fake: Too Many Requests (HTTP 429); gave up after 4 attempts' });
-    expect(waits).toEqual([1000, 2000, 4000]);
+  it('backs off exponentially with jitter (half of each step to all of it) and gives up after maxAttempts', async () => {
+    for (const [random, expected] of [[() => 0, [500, 1000, 2000]], [() => 0.999_999, [1000, 2000, 4000]]] as const) {
+      const channel = scriptedChannel([busy(), busy(), busy(), busy(), busy()]);
+      const { sleep, waits } = recordingSleep();
+      const outcome = await deliverText(channel, 'me', 'hi', { sleep, random });
+      expect(outcome).toEqual({ status: 'failed', channel: 'fake', to: 'me', attempts: 4, reason: 'fake: Too Many Requests (HTTP 429); gave up after 4 attempts' });
+      expect(waits).toEqual(expected);
+    }
   });
 
   it("waits the service's Retry-After instead of the backoff, capped at maxDelayMs", async () => {
@@ -96,12 +98,5 @@ describe('deliverText', () => {
     const [bad, good] = await Promise.all([deliverText(failing, 'a', 'hi'), deliverText(working, 'b', 'hi')]);
     expect(bad.status).toBe('failed');
     expect(good).toMatchObject({ status: 'delivered', to: 'b' });
-  });
-});
-
-describe('backoff', () => {
-  it('doubles from the base delay and never exceeds the cap', () => {
-    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoff(attempt, undefined, { baseDelayMs: 1000, maxDelayMs: 10_000 }))).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000]);
-    expect(backoff(1, 0)).toBe(0);
   });
 });

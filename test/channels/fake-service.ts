@@ -80,6 +80,9 @@ export function recordingSleep(): { sleep: (ms: number) => Promise<void>; waits:
   return { waits, sleep: (ms: number) => (waits.push(ms), Promise.resolve()) };
 }
 
+/** The backoff's jitter source pinned to the top of its range: every wait is the whole step. */
+export const wholeStep = (): number => 0.999_999_9;
+
 /** Reads a field of a recorded JSON body. */
 export function bodyOf(request: Recorded | undefined): Record<string, unknown> {
   const json = request?.json;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverText } from '../../src/channels/deliver.js';
 import { imessageChannel, toChatGuid } from '../../src/channels/imessage.js';
-import { bodyOf, longText, recordingSleep, startFakeService, testDeps, words, type Answer, type FakeService, type Recorded } from './fake-service.js';
+import { bodyOf, longText, recordingSleep, startFakeService, testDeps, wholeStep, words, type Answer, type FakeService, type Recorded } from './fake-service.js';
 
 const PASSWORD = 'blue bubbles&secret';
 const CHAT = 'iMessage;-;+4915112345678';
@@ -68,7 +68,7 @@ describe('imessage channel', () => {
   it('retries a 500 Message Send Error with backoff', async () => {
     const { channel } = await setUp({ sendErrors: 1, privateApi: false });
     const { sleep, waits } = recordingSleep();
-    expect(await deliverText(channel, CHAT, 'hi', { sleep })).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(await deliverText(channel, CHAT, 'hi', { sleep, random: wholeStep })).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(waits).toEqual([1000]);
   });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverText } from '../../src/channels/deliver.js';
 import { slackChannel } from '../../src/channels/slack.js';
-import { bodyOf, longText, recordingSleep, startFakeService, testDeps, words, type Answer, type FakeService, type Recorded } from './fake-service.js';
+import { bodyOf, longText, recordingSleep, startFakeService, testDeps, wholeStep, words, type Answer, type FakeService, type Recorded } from './fake-service.js';
 
 const TOKEN = 'xoxb-1111-2222-slacksecret';
 const CHANNEL = 'C0123456789';
@@ -67,7 +67,7 @@ describe('slack channel', () => {
   it('retries internal_error answered as HTTP 200 with backoff', async () => {
     const { channel } = await setUp({ rateLimited: 0, internal: 2 });
     const { sleep, waits } = recordingSleep();
-    expect(await deliverText(channel, CHANNEL, 'hi', { sleep, baseDelayMs: 100 })).toMatchObject({ status: 'delivered', attempts: 3 });
+    expect(await deliverText(channel, CHANNEL, 'hi', { sleep, baseDelayMs: 100, random: wholeStep })).toMatchObject({ status: 'delivered', attempts: 3 });
     expect(waits).toEqual([100, 200]);
   });
 

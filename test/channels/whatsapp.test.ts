@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverText } from '../../src/channels/deliver.js';
 import { whatsappChannel } from '../../src/channels/whatsapp.js';
-import { bodyOf, longText, recordingSleep, startFakeService, testDeps, words, type Answer, type FakeService, type Recorded } from './fake-service.js';
+import { bodyOf, longText, recordingSleep, startFakeService, testDeps, wholeStep, words, type Answer, type FakeService, type Recorded } from './fake-service.js';
 
 const TOKEN = 'EAAG-whatsapp-secret';
 const PHONE_NUMBER_ID = '106540352242922';
@@ -66,7 +66,7 @@ describe('whatsapp channel', () => {
   it('retries the throughput error 130429 even though Graph sends it as HTTP 400', async () => {
     const { channel } = await setUp(1);
     const { sleep, waits } = recordingSleep();
-    expect(await deliverText(channel, RECIPIENT, 'hi', { sleep, baseDelayMs: 250 })).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(await deliverText(channel, RECIPIENT, 'hi', { sleep, baseDelayMs: 250, random: wholeStep })).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(waits).toEqual([250]);
   });
 

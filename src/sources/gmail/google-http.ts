@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { exponentialDelay, parseRetryAfterMs } from '../../retry.js';
+import { parseRetryAfterMs, retryDelay, type RetryPolicy } from '../../retry.js';
 
 /** An access token for Google's APIs; `invalidate` drops a cached one that Google refused (401). */
 export interface AccessTokens {
@@ -14,7 +14,7 @@ export interface GoogleHttpOptions {
   attempts?: number;
   /** Waits between tries; tests pass one that does not sleep. */
   delay?: (ms: number) => Promise<void>;
-  /** First backoff step; doubled per try up to 30 s, or Google's Retry-After when it sends one. */
+  /** First backoff step (retryDelay); doubled per try, or Google's Retry-After when it sends one. */
   baseDelayMs?: number;
   /** Told of each call that failed for good (404s excepted: they answer questions like "does the topic exist"). */
   onApiError?: (api: 'gmail' | 'pubsub', error: GoogleApiError) => void;
@@ -51,7 +51,8 @@ export type GoogleRequest = (method: 'GET' | 'POST' | 'PUT', url: string, body?:
 export function createGoogleRequest(options: GoogleHttpOptions): GoogleRequest {
   const attempts = options.attempts ?? 6;
   const delay = options.delay ?? ((ms: number) => sleep(ms));
-  const base = options.baseDelayMs ?? 500;
+  // Google's Retry-After is honoured up to a minute; the computed steps stay far below it.
+  const policy: RetryPolicy = { baseMs: options.baseDelayMs ?? 500, maxMs: 60_000 };
   const failed = (url: string, error: GoogleApiError): GoogleApiError => {
     if (error.status !== 404) options.onApiError?.(new URL(url).pathname.startsWith('/gmail/') ? 'gmail' : 'pubsub', error);
     return error;
@@ -66,7 +67,7 @@ export function createGoogleRequest(options: GoogleHttpOptions): GoogleRequest {
         // A revoked grant or a stop is final: retrying cannot help.
         if ((error as { fatal?: unknown }).fatal === true || signal?.aborted === true) throw error;
         if (attempt >= attempts) throw failed(url, new GoogleApiError(`${method} ${pathOf(url)}: ${(error as Error).message}`, 0, undefined, undefined));
-        await delay(backoff(base, attempt, undefined));
+        await delay(retryDelay(attempt, undefined, policy));
         continue;
       }
       if (response.ok) return response.status === 204 ? {} : await response.json();
@@ -77,7 +78,7 @@ export function createGoogleRequest(options: GoogleHttpOptions): GoogleRequest {
         continue;
       }
       if (!failure.retryable || attempt >= attempts) throw failed(url, failure);
-      await delay(backoff(base, attempt, response.headers.get('retry-after')));
+      await delay(retryDelay(attempt, parseRetryAfterMs(response.headers.get('retry-after')), policy));
       if (signal?.aborted === true) throw failure;
     }
   };
@@ -88,13 +89,6 @@ async function send(options: GoogleHttpOptions, method: string, url: string, bod
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   return options.fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal: signal === undefined ? AbortSignal.timeout(90_000) : AbortSignal.any([signal, AbortSignal.timeout(90_000)]) });
-}
-
-function backoff(baseMs: number, attempt: number, retryAfter: string | null | undefined): number {
-  const hinted = parseRetryAfterMs(retryAfter);
-  if (hinted !== undefined) return Math.min(hinted, 60_000);
-  const step = exponentialDelay(attempt - 1, baseMs, 30_000);
-  return step / 2 + Math.random() * (step / 2);
 }
 
 interface GoogleErrorBody {
