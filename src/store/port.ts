@@ -29,13 +29,13 @@ export { RETRYABLE_STATUSES } from './port-types.js';
 /**
  * THE STORE PORT: everything the rest of Hookgate asks of its database. Nothing outside
  * src/store/ talks to a database; it gets a `Store` (from src/store/open.ts) and uses these
- * methods. An adapter (SQLite today: src/store/sqlite/) implements all of them and passes the
- * contract suite in test/store/contract/.
+ * methods. Each adapter (src/store/sqlite/, src/store/postgres/) implements all of them and passes
+ * the contract suite in test/store/contract/.
  *
  * Every method that touches the database returns a Promise, so a networked database fits behind
  * it. A method that writes several things (a run's end, a heartbeat's end, a delivery and the
  * route it makes the last one) writes them in ONE transaction: all or nothing. A rejected write
- * wrote nothing. Several instances of the service may share one database (issue 20): claims carry
+ * wrote nothing. Several instances of the service may share one database (PostgreSQL): claims carry
  * an owner and a lease, the main session's heartbeat runs under a lock, and consuming events is
  * exactly once.
  */

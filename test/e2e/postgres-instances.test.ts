@@ -10,7 +10,7 @@ import { freePort, startEmbeddedPostgres, type StartedPostgres } from '../helper
 import { until } from '../helpers/wait.js';
 
 /**
- * Two `hookgate serve` processes on one PostgreSQL database, load on both (issue 20). The model is
+ * Two `hookgate serve` processes on one PostgreSQL database, load on both. The model is
  * a `command` program that records on which instance it answered what and when
  * (test/fixtures/providers/recording-model.mjs). Leases are short (storage.leaseSeconds) so a dead
  * instance's runs are taken over within seconds; every wait is bounded.

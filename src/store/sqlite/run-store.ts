@@ -20,7 +20,8 @@ import { writeWhenFree } from './write-when-free.js';
 /**
  * The run queue on SQLite. One process owns the file, so a claim's lease is simply held by this
  * store object until the run ends or is suspended (`held`); recovery takes over every unfinished
- * run it does not hold, which at start is every one (today's restart rule).
+ * run it does not hold, which at start is every one: a run found unfinished at start was left by a
+ * process that is gone.
  */
 export function createSqliteRunStore(db: DatabaseSync, reads: DatabaseSync): RunStore {
   const held = new Set<string>();
