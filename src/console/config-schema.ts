@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type from 'typebox';
 
 /** `gateway.console`: the operator console served from the same process (docs/console.md). */
 export const ConsoleConfigSchema = Type.Object(
@@ -26,4 +26,3 @@ export const ConsoleConfigSchema = Type.Object(
   },
   { additionalProperties: false, default: {}, description: 'The operator console in the browser (docs/console.md).' },
 );
-export type ConsoleConfig = Static<typeof ConsoleConfigSchema>;

@@ -9,7 +9,6 @@ export const WakeRequestSchema = Type.Object({
   text: Type.String({ description: 'Description of the event.' }),
   mode: Type.Optional(WakeModeSchema),
 });
-export type WakeRequest = Static<typeof WakeRequestSchema>;
 
 /** POST {hooks.path}/agent. Unknown fields are ignored. */
 export const AgentRequestSchema = Type.Object({
@@ -25,7 +24,6 @@ export const AgentRequestSchema = Type.Object({
   timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: 'Run time limit, seconds.' })),
   agentId: Type.Optional(Type.String({ maxLength: 200, description: 'OpenClaw agent routing; only `main` (within hooks.allowedAgentIds).' })),
 });
-export type AgentRequest = Static<typeof AgentRequestSchema>;
 
 /** A validator that turns the first schema error into a 400 naming the field (an enum lists its values). */
 export function requestValidator<S extends TSchema>(schema: S, required: readonly string[]) {

@@ -233,6 +233,3 @@ export class StoreMissingError extends Error {
     this.name = 'StoreMissingError';
   }
 }
-
-/** How the contract suite and the composition root get a store: one factory per adapter. */
-export type StoreFactory = () => Promise<{ store: Store; close: () => Promise<void> }>;

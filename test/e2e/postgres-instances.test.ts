@@ -141,7 +141,6 @@ describe('two instances on one PostgreSQL database', () => {
       if (row.attempts === 2) expect(starts.at(-1)!.at).toBeGreaterThanOrEqual(killedAt);
       expect([1, 2]).toContain(row.attempts);
     }
-    void b;
   }, 180_000);
 
   it('a PostgreSQL restart mid-load: 503 STORE_UNAVAILABLE with Retry-After while it is down, /readyz 503, nothing acknowledged lost, recovery', async () => {
