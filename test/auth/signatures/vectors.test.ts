@@ -88,39 +88,36 @@ describe('shopify against the Shopify API library\'s test vector', () => {
 // The generic scheme is each option applied to published values: senders that sign the body alone
 // (GitHub, Shopify) and the HMAC standards' own test cases for the hashes those senders do not use.
 describe('hmac against published values', () => {
-  const cases: Array<{ name: string; config: SignatureConfig; body: string; header: string; value: string }> = [
+  const cases: Array<{ name: string; config: SignatureConfig & { header: string }; body: string; value: string }> = [
     {
       name: "GitHub's documented example (sha256, hex, prefix sha256=)",
       config: { scheme: 'hmac', secret: "It's a Secret to Everybody", header: 'X-Hub-Signature-256', prefix: 'sha256=' },
       body: 'Hello, World!',
-      header: 'x-hub-signature-256',
       value: 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
     },
     {
       name: 'the Shopify library\'s vector (sha256, base64)',
       config: { scheme: 'hmac', secret: 'test_secret_key', header: 'X-Shopify-Hmac-Sha256', encoding: 'base64' },
       body: '{"foo": "bar"}',
-      header: 'x-shopify-hmac-sha256',
       value: 'B23tXN681gZ0qIWNRrgtzBE9XSDo5yaUu6wfmhu3a7g=',
     },
     {
       name: 'RFC 2202 test case 2 (sha1, hex)',
       config: { scheme: 'hmac', secret: 'Jefe', header: 'x-signature', algorithm: 'sha1' },
       body: 'what do ya want for nothing?',
-      header: 'x-signature',
       value: 'effcdf6ae5eb2fa2d27416d5f184df9c259a7c79',
     },
     {
       name: 'RFC 4231 test case 2 (sha512, hex)',
       config: { scheme: 'hmac', secret: 'Jefe', header: 'x-signature', algorithm: 'sha512' },
       body: 'what do ya want for nothing?',
-      header: 'x-signature',
       value: '164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737',
     },
   ];
 
-  it.each(cases)('$name: verifies the published value and signs the same', async ({ config, body, header, value }) => {
+  it.each(cases)('$name: verifies the published value and signs the same', async ({ config, body, value }) => {
     const signature = scheme(config);
+    const header = config.header.toLowerCase();
     const request = { body: Buffer.from(body), headers: { [header]: value }, nowSeconds: 0 };
     expect(await signature.scheme.verify(signature.settings, request)).toEqual({ ok: true, timestamp: undefined });
     expect(await signature.scheme.sign(signature.settings, Buffer.from(body), 0, 'unused')).toEqual({ [header]: value });
