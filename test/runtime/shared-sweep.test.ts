@@ -10,7 +10,7 @@ import { agentAcceptance } from '../store/acceptances.js';
 import { fakeProvider, makeDefaults } from './helpers.js';
 
 /** Restarts in the load test: each is one chance for a read of the queue to race the test's commit. */
-const LOAD_ROUNDS = 100;
+const LOAD_ROUNDS = 50;
 
 /**
  * The runtime of an instance that shares its PostgreSQL store: every sharedSweepMs it takes over
