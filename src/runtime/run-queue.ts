@@ -26,6 +26,7 @@ export interface RunQueue {
   pump(): void;
   /** Claims nothing more; runs in flight go on (Runtime.stop aborts them). */
   stop(): void;
+  /** Runs executing and reads of the queue not yet done (a read may still launch runs). */
   inFlight(): Array<Promise<void>>;
 }
 
@@ -35,9 +36,17 @@ export interface RunQueue {
  */
 export function createRunQueue(options: RunQueueOptions): RunQueue {
   const running = new Map<string, Promise<void>>();
+  /** Pumps between their call and their launches: what they read may start runs. */
+  const reading = new Set<Promise<void>>();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   let stopped = true;
   let stopping = new AbortController();
+
+  /** A pump that inFlight() reports until it is done; `after` delays its start. */
+  function trackedPump(after?: Promise<void>): void {
+    const read: Promise<void> = (after === undefined ? pump() : after.then(pump)).finally(() => reading.delete(read));
+    reading.add(read);
+  }
 
   async function pump(): Promise<void> {
     if (stopped || options.maxConcurrent - running.size <= 0) return;
@@ -63,7 +72,7 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       .finally(() => {
         running.delete(row.run_id);
         // Next turn of the event loop: a backlog of instant runs must not crowd out network I/O.
-        setImmediate(() => void pump());
+        trackedPump(new Promise<void>((resolve) => setImmediate(resolve)));
       });
     running.set(row.run_id, done);
   }
@@ -84,12 +93,12 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       stopped = false;
       stopping = new AbortController();
     },
-    pump: () => void pump(),
+    pump: () => trackedPump(),
     stop() {
       stopped = true;
       stopping.abort();
     },
-    inFlight: () => [...running.values()],
+    inFlight: () => [...running.values(), ...reading],
   };
 }
 

@@ -34,7 +34,10 @@ export interface Runtime {
   notify(actions: readonly AdmittedAction[]): void;
   /** Takes no more work, aborts running turns (runs recorded `interrupted`, resumed by the next start), waits (bounded). */
   stop(): Promise<void>;
-  /** Resolves when no heartbeat and no run is executing (timers not yet due are not waited for). */
+  /**
+   * Resolves when no heartbeat and no run is executing and no read of the run queue is under way
+   * (a read may still start runs; timers not yet due are not waited for).
+   */
   whenIdle(): Promise<void>;
   /** Queues a manual retry of a failed, timed-out or interrupted run (the store's runs.retry) and wakes the queue. */
   retry(runId: string): Promise<RetryOutcome>;

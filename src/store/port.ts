@@ -150,7 +150,8 @@ export interface MainSessionStore {
   /**
    * Runs fn while holding the main session's heartbeat lock: at most one heartbeat at a time
    * across every instance sharing the database. Does not wait: { held: false } when another
-   * holder has it (fn not called). The lock is released when fn settles.
+   * holder has it (fn not called). The lock is released when fn settles. Holding starts when fn
+   * is called, not when this is: of callers that race, any one may win.
    */
   withHeartbeatLock<T>(fn: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }>;
   /** Records a heartbeat `running` with its event count; resolves with its id. */

@@ -2,11 +2,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.js';
-import { createManualClock } from '../helpers/manual-clock.js';
+import { burnCpu } from '../helpers/cpu-burner.js';
+import { createManualClock, type ManualClock } from '../helpers/manual-clock.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 import { agentAcceptance } from '../store/acceptances.js';
 import { fakeProvider, makeDefaults } from './helpers.js';
+
+/** Restarts in the load test: each is one chance for a read of the queue to race the test's commit. */
+const LOAD_ROUNDS = 50;
 
 /**
  * The runtime of an instance that shares its PostgreSQL store: every sharedSweepMs it takes over
@@ -28,15 +32,21 @@ describe('the shared sweep of a runtime on PostgreSQL', () => {
 
   async function start(schema: string, sharedSweepMs: number | undefined) {
     const clock = createManualClock();
+    store = await openPostgresStore({ url: database.url, pool: 4, schema }, { logger: silentLogger(), idempotencyTtlMs: 60_000, role: 'service', now: () => clock.now() });
+    return { clock, ...(await restart(clock, sharedSweepMs)) };
+  }
+
+  /** A new runtime (a new process) on the open store, once it has read the run queue. */
+  async function restart(clock: ManualClock, sharedSweepMs: number | undefined, instanceId = 'survivor') {
+    await runtime?.stop();
     const lines: string[] = [];
     // Each finished sweep logs runtime.swept: the test waits for it instead of guessing.
     const sweeps = () => lines.filter((line) => line.includes('"runtime.swept"')).length;
     const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
-    store = await openPostgresStore({ url: database.url, pool: 4, schema }, { logger: silentLogger(), idempotencyTtlMs: 60_000, role: 'service', now: () => clock.now() });
     const provider = fakeProvider('fake');
     runtime = createRuntime({
       store,
-      instanceId: 'survivor',
+      instanceId,
       defaults: makeDefaults({ model: 'fake/model-a' }),
       providers: new Map([['fake', provider]]),
       channels: new Map(),
@@ -46,7 +56,10 @@ describe('the shared sweep of a runtime on PostgreSQL', () => {
       ...(sharedSweepMs === undefined ? {} : { sharedSweepMs }),
     });
     await runtime.start();
-    return { clock, provider, sweeps };
+    // start() resolves once recovery is written, while its read of the run queue may still be
+    // under way: a run queued now could be claimed by it. The tests queue theirs after that read.
+    await runtime.whenIdle();
+    return { provider, sweeps };
   }
 
   it('re-runs a run whose instance died, once its lease ran out, counting the attempt', async () => {
@@ -84,5 +97,24 @@ describe('the shared sweep of a runtime on PostgreSQL', () => {
     clock.advance(60_000);
     await runtime!.whenIdle();
     expect(await store.runs.view((acceptance.response.body as { runId: string }).runId)).toMatchObject({ status: 'queued' });
+  });
+
+  it(`leaves them until the next start, over ${LOAD_ROUNDS} restarts while other processes keep the CPU busy`, async () => {
+    const burner = burnCpu();
+    try {
+      const { clock } = await start('alone_under_load', undefined);
+      for (let round = 1; round <= LOAD_ROUNDS; round += 1) {
+        const acceptance = agentAcceptance(`queued in round ${round}`);
+        await store.ingress.accept(acceptance);
+        const runId = (acceptance.response.body as { runId: string }).runId;
+        clock.advance(60_000);
+        await runtime!.whenIdle();
+        expect(await store.runs.view(runId), `round ${round}: nothing looked for it`).toMatchObject({ status: 'queued', attempts: 0 });
+        await restart(clock, undefined, `instance-${round}`);
+        expect(await store.runs.view(runId), `round ${round}: the next start ran it`).toMatchObject({ status: 'ok', attempts: 1 });
+      }
+    } finally {
+      await burner.stop();
+    }
   });
 });

@@ -87,7 +87,12 @@ export function describeSessionContract(makeStore: ContractFactory): void {
       const opened = await stores.open();
       const { store } = opened;
       let release!: () => void;
-      const first = store.session.withHeartbeatLock(() => new Promise<string>((resolve) => (release = () => resolve('first'))));
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const first = store.session.withHeartbeatLock(() => new Promise<string>((resolve) => ((release = () => resolve('first')), holding())));
+      // The lock may be taken after an await (a database round trip): until fn runs, a second
+      // caller may win the race, which is no overlap. Only a holder that runs excludes the others.
+      await held;
       let called = false;
       expect(await store.session.withHeartbeatLock(async () => (called = true))).toEqual({ held: false });
       if (opened.sibling !== undefined && opened.concurrentInstances === true) {
