@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
-import { compileSignature, type CompiledSignature } from '../auth/signatures/index.js';
+import { compileSignature, type CompiledSignature, type SignedDelivery } from '../auth/signatures/index.js';
 import { mismatchReason } from '../mapping/match.js';
 import { trimSlashes } from '../mapping/compile.js';
 import { parseCommandLine, UsageError } from './args.js';
@@ -25,8 +25,9 @@ export async function runSign(argv: string[], io: CommandIo): Promise<number> {
     const body = await readBody(payloadPath);
     const { id, signature } = signedMappingFor(config, args.name, body);
     const now = Math.floor(Date.now() / 1000);
-    const headers = await signature.scheme.sign(signature.settings, body.bytes, now, args.delivery ?? randomUUID());
-    io.stdout(formatSigned({ config, name: args.name, mappingId: id, signature, headers, now, payloadPath, contentType: body.contentType }));
+    if (signature.scheme.sign === undefined) throw new SignError(`hookgate sign: scheme ${signature.scheme.name} is signed with the provider's private key, which only the provider holds; send a real delivery, or check its headers with hookgate try`);
+    const delivery = await signature.scheme.sign(signature.settings, body.bytes, now, args.delivery ?? randomUUID());
+    io.stdout(formatSigned({ config, name: args.name, mappingId: id, signature, delivery, now, payloadPath, body: body.bytes, contentType: body.contentType }));
     return 0;
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SignError) {
@@ -94,21 +95,27 @@ interface Signed {
   name: string;
   mappingId: string;
   signature: CompiledSignature;
-  headers: Record<string, string>;
+  delivery: SignedDelivery;
   now: number;
   payloadPath: string;
+  body: Buffer;
   contentType: string;
 }
 
 function formatSigned(signed: Signed): string {
-  const { config, signature } = signed;
+  const { config, signature, delivery } = signed;
   const host = config.gateway.bind === '0.0.0.0' || config.gateway.bind === '::' ? '127.0.0.1' : config.gateway.bind;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.gateway.port}${config.hooks.path}/${signed.name}`;
+  const query = delivery.query === undefined || delivery.query === '' ? '' : `?${delivery.query}`;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.gateway.port}${config.hooks.path}/${signed.name}${query}`;
   const window = signature.scheme.timestamped ? `, valid for ${signature.settings.toleranceSeconds} s` : '';
   const lines = [`# mapping "${signed.mappingId}", scheme ${signature.scheme.name}, signed at ${new Date(signed.now * 1000).toISOString()}${window}`];
-  for (const [name, value] of Object.entries(signed.headers)) lines.push(`${name}: ${value}`);
-  const curlHeaders = [`Content-Type: ${signed.contentType}`, ...Object.entries(signed.headers).map(([name, value]) => `${name}: ${value}`)];
-  lines.push('', `curl -sS -X POST ${quote(url)} ${curlHeaders.map((header) => `-H ${quote(header)}`).join(' ')} --data-binary @${quote(signed.payloadPath)}`, '');
+  for (const [name, value] of Object.entries(delivery.headers)) lines.push(`${name}: ${value}`);
+  // A sender that writes the time into the body (Linear): the signed body is not the file's, so it is sent inline.
+  const rewritten = delivery.body !== undefined && !delivery.body.equals(signed.body);
+  if (rewritten) lines.push(`# the body is sent with its time set to now: ${(delivery.body as Buffer).toString('utf8')}`);
+  const data = rewritten ? quote((delivery.body as Buffer).toString('utf8')) : `@${quote(signed.payloadPath)}`;
+  const curlHeaders = [`Content-Type: ${signed.contentType}`, ...Object.entries(delivery.headers).map(([name, value]) => `${name}: ${value}`)];
+  lines.push('', `curl -sS -X POST ${quote(url)} ${curlHeaders.map((header) => `-H ${quote(header)}`).join(' ')} --data-binary ${data}`, '');
   return lines.join('\n');
 }
 

@@ -13,13 +13,17 @@ export interface TrySignature {
 }
 
 /** Checks the signature headers given with --header against the payload file's exact bytes, now. */
-export async function checkTrySignature(engine: MappingEngine, request: { name: string; payload: Record<string, unknown>; body: Buffer; headers: Record<string, string> }): Promise<TrySignature> {
+export async function checkTrySignature(
+  engine: MappingEngine,
+  request: { name: string; payload: Record<string, unknown>; body: Buffer; headers: Record<string, string>; query: Record<string, string> },
+): Promise<TrySignature> {
   const routed = engine.route(request.name, request.payload);
   const signature = routed?.signature;
   if (signature === undefined) return { required: false };
   const base = { required: true, scheme: signature.scheme.name, expects: signature.scheme.summary, allowToken: signature.allowToken };
   if (!signature.secretHeaders.some((name) => request.headers[name] !== undefined)) return { ...base, result: 'not-given' };
-  const verdict = await signature.scheme.verify(signature.settings, { body: request.body, headers: request.headers, nowSeconds: Math.floor(Date.now() / 1000) });
+  const query = new URLSearchParams(request.query).toString();
+  const verdict = await signature.scheme.verify(signature.settings, { body: request.body, headers: request.headers, query, nowSeconds: Math.floor(Date.now() / 1000) });
   return { ...base, result: verdict.ok ? 'valid' : verdict.reason };
 }
 

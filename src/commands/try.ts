@@ -39,7 +39,7 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const builder = createConfiguredActionBuilder(config);
     const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
     const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
-    const signature = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers });
+    const signature = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
     io.stdout(
       args.json
         ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature }, null, 2)}\n`

@@ -8,11 +8,12 @@ const MAX_DEPTH = 6;
 const MAX_KEYS = 50;
 export const REDACTED = '[redacted]';
 
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+/** `signatureHeaders`: every scheme's signature headers and each mapping's configured one, whatever their names look like. */
+export function redactHeaders(headers: Record<string, string | string[] | undefined>, signatureHeaders: ReadonlySet<string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    out[name] = SECRET_NAME.test(name) ? REDACTED : cut(Array.isArray(value) ? value.join(', ') : value);
+    out[name] = SECRET_NAME.test(name) || signatureHeaders.has(name.toLowerCase()) ? REDACTED : cut(Array.isArray(value) ? value.join(', ') : value);
   }
   return out;
 }

@@ -1,10 +1,28 @@
 import type { Context, Middleware } from 'koa';
 import type { AdmittedAction } from '../actions/types.js';
+import { SIGNATURE_HEADER_NAMES, SIGNATURE_SCHEMES } from '../auth/signatures/index.js';
 import { redactHeaders, redactPayload } from './redact.js';
 import type { RequestLog } from './request-log.js';
 
-/** Headers by which providers name a delivery; the first one present is shown as its delivery id. */
-const DELIVERY_ID_HEADERS = ['x-github-delivery', 'x-gitlab-event-uuid', 'x-request-id', 'x-delivery-id', 'x-event-id', 'webhook-id', 'svix-id'];
+/** Headers by which providers name a delivery (each scheme's, then common ones); the first one present is shown as its delivery id. */
+const DELIVERY_ID_HEADERS = [
+  ...new Set([
+    ...SIGNATURE_SCHEMES.flatMap((scheme) => (scheme.deliveryIdHeader === undefined ? [] : [scheme.deliveryIdHeader])),
+    'x-request-id',
+    'x-delivery-id',
+    'x-event-id',
+    'svix-id',
+  ]),
+];
+
+export interface RecordOptions {
+  showPayloads: boolean;
+  /** Signature headers to redact besides the fixed ones: every mapping's in force (an hmac mapping's configured header). */
+  signatureHeaders?: () => ReadonlySet<string>;
+  now?: () => number;
+}
+
+const FIXED_SIGNATURE_HEADERS: ReadonlySet<string> = new Set(SIGNATURE_HEADER_NAMES);
 
 /**
  * Records every request under hooks.path (but run status polls) into the console's request log after it was answered
@@ -12,19 +30,23 @@ const DELIVERY_ID_HEADERS = ['x-github-delivery', 'x-gitlab-event-uuid', 'x-requ
  * the actions they admitted in ctx.state.actions; nothing else of the request is kept unless
  * showPayloads is on, and then only redacted.
  */
-export function recordRequests(log: RequestLog, hooksPath: string, showPayloads: boolean, now: () => number = Date.now): Middleware {
+export function recordRequests(log: RequestLog, hooksPath: string, options: RecordOptions): Middleware {
+  const now = options.now ?? Date.now;
+  const showPayloads = options.showPayloads;
+  const signatureHeaders = options.signatureHeaders ?? (() => FIXED_SIGNATURE_HEADERS);
   return async (ctx, next) => {
     if (!(ctx.path === hooksPath || ctx.path.startsWith(`${hooksPath}/`)) || isRunLookup(ctx, hooksPath)) return next();
     const started = now();
     try {
       await next();
     } finally {
-      log.record(entryOf(ctx, hooksPath, started, now() - started, showPayloads));
+      log.record(entryOf(ctx, hooksPath, started, now() - started, showPayloads ? signatureHeaders() : undefined));
     }
   };
 }
 
-function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number, showPayloads: boolean) {
+/** `shown`: the signature headers to redact when payloads are shown; undefined when they are not. */
+function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number, shown: ReadonlySet<string> | undefined) {
   const actions = (ctx.state['actions'] as readonly AdmittedAction[] | undefined) ?? [];
   const code = ctx.status >= 400 ? errorCodeOf(ctx.body) : undefined;
   const idempotencyKey = ctx.get('idempotency-key');
@@ -42,7 +64,7 @@ function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number
     ...(idempotencyKey === '' ? {} : { idempotencyKey: idempotencyKey.slice(0, 256) }),
     ...(deliveryHeader === undefined ? {} : { deliveryId: ctx.get(deliveryHeader).slice(0, 200) }),
     ...(ctx.response.get('Idempotent-Replayed') === 'true' ? { replayed: true } : {}),
-    ...(showPayloads && payload !== undefined ? { payload: redactPayload(payload), headers: redactHeaders(ctx.req.headers) } : {}),
+    ...(shown !== undefined && payload !== undefined ? { payload: redactPayload(payload), headers: redactHeaders(ctx.req.headers, shown) } : {}),
   };
 }
 

@@ -15,12 +15,14 @@ import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
 import { hookGate } from './signature-auth.js';
+import { subscriptionCheck } from './subscription-check.js';
 import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ReloadState } from '../config/reload-state.js';
 import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
 import type { ConsoleParts } from '../console/create.js';
 import { recordRequests } from '../console/request-recorder.js';
+import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
 import { misdirectedPushGuard } from '../sources/gmail/misdirected.js';
 import type { PushRoute } from '../sources/gmail/push.js';
 
@@ -53,7 +55,10 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by errorResponder, once
   const hooksPath = deps.config.hooks.enabled ? deps.config.hooks.path : undefined;
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics, hooksPath)); // outside: sees the final status
-  if (deps.console !== undefined && hooksPath !== undefined) app.use(recordRequests(deps.console.requestLog, hooksPath, deps.console.showPayloads));
+  if (deps.console !== undefined && hooksPath !== undefined) {
+    const signatureHeaders = () => deps.mappings()?.signatureHeaders ?? new Set(SIGNATURE_HEADER_NAMES);
+    app.use(recordRequests(deps.console.requestLog, hooksPath, { showPayloads: deps.console.showPayloads, signatureHeaders }));
+  }
   app.use(errorResponder(deps.logger));
   app.use(securityHeaders);
   if (deps.console !== undefined) app.use(deps.console.middleware);
@@ -118,7 +123,8 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   if (deps.gmailPush !== undefined) router.post(`${prefix}${deps.gmailPush.path}`, lengthGuard, deps.gmailPush.authenticate, body, deps.gmailPush.handle);
   const misdirected = misdirectedPushGuard(hooks);
   router.options(`${prefix}{/*rest}`, allowOnly('POST'));
-  router.all(`${prefix}{/*rest}`, onlyPost, refuseEncodedSlash(prefix), lengthGuard, gate, async (ctx) => {
+  const subscriptions = subscriptionCheck({ mappings: deps.mappings, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies), logger: deps.logger, nameOf: hookName });
+  router.all(`${prefix}{/*rest}`, subscriptions, onlyPost, refuseEncodedSlash(prefix), lengthGuard, gate, async (ctx) => {
     const name = hookName(ctx);
     if (name === '') throw new HookError('NOT_FOUND', `POST ${prefix}/<name>: a hook name is required`);
     misdirected(name, ctx.state['payload']);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CompiledSignature, SignatureFailure } from '../auth/signatures/index.js';
+import { SIGNATURE_HEADER_NAMES, type CompiledSignature, type SignatureFailure } from '../auth/signatures/index.js';
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 import type { VerifiedSignature } from '../mapping/transform-port.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -13,8 +13,8 @@ import { readSignedBody, type SignedBody } from './signed-body.js';
 /** What a signed request leaves on ctx.state for the hook handler once it is authenticated. */
 export interface SignedState {
   signature: VerifiedSignature;
-  /** Replay key of the provider's delivery id, per mapping; undefined when the scheme or request has none. */
-  deliveryKey: string | undefined;
+  /** Replay key, per mapping: the provider's delivery id where it is signed, else the signed content's digest. */
+  deliveryKey: string;
 }
 export const SIGNED_STATE = 'signed';
 /** The engine that chose the request's mapping: the handler resolves with it even if a reload swaps engines meanwhile. */
@@ -82,8 +82,8 @@ interface SignedRoute {
 
 async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () => number }, route: SignedRoute, admitted: Next): Promise<void> {
   const { signature, body, routed, attempt } = route;
-  const headers = singleHeaders(ctx);
-  const verdict = await signature.scheme.verify(signature.settings, { body: body.raw, headers, nowSeconds: deps.nowSeconds() });
+  const headers = singleHeaders(ctx, signature.secretHeaders);
+  const verdict = await signature.scheme.verify(signature.settings, { body: body.raw, headers, query: ctx.querystring, nowSeconds: deps.nowSeconds() });
   if (!verdict.ok) {
     const carriesSignature = signature.secretHeaders.some((name) => headers[name] !== undefined);
     // allowToken: a request with the hook token and no signature at all goes the token way.
@@ -96,17 +96,28 @@ async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () 
   const id = body.problem === undefined ? signature.scheme.deliveryId(headers, payload) : undefined;
   const state: SignedState = {
     signature: { scheme: signature.scheme.name, id: id ?? null, timestamp: verdict.timestamp ?? null },
-    deliveryKey: id === undefined ? undefined : deliveryKeyOf(routed.id, id),
+    deliveryKey: replayKeyOf(routed.id, signature, id, verdict.timestamp, body.raw),
   };
   ctx.state[SIGNED_STATE] = state;
   const handshake = body.problem === undefined ? signature.scheme.handshake?.(headers, payload) : undefined;
   if (handshake !== undefined) {
-    ctx.status = 200;
-    ctx.body = handshake;
+    ctx.status = handshake.status;
+    if (handshake.body !== null) ctx.body = handshake.body;
     deps.logger.info({ event: 'hook.handshake', mappingId: routed.id, scheme: signature.scheme.name }, 'signed handshake answered');
     return;
   }
   await admitted();
+}
+
+/**
+ * Per mapping. A delivery id the signature covers is the key, so a sender's retry (same id, signed
+ * anew) replays. Otherwise the id proves nothing (anyone could send a captured request again under a
+ * fresh one), so the key is the digest of what was signed: the signed time, if any, and the body.
+ */
+function replayKeyOf(mappingId: string, signature: CompiledSignature, id: string | undefined, timestamp: number | undefined, body: Buffer): string {
+  if (signature.scheme.replayKey === 'delivery-id' && id !== undefined) return deliveryKeyOf(mappingId, id);
+  const digest = createHash('sha256').update(`${timestamp ?? ''}\n`).update(body).digest('base64url');
+  return `signed-content:${mappingId}:${digest}`;
 }
 
 /** Per mapping; the id is hashed so any length or character a provider uses fits the key column. */
@@ -125,9 +136,20 @@ function refusal(scheme: string, reason: SignatureFailure): HookError {
   return new HookError(reason === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID', `${MESSAGES[reason]} (scheme ${scheme})`);
 }
 
-/** Lower-cased header names; a repeated header is ambiguous and counts as absent (Node would join it with ", "). */
-function singleHeaders(ctx: Context): Record<string, string | undefined> {
+/**
+ * Lower-cased header names, one value each. A credential header sent twice is ambiguous: which copy
+ * would count? So any scheme's signature header (and this mapping's own) sent twice is refused with
+ * 400, as a repeated Authorization is, never taken as "no signature" (which allowToken would accept).
+ */
+function singleHeaders(ctx: Context, secretHeaders: readonly string[]): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
-  for (const [name, values] of Object.entries(ctx.req.headersDistinct)) out[name] = values !== undefined && values.length === 1 ? values[0] : undefined;
+  for (const [name, values] of Object.entries(ctx.req.headersDistinct)) {
+    if (values !== undefined && values.length > 1 && (SIGNATURE_HEADERS.has(name) || secretHeaders.includes(name))) {
+      throw new HookError('AMBIGUOUS_CREDENTIALS', `the ${name} header was sent more than once`);
+    }
+    out[name] = values !== undefined && values.length === 1 ? values[0] : undefined;
+  }
   return out;
 }
+
+const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(SIGNATURE_HEADER_NAMES);

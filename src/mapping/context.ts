@@ -1,5 +1,3 @@
-import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
-
 /**
  * The data templates see. Everything is copied into null-prototype objects with the keys
  * `__proto__`, `constructor` and `prototype` dropped, so no template path can reach an object's
@@ -13,8 +11,6 @@ const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor',
 
 /** Credentials never reach a template or a transform, whatever the mapping asks for. */
 const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-hookgate-token', 'x-openclaw-token']);
-/** Every built-in scheme's signature headers, kept out even of mappings that do not verify them. */
-const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(SIGNATURE_HEADER_NAMES);
 const SECRET_QUERY: ReadonlySet<string> = new Set(['token']);
 
 export interface ContextParts {
@@ -100,12 +96,15 @@ export function buildTemplateContext(payload: SafeRecord, parts: ContextParts): 
   return markJson(root);
 }
 
-/** Header names lower-cased, credentials and signatures removed (`alsoSecret`: a mapping's own signature headers). */
-export function sanitizeHeaders(headers: Record<string, string>, alsoSecret: readonly string[] = []): Record<string, string> {
+/**
+ * Header names lower-cased, credentials and signatures removed (`signatureHeaders`: every scheme's and
+ * every mapping's signature headers, kept out even of mappings that do not verify them).
+ */
+export function sanitizeHeaders(headers: Record<string, string>, signatureHeaders: ReadonlySet<string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (!SECRET_HEADERS.has(lower) && !SIGNATURE_HEADERS.has(lower) && !FORBIDDEN_KEYS.has(lower) && !alsoSecret.includes(lower)) out[lower] = value;
+    if (!SECRET_HEADERS.has(lower) && !signatureHeaders.has(lower) && !FORBIDDEN_KEYS.has(lower)) out[lower] = value;
   }
   return out;
 }

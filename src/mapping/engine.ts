@@ -13,7 +13,7 @@ import { runMapping, type ItemTrace, type PreparedRequest } from './apply-mappin
 import { collectMappingSources } from './mapping-records.js';
 import { createTemplateCompiler } from './template.js';
 import type { TransformPort, VerifiedSignature } from './transform-port.js';
-import type { CompiledSignature } from '../auth/signatures/index.js';
+import { SIGNATURE_HEADER_NAMES, type CompiledSignature } from '../auth/signatures/index.js';
 
 export interface HookRequest {
   /** Sub-path after `{hooks.path}/`, slashes trimmed. */
@@ -70,6 +70,11 @@ export interface MappingEngine {
   serves(name: string): boolean;
   /** Load-time warnings (also logged once at creation), e.g. mappings without the envelope. */
   readonly warnings: readonly string[];
+  /**
+   * Every header that carries a signature: each scheme's own and each mapping's configured one
+   * (`hmac`'s header). Never shown to any mapping's templates or transforms, nor in the console.
+   */
+  readonly signatureHeaders: ReadonlySet<string>;
 }
 
 export interface MappingEngineOptions {
@@ -94,12 +99,14 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
   const warnings = Object.freeze(results.flatMap((result) => result.warnings));
   for (const warning of warnings) options.logger.warn({ event: 'mapping.warning' }, warning);
   const index = createMatchIndex(mappings);
+  const signatureHeaders: ReadonlySet<string> = new Set([...SIGNATURE_HEADER_NAMES, ...mappings.flatMap((mapping) => mapping.signature?.secretHeaders ?? [])]);
   const now = options.now ?? (() => new Date());
   const runDeps = { builder: options.builder, transforms: options.transforms, logger: options.logger };
 
   return {
     mappingCount: mappings.length,
     warnings,
+    signatureHeaders,
     async resolve(request) {
       const { name, source } = identify(request);
       const mapping = index.find(name, source);
@@ -108,7 +115,7 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       if (mapping.signature !== undefined && request.signature === undefined && !mapping.signature.allowToken) {
         throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${mapping.signature.scheme.name})`);
       }
-      return (await runMapping(mapping, prepare(request, name, now(), mapping, options.hooks.path), runDeps)).outcome;
+      return (await runMapping(mapping, prepare(request, name, now(), signatureHeaders, options.hooks.path), runDeps)).outcome;
     },
     route(name, payload) {
       const identified = identify({ name, payload, headers: {}, query: {} });
@@ -122,7 +129,7 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return index.serves(trimSlashes(name));
     },
     async explain(request) {
-      return explainRequest(mappings, request, now(), runDeps, options.hooks.path);
+      return explainRequest(mappings, request, now(), runDeps, { hooksPath: options.hooks.path, signatureHeaders });
     },
   };
 }
@@ -135,8 +142,8 @@ function identify(request: HookRequest): { name: string; source: string | undefi
   return { name: trimSlashes(request.name), source: typeof source === 'string' ? source : undefined };
 }
 
-function prepare(request: HookRequest, name: string, now: Date, mapping: CompiledMapping, hooksPath: string): PreparedRequest {
-  const headers = sanitizeHeaders(request.headers, mapping.signature?.secretHeaders);
+function prepare(request: HookRequest, name: string, now: Date, signatureHeaders: ReadonlySet<string>, hooksPath: string): PreparedRequest {
+  const headers = sanitizeHeaders(request.headers, signatureHeaders);
   const query = sanitizeQuery(request.query);
   const search = new URLSearchParams(query).toString();
   return {
@@ -170,7 +177,13 @@ function sealForDisplay(outcome: MappingOutcome, items: ItemTrace[], notes: stri
 }
 
 /** A linear walk in global order (diagnostics only), stopping at the winner the index would pick. */
-async function explainRequest(mappings: readonly CompiledMapping[], request: HookRequest, now: Date, deps: Parameters<typeof runMapping>[2], hooksPath: string): Promise<Explanation> {
+async function explainRequest(
+  mappings: readonly CompiledMapping[],
+  request: HookRequest,
+  now: Date,
+  deps: Parameters<typeof runMapping>[2],
+  where: { hooksPath: string; signatureHeaders: ReadonlySet<string> },
+): Promise<Explanation> {
   const { name, source } = identify(request);
   const explanation: Explanation = { name, source, considered: [], mapping: undefined, outcome: undefined, error: undefined, items: [], notes: [] };
   if (name === '' || RESERVED_NAMES.has(name)) {
@@ -189,7 +202,7 @@ async function explainRequest(mappings: readonly CompiledMapping[], request: Hoo
   }
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
-    const { outcome, notes } = await runMapping(winner, prepare(request, name, now, winner, hooksPath), deps, explanation.items);
+    const { outcome, notes } = await runMapping(winner, prepare(request, name, now, where.signatureHeaders, where.hooksPath), deps, explanation.items);
     explanation.outcome = sealForDisplay(outcome, explanation.items, notes);
     explanation.notes.push(...notes);
   } catch (error) {

@@ -1,38 +1,46 @@
-import { anyMatches, hmac as mac, type SignatureScheme, type SignatureSettings } from './types.js';
+import Type, { type Static, type TObject } from 'typebox';
+import { signBodyHmac, verifyBodyHmac, type BodyHmacFormat } from './primitives.js';
+import type { SignatureScheme, SignatureSettings } from './types.js';
 
-function settingsOf(settings: SignatureSettings) {
-  return {
-    header: (settings.header ?? '').toLowerCase(),
-    algorithm: settings.algorithm ?? 'sha256',
-    encoding: settings.encoding ?? 'hex',
-    prefix: settings.prefix ?? '',
-  };
+const OPTIONS = {
+  header: Type.Optional(Type.String({ minLength: 1, pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$', description: 'The header carrying the signature (required).' })),
+  algorithm: Type.Optional(Type.Union([Type.Literal('sha1'), Type.Literal('sha256'), Type.Literal('sha512')], { description: 'The HMAC hash. Default sha256.' })),
+  encoding: Type.Optional(Type.Union([Type.Literal('hex'), Type.Literal('base64')], { description: 'How the digest is written. Default hex.' })),
+  prefix: Type.Optional(Type.String({ minLength: 1, description: 'Text before the digest in the header, e.g. `sha256=`.' })),
+  bodyFormat: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('form')], {
+      description: '`form` also accepts application/x-www-form-urlencoded bodies (fields as an object, `payload` parsed when JSON). Default json.',
+    }),
+  ),
+};
+type HmacOptions = Static<TObject<typeof OPTIONS>>;
+
+function formatOf(settings: SignatureSettings<HmacOptions>): BodyHmacFormat {
+  const { header, algorithm, encoding, prefix } = settings.options;
+  return { header: (header ?? '').toLowerCase(), algorithm: algorithm ?? 'sha256', encoding: encoding ?? 'hex', prefix: prefix ?? '' };
 }
 
 /**
  * Any sender that signs the body alone with a shared secret: the header, the algorithm (sha1,
  * sha256, sha512), the encoding (hex, base64) and a prefix such as `sha256=` are configured. It
- * carries no timestamp and no delivery id, so it has no replay window: a captured request verifies again.
+ * carries no timestamp and no delivery id: its replay key is the body's digest.
  */
-export const genericHmac: SignatureScheme = {
+export const genericHmac: SignatureScheme<HmacOptions> = {
   name: 'hmac',
   summary: '<header>: <prefix><hex|base64 HMAC of the body>',
   timestamped: false,
-  acceptsForm: false,
-  options: ['header', 'algorithm', 'encoding', 'prefix', 'bodyFormat'],
-  checkSettings: (settings) => (settings.header === undefined ? ['scheme "hmac" needs signature.header (the header that carries the signature)'] : []),
-  signatureHeaders: (settings) => [settingsOf(settings).header],
-  async verify(settings, request) {
-    const { header, algorithm, encoding, prefix } = settingsOf(settings);
-    const presented = request.headers[header];
-    if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
-    if (!presented.startsWith(prefix)) return { ok: false, reason: 'malformed' };
-    const expected = settings.secrets.map((secret) => mac(algorithm, secret, request.body).toString(encoding));
-    return anyMatches([presented.slice(prefix.length)], expected) ? { ok: true, timestamp: undefined } : { ok: false, reason: 'mismatch' };
-  },
+  signsBody: true,
+  usesSecret: true,
+  acceptsForm: (settings) => settings.options.bodyFormat === 'form',
+  replayKey: 'content',
+  options: OPTIONS,
+  checkSettings: (settings) => (settings.options.header === undefined ? [{ field: 'header', message: 'scheme "hmac" needs signature.header (the header that carries the signature)' }] : []),
+  signatureHeaders: (settings) => [formatOf(settings).header],
+  verify: async (settings, request) => verifyBodyHmac(settings, request.body, request.headers, formatOf(settings)),
   deliveryId: () => undefined,
+  eventType: () => undefined,
   async sign(settings, body) {
-    const { header, algorithm, encoding, prefix } = settingsOf(settings);
-    return { [header]: `${prefix}${mac(algorithm, settings.secrets[0] ?? '', body).toString(encoding)}` };
+    const format = formatOf(settings);
+    return { headers: { [format.header]: signBodyHmac(settings, body, format) } };
   },
 };

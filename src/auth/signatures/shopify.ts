@@ -1,6 +1,7 @@
-import { anyMatches, hmac, type SignatureScheme } from './types.js';
+import { headerOf, signBodyHmac, verifyBodyHmac, type BodyHmacFormat } from './primitives.js';
+import type { SignatureScheme } from './types.js';
 
-const HEADER = 'x-shopify-hmac-sha256';
+const FORMAT: BodyHmacFormat = { header: 'x-shopify-hmac-sha256', algorithm: 'sha256', encoding: 'base64', prefix: '' };
 
 /**
  * Shopify: `X-Shopify-Hmac-Sha256: <base64 HMAC-SHA256 of the body>`. Delivery id: `X-Shopify-Event-Id`,
@@ -10,19 +11,19 @@ export const shopify: SignatureScheme = {
   name: 'shopify',
   summary: 'X-Shopify-Hmac-Sha256: <base64 HMAC-SHA256 of the body>',
   timestamped: false,
-  acceptsForm: false,
-  options: [],
+  signsBody: true,
+  usesSecret: true,
+  acceptsForm: () => false,
+  replayKey: 'content',
+  options: {},
   checkSettings: () => [],
-  signatureHeaders: () => [HEADER],
-  async verify(settings, request) {
-    const presented = request.headers[HEADER];
-    if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
-    const expected = settings.secrets.map((secret) => hmac('sha256', secret, request.body).toString('base64'));
-    return anyMatches([presented], expected) ? { ok: true, timestamp: undefined } : { ok: false, reason: 'mismatch' };
-  },
-  deliveryId: (headers) => headers['x-shopify-event-id'] || headers['x-shopify-webhook-id'] || undefined,
+  signatureHeaders: () => [FORMAT.header],
+  verify: async (settings, request) => verifyBodyHmac(settings, request.body, request.headers, FORMAT),
+  deliveryIdHeader: 'x-shopify-event-id',
+  deliveryId: (headers) => headerOf(headers, 'x-shopify-event-id') ?? headerOf(headers, 'x-shopify-webhook-id'),
+  eventType: (headers) => headerOf(headers, 'x-shopify-topic'),
   async sign(settings, body, _now, deliveryId) {
-    const signature = hmac('sha256', settings.secrets[0] ?? '', body).toString('base64');
-    return { 'X-Shopify-Topic': 'orders/create', 'X-Shopify-Event-Id': deliveryId, 'X-Shopify-Webhook-Id': deliveryId, 'X-Shopify-Hmac-Sha256': signature };
+    const signature = signBodyHmac(settings, body, FORMAT);
+    return { headers: { 'X-Shopify-Topic': 'orders/create', 'X-Shopify-Event-Id': deliveryId, 'X-Shopify-Webhook-Id': deliveryId, 'X-Shopify-Hmac-Sha256': signature } };
   },
 };

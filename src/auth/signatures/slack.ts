@@ -1,4 +1,5 @@
-import { hmac, parseUnixSeconds, sameSignature, stringField, withinWindow, type SignatureScheme } from './types.js';
+import { headerOf, hmac, objectField, parseUnixSeconds, sameSignature, stringField, withinWindow } from './primitives.js';
+import type { SignatureScheme } from './types.js';
 
 const SIGNATURE = 'x-slack-signature';
 const TIMESTAMP = 'x-slack-request-timestamp';
@@ -9,14 +10,17 @@ export const slack: SignatureScheme = {
   name: 'slack',
   summary: 'X-Slack-Request-Timestamp: <unix>, X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<ts>:<body>">',
   timestamped: true,
-  acceptsForm: true,
-  options: [],
+  signsBody: true,
+  usesSecret: true,
+  acceptsForm: () => true,
+  replayKey: 'delivery-id',
+  options: {},
   checkSettings: () => [],
   signatureHeaders: () => [SIGNATURE],
   async verify(settings, request) {
-    const presented = request.headers[SIGNATURE];
-    const stamp = request.headers[TIMESTAMP];
-    if (presented === undefined || presented === '' || stamp === undefined || stamp === '') return { ok: false, reason: 'missing' };
+    const presented = headerOf(request.headers, SIGNATURE);
+    const stamp = headerOf(request.headers, TIMESTAMP);
+    if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
     const timestamp = parseUnixSeconds(stamp);
     if (timestamp === undefined || !SHAPE.test(presented)) return { ok: false, reason: 'malformed' };
     let found = false;
@@ -29,13 +33,14 @@ export const slack: SignatureScheme = {
   },
   // Events API callbacks carry event_id (kept across Slack's retries); slash commands carry none.
   deliveryId: (_headers, payload) => stringField(payload, 'event_id'),
+  eventType: (_headers, payload) => stringField(objectField(payload, 'event') ?? {}, 'type') ?? stringField(payload, 'type'),
   // Slack confirms a new Events API URL with a signed url_verification that must echo the challenge.
   handshake(_headers, payload) {
     const challenge = payload['challenge'];
-    return payload['type'] === 'url_verification' && typeof challenge === 'string' ? { challenge } : undefined;
+    return payload['type'] === 'url_verification' && typeof challenge === 'string' ? { status: 200, body: { challenge } } : undefined;
   },
   async sign(settings, body, now) {
     const signature = hmac('sha256', settings.secrets[0] ?? '', `v0:${now}:`, body).toString('hex');
-    return { 'X-Slack-Request-Timestamp': String(now), 'X-Slack-Signature': `v0=${signature}` };
+    return { headers: { 'X-Slack-Request-Timestamp': String(now), 'X-Slack-Signature': `v0=${signature}` } };
   },
 };

@@ -1,9 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { Webhook } from 'standardwebhooks';
-import { anyMatches, parseUnixSeconds, withinWindow, type SignatureScheme } from './types.js';
+import { anyMatches, parseUnixSeconds, stringField, withinWindow } from './primitives.js';
+import type { HeaderMap, SignatureScheme } from './types.js';
 
 /** Standard Webhooks headers, or the same under the `svix-` names Svix senders use. */
-function pick(headers: Readonly<Record<string, string | undefined>>, name: 'id' | 'timestamp' | 'signature'): string | undefined {
+function pick(headers: HeaderMap, name: 'id' | 'timestamp' | 'signature'): string | undefined {
   const value = headers[`webhook-${name}`] ?? headers[`svix-${name}`];
   return value === '' ? undefined : value;
 }
@@ -12,20 +13,24 @@ function pick(headers: Readonly<Record<string, string | undefined>>, name: 'id' 
  * Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<ts>.<body>">` (space-separated
  * list), keyed by the base64-decoded secret (`whsec_` stripped). The library computes the signature;
  * the window and the comparison are ours so the tolerance is configurable and the clock injectable.
+ * GitLab's newer signing token follows this standard too.
  */
 export const standardWebhooks: SignatureScheme = {
   name: 'standard-webhooks',
   summary: 'webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<ts>.<body>"> (or svix-*)',
   timestamped: true,
-  acceptsForm: false,
-  options: [],
+  signsBody: true,
+  usesSecret: true,
+  acceptsForm: () => false,
+  replayKey: 'delivery-id',
+  options: {},
   checkSettings(settings) {
-    const problems: string[] = [];
+    const problems: Array<{ field: string; message: string }> = [];
     for (const [index, secret] of settings.secrets.entries()) {
       try {
         new Webhook(secret);
       } catch {
-        problems.push(`secret ${index + 1} is not a Standard Webhooks secret (base64, optionally prefixed whsec_)`);
+        problems.push({ field: 'secret', message: `secret ${index + 1} is not a Standard Webhooks secret (base64, optionally prefixed whsec_)` });
       }
     }
     return problems;
@@ -46,9 +51,11 @@ export const standardWebhooks: SignatureScheme = {
     if (!anyMatches(presented, expected)) return { ok: false, reason: 'mismatch' };
     return withinWindow(timestamp, settings, request.nowSeconds);
   },
+  deliveryIdHeader: 'webhook-id',
   deliveryId: (headers) => pick(headers, 'id'),
+  eventType: (_headers, payload) => stringField(payload, 'type'),
   async sign(settings, body, now, deliveryId) {
     const signature = new Webhook(settings.secrets[0] ?? '').sign(deliveryId, new Date(now * 1000), body);
-    return { 'webhook-id': deliveryId, 'webhook-timestamp': String(now), 'webhook-signature': signature };
+    return { headers: { 'webhook-id': deliveryId, 'webhook-timestamp': String(now), 'webhook-signature': signature } };
   },
 };

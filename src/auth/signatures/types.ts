@@ -1,22 +1,26 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { TProperties } from 'typebox';
 
-/** A mapping's `signature` settings once checked: what a scheme verifies and signs with. */
-export interface SignatureSettings {
-  /** Every secret that may sign (rotation: any one verifies). Never logged. */
+/** Headers as a verifier sees them: lower-cased names, one value each (a repeated header is refused before). */
+export type HeaderMap = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A mapping's `signature` settings once checked: what a scheme verifies and signs with. `options`
+ * holds the scheme's own keys (validated against the scheme's `options` schema at load).
+ */
+export interface SignatureSettings<O = Readonly<Record<string, unknown>>> {
+  /** Every secret that may sign (rotation: any one verifies); empty for schemes without one (discord). Never logged. */
   readonly secrets: readonly string[];
   /** How far a signed timestamp may be from now, in seconds (timestamped schemes only). */
   readonly toleranceSeconds: number;
-  /** Scheme `hmac` only. */
-  readonly header?: string;
-  readonly algorithm?: 'sha1' | 'sha256' | 'sha512';
-  readonly encoding?: 'hex' | 'base64';
-  readonly prefix?: string;
+  readonly options: O;
 }
 
 /** The request as a verifier sees it: the body's bytes exactly as received, headers lower-cased. */
 export interface SignedRequest {
   readonly body: Buffer;
-  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly headers: HeaderMap;
+  /** The raw query string, without `?` (Twilio signs the URL it called). */
+  readonly query: string;
   /** Unix seconds now (injected so tests control the window). */
   readonly nowSeconds: number;
 }
@@ -26,72 +30,75 @@ export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'expired';
 
 export type Verification = { ok: true; timestamp: number | undefined } | { ok: false; reason: SignatureFailure };
 
-/** One provider's signing protocol. One file per scheme, one line in ./index.ts. */
-export interface SignatureScheme {
+/** What a provider's test request is answered with, instead of an action (after its signature verified). */
+export interface HandshakeReply {
+  status: 200 | 204;
+  body: Record<string, unknown> | null;
+}
+
+/** A GET a provider sends to confirm a subscription (Meta's hub.challenge), answered before any POST arrives. */
+export type SubscriptionReply = { ok: true; text: string } | { ok: false; reason: 'refused' | 'malformed' };
+
+/** What a sender sends for a body: the headers, and the body or query when the sender puts something there. */
+export interface SignedDelivery {
+  headers: Record<string, string>;
+  /** The body as sent when the sender writes the time into it (Linear's webhookTimestamp); else the body given. */
+  body?: Buffer;
+  /** The query string the request goes to (Twilio's bodySHA256), without `?`. */
+  query?: string;
+}
+
+/**
+ * How the replay key is chosen. `delivery-id`: the sender's delivery id is covered by the signature
+ * (Stripe's event id, Standard Webhooks' webhook-id), so it is the key; a request without one falls
+ * back to the content. `content`: the id, if any, is not signed, so anyone could send a captured
+ * request again under a fresh one: the key is the digest of the signed timestamp and body.
+ */
+export type ReplayKeyRule = 'delivery-id' | 'content';
+
+/**
+ * One provider's signing protocol: one file per scheme, one line in ./index.ts. `O` is the type of
+ * the scheme's own options (`Static` of its `options` schema).
+ */
+export interface SignatureScheme<O = Readonly<Record<string, unknown>>> {
   readonly name: string;
   /** One line for docs and `hookgate try`: what the sender puts where. */
   readonly summary: string;
   /** Signs with a timestamp, so `toleranceSeconds` applies. */
   readonly timestamped: boolean;
-  /** Bodies may come form-encoded (Slack slash commands and interactivity). */
-  readonly acceptsForm: boolean;
-  /** Settings keys besides secret(s)/toleranceSeconds/allowToken this scheme reads. */
-  readonly options: readonly ('header' | 'algorithm' | 'encoding' | 'prefix' | 'bodyFormat')[];
-  /** Problems with the settings (e.g. a secret that is not base64), found at start-up. */
-  checkSettings(settings: SignatureSettings): string[];
-  /** Lower-cased names of the headers that carry signatures: kept out of templates, transforms, logs and `try` output. */
-  signatureHeaders(settings: SignatureSettings): readonly string[];
-  verify(settings: SignatureSettings, request: SignedRequest): Promise<Verification>;
-  /** The provider's delivery id (replay protection), from the verified headers or payload. */
-  deliveryId(headers: Readonly<Record<string, string | undefined>>, payload: Record<string, unknown>): string | undefined;
+  /** The signature covers the body (false: GitLab's token, which proves only who sent it). */
+  readonly signsBody: boolean;
+  /** The scheme is keyed by `secret`/`secrets` (false: discord, verified with a public key option). */
+  readonly usesSecret: boolean;
+  /** Bodies may come form-encoded (Slack slash commands, Twilio; hmac with bodyFormat "form"). */
+  acceptsForm(settings: SignatureSettings<O>): boolean;
+  readonly replayKey: ReplayKeyRule;
+  /** Typebox properties of the keys this scheme adds to a mapping's `signature` (each with a description). */
+  readonly options: TProperties;
+  /** Problems with the settings (a secret that is not base64, a missing option), found at start-up; `field` is relative to `signature`. */
+  checkSettings(settings: SignatureSettings<O>): Array<{ field: string; message: string }>;
   /**
-   * A verified request the provider sends to test the endpoint, answered 200 with this body and no
-   * action (Slack's url_verification, GitHub's ping); undefined for an ordinary delivery.
+   * Lower-cased names of the headers that carry signatures or secrets: kept out of templates,
+   * transforms, logs, the console's request log and `try` output; sent twice → 400.
    */
-  handshake?(headers: Readonly<Record<string, string | undefined>>, payload: Record<string, unknown>): Record<string, unknown> | undefined;
-  /** The headers a sender would send for `body` at `nowSeconds` (first secret): `hookgate sign` and tests. */
-  sign(settings: SignatureSettings, body: Buffer, nowSeconds: number, deliveryId: string): Promise<Record<string, string>>;
-}
-
-/** HMAC of the parts, in order, as raw bytes. */
-export function hmac(algorithm: string, secret: string | Uint8Array, ...parts: Array<string | Uint8Array>): Buffer {
-  const mac = createHmac(algorithm, secret);
-  for (const part of parts) mac.update(part);
-  return mac.digest();
-}
-
-/**
- * Constant-time equality of two encoded signatures, compared as the text the sender sent: comparing
- * decoded bytes would let several spellings (upper-case hex, base64 with different padding bits)
- * count as one signature. The length of a signature is public (fixed by the algorithm).
- */
-export function sameSignature(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** True when any secret's expected signature equals any presented one (every pair is compared). */
-export function anyMatches(presented: readonly string[], expected: readonly string[]): boolean {
-  let found = false;
-  for (const want of expected) for (const got of presented) found = sameSignature(got, want) || found;
-  return found;
-}
-
-const UNIX_SECONDS = /^\d{1,12}$/;
-
-/** A decimal Unix time in seconds, or undefined when the text is anything else. */
-export function parseUnixSeconds(text: string | undefined): number | undefined {
-  if (text === undefined || !UNIX_SECONDS.test(text)) return undefined;
-  return Number(text);
-}
-
-/** Checked after the signature, so `expired` tells an operator a genuine sender's clock (or a replay) is off. */
-export function withinWindow(timestamp: number, settings: SignatureSettings, nowSeconds: number): Verification {
-  return Math.abs(nowSeconds - timestamp) <= settings.toleranceSeconds ? { ok: true, timestamp } : { ok: false, reason: 'expired' };
-}
-
-export function stringField(payload: Record<string, unknown>, key: string): string | undefined {
-  const value = Object.hasOwn(payload, key) ? payload[key] : undefined;
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  signatureHeaders(settings: SignatureSettings<O>): readonly string[];
+  verify(settings: SignatureSettings<O>, request: SignedRequest): Promise<Verification>;
+  /** The header the provider names a delivery by, when it has one (shown in the console's request log). */
+  readonly deliveryIdHeader?: string;
+  /** The provider's delivery id, from the verified headers or payload. */
+  deliveryId(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
+  /** The delivery's event type (what a mapping's `events` list names), or undefined when it carries none. */
+  eventType(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
+  /**
+   * A verified request the provider sends to test the endpoint, answered with this reply and no
+   * action (Slack's url_verification, GitHub's ping, Discord's PING); undefined for an ordinary delivery.
+   */
+  handshake?(headers: HeaderMap, payload: Record<string, unknown>): HandshakeReply | undefined;
+  /** Answers a GET subscription check (Meta's hub.challenge) from the query. */
+  subscription?(settings: SignatureSettings<O>, query: URLSearchParams): SubscriptionReply;
+  /**
+   * What a sender would send for `body` at `nowSeconds` (first secret): `hookgate sign` and tests.
+   * Absent when only the provider can sign (discord: Ed25519 with the provider's private key).
+   */
+  sign?(settings: SignatureSettings<O>, body: Buffer, nowSeconds: number, deliveryId: string): Promise<SignedDelivery>;
 }

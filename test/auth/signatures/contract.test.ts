@@ -1,96 +1,104 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compileSignature, SIGNATURE_SCHEMES, type CompiledSignature } from '../../../src/auth/signatures/index.js';
-import type { SignatureConfig } from '../../../src/config/signature-schema.js';
+import { compileSignature, SIGNATURE_SCHEMES } from '../../../src/auth/signatures/index.js';
+import { SignatureSchema } from '../../../src/config/signature-schema.js';
+import { compiledFor, signAs } from '../../helpers/signature-fixtures.js';
 
 const NOW = 1_760_000_000;
 const BODY = Buffer.from('{"id":"evt_1","event_id":"Ev1","action":"opened","text":"héllo"}');
 const SECRET = 'whsec_c2lnbmluZy1zZWNyZXQtZm9yLXRlc3Rz'; // valid for every scheme (base64 after whsec_)
 const OTHER = 'whsec_b3RoZXItc2VjcmV0LW5vdC10aGUtb25l';
 
-function compiled(scheme: string, extra: Partial<SignatureConfig> = {}): CompiledSignature {
-  const config: SignatureConfig = { scheme, ...(scheme === 'hmac' ? { header: 'X-Signature', prefix: 'sha256=' } : {}), ...extra };
-  if (config.secrets === undefined && config.secret === undefined) config.secret = SECRET;
-  const { signature, problems } = compileSignature(config);
-  expect(problems).toEqual([]);
-  return signature as CompiledSignature;
-}
+describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme] as const))('signature scheme %s (registry contract)', (name, scheme) => {
+  const signature = compiledFor(name, { secret: SECRET });
+  const verify = (delivery: { headers: Record<string, string>; body: Buffer; query: string }, nowSeconds = NOW) =>
+    scheme.verify(signature.settings, { body: delivery.body, headers: delivery.headers, query: delivery.query, nowSeconds });
+  const signed = (secret = SECRET, at = NOW, body = BODY) => signAs(name, secret, body, at, 'delivery-1');
 
-function lower(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-}
-
-async function signed(signature: CompiledSignature, body = BODY, at = NOW): Promise<Record<string, string>> {
-  return lower(await signature.scheme.sign(signature.settings, body, at, 'delivery-1'));
-}
-
-describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name]))('signature scheme %s (registry contract)', (name) => {
-  const signature = compiled(name);
-  const verify = (headers: Record<string, string>, body = BODY, nowSeconds = NOW) => signature.scheme.verify(signature.settings, { body, headers, nowSeconds });
-
-  it('verifies what it signs, and names the headers it signs with as secret', async () => {
-    const headers = await signed(signature);
-    expect(await verify(headers)).toEqual({ ok: true, timestamp: signature.scheme.timestamped ? NOW : undefined });
-    const carriesSignature = signature.secretHeaders.filter((header) => headers[header] !== undefined);
-    expect(carriesSignature.length).toBeGreaterThan(0);
+  it('verifies what it signs, and names the headers it signs with as secret (lower-case)', async () => {
+    const delivery = await signed();
+    expect(await verify(delivery)).toEqual({ ok: true, timestamp: scheme.timestamped ? NOW : undefined });
+    expect(signature.secretHeaders.filter((header) => delivery.headers[header] !== undefined).length).toBeGreaterThan(0);
+    for (const header of signature.secretHeaders) expect(header).toBe(header.toLowerCase());
   });
 
   it('refuses a signature made with another secret', async () => {
-    const other = compiled(name, { secret: OTHER });
-    expect(await verify(await signed(other))).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify(await signed(OTHER))).toEqual({ ok: false, reason: 'mismatch' });
   });
 
-  it('refuses an altered body', async () => {
-    const headers = await signed(signature);
-    expect(await verify(headers, Buffer.from(BODY.toString().replace('opened', 'closed')))).toEqual({ ok: false, reason: 'mismatch' });
+  it.runIf(scheme.signsBody)('refuses an altered body', async () => {
+    const delivery = await signed();
+    const altered = Buffer.from(delivery.body.toString().replace('opened', 'closed'));
+    expect(await verify({ ...delivery, body: altered })).toEqual({ ok: false, reason: 'mismatch' });
   });
 
   it('refuses a request without the signature header', async () => {
-    const headers = await signed(signature);
-    for (const header of signature.secretHeaders) delete headers[header];
-    expect(await verify(headers)).toEqual({ ok: false, reason: 'missing' });
+    const delivery = await signed();
+    for (const header of signature.secretHeaders) delete delivery.headers[header];
+    expect(await verify(delivery)).toEqual({ ok: false, reason: 'missing' });
   });
 
-  it('accepts a signature by any secret of a rotation', async () => {
-    const rotating = compiled(name, { secrets: [OTHER, SECRET] });
-    const headers = await signed(signature);
-    expect((await rotating.scheme.verify(rotating.settings, { body: BODY, headers, nowSeconds: NOW })).ok).toBe(true);
-    const retired = compiled(name, { secrets: [OTHER] });
-    expect((await retired.scheme.verify(retired.settings, { body: BODY, headers, nowSeconds: NOW })).ok).toBe(false);
+  it.runIf(scheme.usesSecret)('accepts a signature by any secret of a rotation', async () => {
+    const delivery = await signed();
+    const rotating = compiledFor(name, { secrets: [OTHER, SECRET] });
+    expect((await scheme.verify(rotating.settings, { ...delivery, nowSeconds: NOW })).ok).toBe(true);
+    const retired = compiledFor(name, { secrets: [OTHER] });
+    expect((await scheme.verify(retired.settings, { ...delivery, nowSeconds: NOW })).ok).toBe(false);
   });
 
-  it.runIf(signature.scheme.timestamped)('refuses a timestamp outside the window, old or in the future, as expired', async () => {
-    const old = await signed(signature, BODY, NOW - 301);
-    const future = await signed(signature, BODY, NOW + 301);
-    const edge = await signed(signature, BODY, NOW - 300);
-    expect(await verify(old)).toEqual({ ok: false, reason: 'expired' });
-    expect(await verify(future)).toEqual({ ok: false, reason: 'expired' });
-    expect((await verify(edge)).ok).toBe(true);
+  it.runIf(scheme.timestamped)('refuses a timestamp outside the window, old or in the future, as expired', async () => {
+    expect(await verify(await signed(SECRET, NOW - 301))).toEqual({ ok: false, reason: 'expired' });
+    expect(await verify(await signed(SECRET, NOW + 301))).toEqual({ ok: false, reason: 'expired' });
+    expect((await verify(await signed(SECRET, NOW - 300))).ok).toBe(true);
   });
 
-  it.runIf(signature.scheme.timestamped)('honours toleranceSeconds', async () => {
-    const strict = compiled(name, { toleranceSeconds: 10 });
-    const headers = await signed(strict, BODY, NOW - 11);
-    expect(await strict.scheme.verify(strict.settings, { body: BODY, headers, nowSeconds: NOW })).toEqual({ ok: false, reason: 'expired' });
+  it.runIf(scheme.timestamped)('honours toleranceSeconds', async () => {
+    const strict = compiledFor(name, { secret: SECRET }, { toleranceSeconds: 10 });
+    const delivery = await signed(SECRET, NOW - 11);
+    expect(await scheme.verify(strict.settings, { ...delivery, nowSeconds: NOW })).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('keys replays by content when it signs no timestamp (a delivery id it does not sign proves nothing)', () => {
+    if (!scheme.timestamped) expect(scheme.replayKey).toBe('content');
+    expect(['content', 'delivery-id']).toContain(scheme.replayKey);
+  });
+
+  it('describes each of its options, and shares an option name only with the same schema', () => {
+    for (const [key, schema] of Object.entries(scheme.options)) {
+      expect((schema as { description?: string }).description, `${name}.${key}`).toMatch(/\w/);
+      expect(['scheme', 'secret', 'secrets', 'toleranceSeconds', 'allowToken']).not.toContain(key);
+      const documented = (SignatureSchema.properties as Record<string, { description?: string }>)[key];
+      expect(documented?.description).toContain(`\`${name}\``);
+      for (const other of SIGNATURE_SCHEMES) {
+        if (other !== scheme && Object.hasOwn(other.options, key)) expect(JSON.stringify(other.options[key])).toBe(JSON.stringify(schema));
+      }
+    }
+  });
+
+  it('reads an event type without throwing on any payload shape', () => {
+    for (const payload of [{}, { type: 1, action: 2, event: null, entry: [null], object_attributes: 'x' }, { type: 'x', action: 'y' }]) {
+      const type = scheme.eventType({}, payload);
+      expect(type === undefined || typeof type === 'string').toBe(true);
+    }
   });
 
   it('refuses any single-byte change to the body or to a signature header (property)', async () => {
-    const headers = await signed(signature);
-    const signatureHeaders = signature.secretHeaders.filter((header) => headers[header] !== undefined);
+    const delivery = await signed();
+    const signatureHeaders = signature.secretHeaders.filter((header) => delivery.headers[header] !== undefined);
     await fc.assert(
       fc.asyncProperty(fc.boolean(), fc.nat(), fc.integer({ min: 1, max: 255 }), fc.nat(), async (inBody, position, delta, which) => {
-        if (inBody) {
-          const body = Buffer.from(BODY);
+        if (inBody && scheme.signsBody) {
+          const body = Buffer.from(delivery.body);
           const at = position % body.length;
           body[at] = ((body[at] as number) + delta) % 256;
-          expect((await verify(headers, body)).ok).toBe(false);
+          expect((await verify({ ...delivery, body })).ok).toBe(false);
           return;
         }
         const header = signatureHeaders[which % signatureHeaders.length] as string;
-        const value = Buffer.from(headers[header] as string, 'latin1');
+        const value = Buffer.from(delivery.headers[header] as string, 'latin1');
         const at = position % value.length;
         value[at] = ((value[at] as number) + delta) % 256;
-        expect((await verify({ ...headers, [header]: value.toString('latin1') })).ok).toBe(false);
+        expect((await verify({ ...delivery, headers: { ...delivery.headers, [header]: value.toString('latin1') } })).ok).toBe(false);
       }),
       { numRuns: 300 },
     );
@@ -99,14 +107,18 @@ describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name]))('signature schem
 
 describe('signature settings', () => {
   it('refuses an unknown scheme, a missing secret and both secret and secrets', () => {
-    expect(compileSignature({ scheme: 'gitlab', secret: 'x' }).problems[0]?.message).toMatch(/unknown signature scheme "gitlab".*github, stripe/);
+    expect(compileSignature({ scheme: 'gitlab2', secret: 'x' }).problems[0]?.message).toMatch(/unknown signature scheme "gitlab2".*github, stripe/);
     expect(compileSignature({ scheme: 'github' }).problems).toEqual([{ field: 'secret', message: 'signature needs exactly one of secret or secrets' }]);
     expect(compileSignature({ scheme: 'github', secret: 'a', secrets: ['b'] }).problems).toHaveLength(1);
   });
 
-  it('refuses hmac-only options on another scheme and an hmac without a header', () => {
-    expect(compileSignature({ scheme: 'github', secret: 'x', prefix: 'sha1=' }).problems[0]?.message).toMatch(/prefix applies only to scheme "hmac"/);
-    expect(compileSignature({ scheme: 'hmac', secret: 'x' }).problems[0]?.message).toMatch(/needs signature.header/);
+  it("refuses another scheme's options, naming their scheme, and a scheme's missing required option", () => {
+    expect(compileSignature({ scheme: 'github', secret: 'x', prefix: 'sha1=' }).problems[0]?.message).toMatch(/prefix applies only to scheme "hmac", not "github"/);
+    expect(compileSignature({ scheme: 'stripe', secret: 'x', publicUrl: 'https://a.example/x' }).problems[0]).toMatchObject({ field: 'publicUrl', message: expect.stringMatching(/"twilio"/) });
+    expect(compileSignature({ scheme: 'hmac', secret: 'x' }).problems[0]).toMatchObject({ field: 'header', message: expect.stringMatching(/needs signature.header/) });
+    expect(compileSignature({ scheme: 'twilio', secret: 'x' }).problems[0]).toMatchObject({ field: 'publicUrl' });
+    expect(compileSignature({ scheme: 'discord' }).problems[0]).toMatchObject({ field: 'publicKey' });
+    expect(compileSignature({ scheme: 'discord', secret: 'x', publicKey: 'a'.repeat(64) }).problems[0]?.message).toMatch(/without a shared secret/);
   });
 
   it('refuses a Standard Webhooks secret that is not base64', () => {

@@ -1,0 +1,54 @@
+import { anyMatches, headerOf, hmac, stringField, withinWindow } from './primitives.js';
+import type { SignatureScheme } from './types.js';
+
+const SIGNATURE = 'x-zendesk-webhook-signature';
+const TIMESTAMP = 'x-zendesk-webhook-signature-timestamp';
+const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
+/** Zendesk writes the time as ISO 8601 in UTC, e.g. 2021-07-25T10:00:00Z. */
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+const EVENT_PREFIX = 'zen:event-type:';
+
+function parseIsoSeconds(text: string): number | undefined {
+  if (!ISO_UTC.test(text)) return undefined;
+  const millis = Date.parse(text);
+  return Number.isFinite(millis) ? Math.floor(millis / 1000) : undefined;
+}
+
+/**
+ * Zendesk: `X-Zendesk-Webhook-Signature: <base64 HMAC-SHA256 of timestamp + body>` with
+ * `X-Zendesk-Webhook-Signature-Timestamp` (ISO 8601), keyed by the webhook's signing secret as text.
+ */
+export const zendesk: SignatureScheme = {
+  name: 'zendesk',
+  summary: 'X-Zendesk-Webhook-Signature-Timestamp: <ISO 8601>, X-Zendesk-Webhook-Signature: <base64 HMAC-SHA256 of timestamp + body>',
+  timestamped: true,
+  signsBody: true,
+  usesSecret: true,
+  acceptsForm: () => false,
+  replayKey: 'delivery-id',
+  options: {},
+  checkSettings: () => [],
+  signatureHeaders: () => [SIGNATURE],
+  async verify(settings, request) {
+    const presented = headerOf(request.headers, SIGNATURE);
+    const stamp = headerOf(request.headers, TIMESTAMP);
+    if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
+    const timestamp = parseIsoSeconds(stamp);
+    if (timestamp === undefined || !BASE64_SHA256.test(presented)) return { ok: false, reason: 'malformed' };
+    const expected = settings.secrets.map((secret) => hmac('sha256', secret, stamp, request.body).toString('base64'));
+    if (!anyMatches([presented], expected)) return { ok: false, reason: 'mismatch' };
+    return withinWindow(timestamp, settings, request.nowSeconds);
+  },
+  // Event-subscribed webhooks carry the event's id in the (signed) body. A trigger webhook's body is the
+  // operator's own (its "id" may well be a ticket's, the same for every update): no delivery id then.
+  deliveryId: (_headers, payload) => (stringField(payload, 'type')?.startsWith(EVENT_PREFIX) === true ? stringField(payload, 'id') : undefined),
+  // "ticket.created" from "zen:event-type:ticket.created".
+  eventType(_headers, payload) {
+    const type = stringField(payload, 'type');
+    return type?.startsWith(EVENT_PREFIX) === true ? type.slice(EVENT_PREFIX.length) : type;
+  },
+  async sign(settings, body, now) {
+    const stamp = new Date(now * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return { headers: { 'X-Zendesk-Webhook-Signature-Timestamp': stamp, 'X-Zendesk-Webhook-Signature': hmac('sha256', settings.secrets[0] ?? '', stamp, body).toString('base64') } };
+  },
+};
