@@ -109,15 +109,20 @@ function formatSigned(signed: Signed): string {
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.gateway.port}${config.hooks.path}/${signed.name}${query}`;
   const window = signature.scheme.timestamped ? `, valid for ${signature.settings.toleranceSeconds} s` : '';
   const lines = [`# mapping "${signed.mappingId}", scheme ${signature.scheme.name}, signed at ${new Date(signed.now * 1000).toISOString()}${window}`];
-  for (const [name, value] of Object.entries(delivery.headers)) lines.push(`${name}: ${value}`);
+  // A header that carries the secret itself (GitLab's token) is shown as a placeholder: this command never prints a secret.
+  const headers = Object.entries(delivery.headers).map(([name, value]) => [name, signature.settings.secrets.includes(value) ? SECRET_PLACEHOLDER : value] as const);
+  if (headers.some(([, value]) => value === SECRET_PLACEHOLDER)) lines.push(`# ${signature.scheme.name} sends the secret itself: put it in place of ${SECRET_PLACEHOLDER}`);
+  for (const [name, value] of headers) lines.push(`${name}: ${value}`);
   // A sender that writes the time into the body (Linear): the signed body is not the file's, so it is sent inline.
   const rewritten = delivery.body !== undefined && !delivery.body.equals(signed.body);
   if (rewritten) lines.push(`# the body is sent with its time set to now: ${(delivery.body as Buffer).toString('utf8')}`);
   const data = rewritten ? quote((delivery.body as Buffer).toString('utf8')) : `@${quote(signed.payloadPath)}`;
-  const curlHeaders = [`Content-Type: ${signed.contentType}`, ...Object.entries(delivery.headers).map(([name, value]) => `${name}: ${value}`)];
+  const curlHeaders = [`Content-Type: ${signed.contentType}`, ...headers.map(([name, value]) => `${name}: ${value}`)];
   lines.push('', `curl -sS -X POST ${quote(url)} ${curlHeaders.map((header) => `-H ${quote(header)}`).join(' ')} --data-binary ${data}`, '');
   return lines.join('\n');
 }
+
+const SECRET_PLACEHOLDER = '<signature.secret>';
 
 /** POSIX shell single quotes. */
 function quote(text: string): string {

@@ -41,8 +41,10 @@ function schemeOptions(): TProperties {
   }
   const properties: TProperties = {};
   for (const [key, { schema, schemes }] of owners) {
-    const description = `Scheme ${schemes.join(', ')} only: ${(schema as { description?: string }).description ?? ''}`;
-    properties[key] = { ...schema, description } as TSchema;
+    // Copied with its hidden typebox markers; optional here whatever the scheme says, since only some schemes have it.
+    const copy = Object.create(Object.getPrototypeOf(schema) as object, Object.getOwnPropertyDescriptors(schema)) as TSchema & { description?: string };
+    copy.description = `Scheme ${schemes.join(', ')} only: ${copy.description ?? ''}`;
+    properties[key] = Type.Optional(copy);
   }
   return properties;
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { SIGNATURE_SCHEMES } from '../../src/auth/signatures/index.js';
+import { schemeConfig } from '../helpers/signature-fixtures.js';
 
 const SECRET = 'whsec_c2lnbi1jb21tYW5kLXRlc3Qtc2VjcmV0';
 const MAPPINGS = [
@@ -78,5 +80,73 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
     expect(altered.code).toBe(1);
     expect(altered.out).toContain('INVALID: does not match the payload file');
     expect((await cli(['try', 'plain', '--payload', 'push.json'])).out).toContain('signature: not required');
+  });
+});
+
+describe('hookgate sign and try know every scheme', () => {
+  const secret = 'whsec_ZXZlcnktc2NoZW1lLXNpZ24tdGVzdA==';
+  const mappings = [
+    ...SIGNATURE_SCHEMES.map((scheme) => ({ id: scheme.name, match: { path: scheme.name }, action: 'wake', textTemplate: `${scheme.name} {{action}}`, signature: schemeConfig(scheme.name, { secret }) })),
+    { id: 'mac', match: { path: 'mac' }, action: 'wake', textTemplate: 'mac', signature: { scheme: 'hmac', secret, header: 'X-Custom-Mac' } },
+    { id: 'echo', match: { path: 'echo' }, action: 'wake', textTemplate: 'seen [{{headers.x-custom-mac}}] [{{headers.x-shopify-hmac-sha256}}] [{{headers.x-kind}}]', allowUnsafeExternalContent: true },
+  ];
+  let dir: string;
+  let svc: TestService | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-sign-all-'));
+    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings } }));
+    writeFileSync(join(dir, 'event.json'), '{"action":"opened","id":"evt_9","webhookTimestamp":1}');
+  });
+  afterEach(async () => {
+    await svc?.close();
+    svc = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cli(argv: string[]) {
+    let out = '';
+    let err = '';
+    const code = await runCli(argv, { stdout: (text) => void (out += text), stderr: (text) => void (err += text), env: {}, cwd: dir });
+    return { code, out, err };
+  }
+
+  /** The curl line's headers, path with query, and inline body (when the sender rewrote it). */
+  function request(out: string) {
+    const curl = out.split('\n').find((line) => line.startsWith('curl ')) ?? '';
+    const quoted = [...curl.matchAll(/'((?:[^']|'\\'')*)'/g)].map((match) => (match[1] as string).replaceAll("'\\''", "'"));
+    const url = new URL(quoted[0] as string);
+    const headers = quoted.slice(1).filter((item) => /^[A-Za-z0-9-]+: /.test(item));
+    const inline = curl.includes('--data-binary @') ? undefined : quoted[quoted.length - 1];
+    return { pathAndQuery: `${url.pathname}${url.search}`, query: url.search.slice(1), headers, inline };
+  }
+
+  it.each(SIGNATURE_SCHEMES.filter((scheme) => scheme.sign !== undefined).map((scheme) => [scheme.name]))('%s: the signed request is valid for try and accepted by the service', async (name) => {
+    const signed = await cli(['sign', name, '--payload', 'event.json']);
+    expect(signed.code, signed.err).toBe(0);
+    expect(signed.out).not.toContain(secret);
+    const sent = request(signed.out);
+    // GitLab's header is the secret itself, printed as a placeholder for the operator to fill in.
+    sent.headers = sent.headers.map((header) => header.replace('<signature.secret>', secret));
+    if (sent.inline !== undefined) writeFileSync(join(dir, 'event.json'), sent.inline);
+    const query = sent.query === '' ? [] : sent.query.split('&').flatMap((pair) => ['--query', decodeURIComponent(pair)]);
+    const tried = await cli(['try', name, '--payload', 'event.json', ...sent.headers.flatMap((header) => ['--header', header]), ...query]);
+    expect(tried.out).toMatch(new RegExp(`signature: required, scheme ${name}[^\\n]*\\n {2}valid`));
+    svc = await startTestService({ hooks: { mappings } });
+    const headers = Object.fromEntries(sent.headers.map((header) => [header.slice(0, header.indexOf(':')), header.slice(header.indexOf(':') + 2)]));
+    const body = sent.inline ?? '{"action":"opened","id":"evt_9","webhookTimestamp":1}';
+    const response = await fetch(`${svc.url}${sent.pathAndQuery}`, { method: 'POST', headers, body });
+    expect(response.status).toBe(200);
+  });
+
+  it('says discord cannot be signed locally (only Discord holds the private key)', async () => {
+    const signed = await cli(['sign', 'discord', '--payload', 'event.json']);
+    expect([signed.code, signed.err]).toEqual([1, expect.stringMatching(/scheme discord is signed with the provider's private key/)]);
+  });
+
+  it("try shows no mapping an hmac mapping's header, nor any scheme's signature header", async () => {
+    const tried = await cli(['try', 'echo', '--payload', 'event.json', '--header', 'X-Custom-Mac: mac-value-7', '--header', 'X-Shopify-Hmac-Sha256: shop-value-8', '--header', 'X-Kind: push']);
+    expect(tried.code).toBe(0);
+    expect(tried.out).toContain('seen [] [] [push]');
+    expect(tried.out).not.toMatch(/mac-value-7|shop-value-8/);
   });
 });

@@ -3,51 +3,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileSignature, SIGNATURE_SCHEMES, type CompiledSignature } from '../../src/auth/signatures/index.js';
+import { SIGNATURE_SCHEMES } from '../../src/auth/signatures/index.js';
 import type { SignatureConfig } from '../../src/config/signature-schema.js';
 import { startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 import { openSocket, readResponse } from '../helpers/raw-http.js';
+import { compiledFor, schemeConfig, sendSignedAs, signAs, type SendOptions } from '../helpers/signature-fixtures.js';
 
 const SECRET = 'whsec_ZTJlLXNpZ25pbmctc2VjcmV0LWZvci10ZXN0cw==';
 const OLD_SECRET = 'whsec_b2xkLXNpZ25pbmctc2VjcmV0LXJldGlyaW5n';
 const WRONG = 'whsec_d3Jvbmctc2lnbmluZy1zZWNyZXQtZ3Vlc3M=';
 
-function signatureConfig(scheme: string, secret: Partial<SignatureConfig> = { secret: SECRET }): SignatureConfig {
-  return { scheme, ...secret, ...(scheme === 'hmac' ? { header: 'X-Signature', prefix: 'sha256=' } : {}) } as SignatureConfig;
+function signatureConfig(scheme: string, credential: { secret?: string; secrets?: string[] } = { secret: SECRET }): SignatureConfig {
+  return schemeConfig(scheme, credential);
 }
 
 function mapping(scheme: string, extra: Record<string, unknown> = {}) {
   return { id: `m-${scheme}`, match: { path: scheme }, action: 'wake', wakeMode: 'next-heartbeat', textTemplate: 'event {{action}} {{id}}', signature: signatureConfig(scheme), ...extra };
 }
 
-function signer(config: SignatureConfig): CompiledSignature {
-  return compileSignature(config).signature as CompiledSignature;
-}
-
 const TRANSFORMS = fileURLToPath(new URL('../fixtures/transforms/root', import.meta.url));
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-interface SendOptions {
-  /** Hook name; default the scheme's name. */
-  path?: string;
-  secret?: string;
-  at?: number;
-  delivery?: string;
-  headers?: Record<string, string>;
-  omit?: readonly string[];
-  sendBody?: string;
-  contentType?: string;
-}
-
-async function sendSigned(svc: TestService, scheme: string, body: string, options: SendOptions = {}) {
-  const signature = signer(signatureConfig(scheme, { secret: options.secret ?? SECRET }));
-  const signed = await signature.scheme.sign(signature.settings, Buffer.from(body), options.at ?? nowSeconds(), options.delivery ?? `d-${Math.random()}`);
-  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json', ...signed, ...options.headers };
-  for (const name of options.omit ?? []) for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
-  const response = await fetch(`${svc.hooksUrl}/${options.path ?? scheme}`, { method: 'POST', headers, body: options.sendBody ?? body });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? null : JSON.parse(text), headers: response.headers };
-}
+/** Signed with SECRET unless the test names another secret. */
+const sendSigned = (svc: TestService, scheme: string, body: string, options: SendOptions = {}) => sendSignedAs(svc, scheme, body, { secret: SECRET, ...options });
 
 function wakeTexts(svc: TestService): string[] {
   return svc.db.prepare('SELECT text FROM events ORDER BY id').all().map((row) => (row as { text: string }).text);
@@ -58,9 +36,9 @@ function wakeTexts(svc: TestService): string[] {
 describe('signed hooks over HTTP, per scheme', () => {
   let svc: TestService;
   beforeAll(async () => {
-    const mappings = SIGNATURE_SCHEMES.flatMap(({ name }) => [
+    const mappings = SIGNATURE_SCHEMES.flatMap(({ name, usesSecret }) => [
       mapping(name),
-      { ...mapping(name), id: `m-${name}-rotating`, match: { path: `${name}-rotating` }, signature: signatureConfig(name, { secrets: [SECRET, OLD_SECRET] }) },
+      ...(usesSecret ? [{ ...mapping(name), id: `m-${name}-rotating`, match: { path: `${name}-rotating` }, signature: signatureConfig(name, { secrets: [SECRET, OLD_SECRET] }) }] : []),
       { ...mapping(name), id: `m-${name}-token`, match: { path: `${name}-token` }, signature: { ...signatureConfig(name), allowToken: true } },
     ]);
     svc = await startTestService({ hooks: { maxBodyBytes: 1024, throttle: { maxFailures: 1_000_000, windowSeconds: 60 }, mappings } });
@@ -69,7 +47,7 @@ describe('signed hooks over HTTP, per scheme', () => {
     await svc.close();
   });
 
-  describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme.timestamped]))('%s', (scheme, timestamped) => {
+  describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme] as const))('%s', (scheme, definition) => {
     const marker = (id: string) => `${scheme}:${id}`;
     const body = (id: string) => JSON.stringify({ id: marker(id), event_id: marker(id), action: 'opened' });
     const stored = (id: string) => wakeTexts(svc).filter((text) => text.includes(marker(id)));
@@ -83,20 +61,25 @@ describe('signed hooks over HTTP, per scheme', () => {
       expect(stored('valid')).toHaveLength(1);
     });
 
-    it('refuses a wrong secret, an altered body and a missing header with 401 SIGNATURE_INVALID, and stores nothing', async () => {
+    it('refuses a wrong secret and a missing header with 401 SIGNATURE_INVALID, and stores nothing', async () => {
       const wrong = await sendSigned(svc, scheme, body('wrong'), { secret: WRONG });
-      const altered = await sendSigned(svc, scheme, body('signed'), { sendBody: body('altered') });
-      const signatureHeaders = signer(signatureConfig(scheme)).secretHeaders;
+      const signatureHeaders = compiledFor(scheme, { secret: SECRET }).secretHeaders;
       const missing = await sendSigned(svc, scheme, body('missing'), { omit: signatureHeaders });
-      for (const response of [wrong, altered, missing]) {
+      for (const response of [wrong, missing]) {
         expect(response.status).toBe(401);
         expect(response.body.code).toBe('SIGNATURE_INVALID');
       }
       expect(missing.body.error).toMatch(/missing signature/);
-      expect([...stored('wrong'), ...stored('signed'), ...stored('altered'), ...stored('missing')]).toEqual([]);
+      expect([...stored('wrong'), ...stored('missing')]).toEqual([]);
     });
 
-    it.runIf(timestamped)('refuses an old or a future timestamp with 401 SIGNATURE_EXPIRED', async () => {
+    it.runIf(definition.signsBody)('refuses an altered body with 401 SIGNATURE_INVALID', async () => {
+      const altered = await sendSigned(svc, scheme, body('signed'), { sendBody: body('altered') });
+      expect([altered.status, altered.body.code]).toEqual([401, 'SIGNATURE_INVALID']);
+      expect([...stored('signed'), ...stored('altered')]).toEqual([]);
+    });
+
+    it.runIf(definition.timestamped)('refuses an old or a future timestamp with 401 SIGNATURE_EXPIRED', async () => {
       const old = await sendSigned(svc, scheme, body('old'), { at: nowSeconds() - 3600 });
       const future = await sendSigned(svc, scheme, body('future'), { at: nowSeconds() + 3600 });
       expect([old.status, old.body.code]).toEqual([401, 'SIGNATURE_EXPIRED']);
@@ -104,7 +87,7 @@ describe('signed hooks over HTTP, per scheme', () => {
       expect([...stored('old'), ...stored('future')]).toEqual([]);
     });
 
-    it('accepts the old and the new secret during a rotation', async () => {
+    it.runIf(definition.usesSecret)('accepts the old and the new secret during a rotation', async () => {
       const path = `${scheme}-rotating`;
       expect((await sendSigned(svc, scheme, body('rot-old'), { path, secret: OLD_SECRET })).status).toBe(200);
       expect((await sendSigned(svc, scheme, body('rot-new'), { path, secret: SECRET })).status).toBe(200);
@@ -112,14 +95,24 @@ describe('signed hooks over HTTP, per scheme', () => {
       expect((await sendSigned(svc, scheme, body('rot-retired'), { secret: OLD_SECRET })).status).toBe(401);
     });
 
-    it.runIf(scheme !== 'hmac')('answers a replayed delivery with the first response and no second action', async () => {
-      const first = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery') });
-      const again = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery') });
+    it('answers a replayed delivery with the first response and no second action', async () => {
+      const at = nowSeconds();
+      const first = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery'), at });
+      const again = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery'), at });
       expect(first.status).toBe(200);
       expect(again.status).toBe(200);
       expect(again.body).toEqual(first.body);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(stored('replay')).toHaveLength(1);
+    });
+
+    it.runIf(definition.replayKey === 'content')('answers the same signed bytes under a new delivery id as a replay, with no second action', async () => {
+      const at = nowSeconds();
+      const first = await sendSigned(svc, scheme, body('recaptured'), { delivery: marker('original'), at });
+      const again = await sendSigned(svc, scheme, body('recaptured'), { delivery: marker('forged-fresh-id'), at });
+      expect([first.status, again.status]).toEqual([200, 200]);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(stored('recaptured')).toHaveLength(1);
     });
 
     it('refuses a body over the limit with 413 before verifying it', async () => {
@@ -199,20 +192,29 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     expect([signedGzip.status, signedGzip.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
-  it('counts a repeated signature header as missing, whatever its copies say', async () => {
-    svc = await startTestService({ hooks: { mappings: [mapping('github')] } });
+  it('refuses a signature header sent twice with 400, even where the hook token would be accepted (allowToken)', async () => {
+    const tokenToo = { ...mapping('github'), id: 'gh-token', match: { path: 'github-token' }, signature: { ...signatureConfig('github'), allowToken: true } };
+    const shopify = { ...mapping('shopify'), signature: { ...signatureConfig('shopify'), allowToken: true } };
+    svc = await startTestService({ hooks: { mappings: [mapping('github'), tokenToo, shopify] } });
     const body = JSON.stringify({ action: 'twice' });
-    const signature = signer(signatureConfig('github'));
-    const valid = (await signature.scheme.sign(signature.settings, Buffer.from(body), 0, 'x'))['X-Hub-Signature-256'] as string;
-    // Two header lines on the wire (fetch would join them into one).
-    const socket = await openSocket(svc.url);
-    try {
-      socket.write(`POST /hooks/github HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Hub-Signature-256: ${valid}\r\nX-Hub-Signature-256: ${valid}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-      const response = await readResponse(socket);
-      expect(response.status).toBe(401);
-      expect(JSON.parse(response.body).error).toMatch(/missing signature/);
-    } finally {
-      socket.destroy();
+    const valid = (await signAs('github', SECRET, Buffer.from(body), 0, 'x')).headers['x-hub-signature-256'] as string;
+    const cases = [
+      { path: 'github', lines: [`X-Hub-Signature-256: ${valid}`, `X-Hub-Signature-256: ${valid}`] },
+      // Before: two copies counted as "no signature", so the token went through.
+      { path: 'github-token', lines: [`Authorization: Bearer ${TEST_TOKEN}`, 'X-Hub-Signature-256: sha256=00', 'X-Hub-Signature-256: sha256=11'] },
+      // Another scheme's signature header, sent twice to this one: as ambiguous.
+      { path: 'shopify', lines: [`Authorization: Bearer ${TEST_TOKEN}`, 'X-Hub-Signature: sha1=00', 'X-Hub-Signature: sha1=11'] },
+    ];
+    for (const { path, lines } of cases) {
+      // Two header lines on the wire (fetch would join them into one).
+      const socket = await openSocket(svc.url);
+      try {
+        socket.write(`POST /hooks/${path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n${lines.join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        const response = await readResponse(socket);
+        expect([response.status, JSON.parse(response.body).code], path).toEqual([400, 'AMBIGUOUS_CREDENTIALS']);
+      } finally {
+        socket.destroy();
+      }
     }
     expect(wakeTexts(svc)).toEqual([]);
   });
@@ -285,8 +287,7 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     const bad = await sendSigned(svc, 'github', body, { secret: WRONG });
     expect([ok.status, bad.status]).toEqual([200, 401]);
     expect(wakeTexts(svc)).toEqual(['sig[] ev[issues]']);
-    const signature = signer(signatureConfig('github', { secret: WRONG }));
-    const wrongHeader = (await signature.scheme.sign(signature.settings, Buffer.from(body), 0, 'x'))['X-Hub-Signature-256'] as string;
+    const wrongHeader = (await signAs('github', WRONG, Buffer.from(body), 0, 'x')).headers['x-hub-signature-256'] as string;
     const logs = svc.rawLogs();
     for (const secret of [SECRET, WRONG, wrongHeader.slice('sha256='.length), 'body-marker-7731']) expect(logs).not.toContain(secret);
   });
@@ -308,7 +309,7 @@ describe('signed hooks: transforms and durability', () => {
     expect(wakeTexts(svc)).toEqual([`sig {"scheme":"standard-webhooks","id":"msg_42","timestamp":${at}} headers[]`]);
   });
 
-  it('remembers a delivery id across a restart: the replay gets the first response, no second action', async () => {
+  it('remembers what it verified across a restart: a redelivery and the same body under a new delivery id both replay', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookgate-signed-restart-'));
     try {
       const config = { hooks: { mappings: [mapping('github')] } };
@@ -321,8 +322,12 @@ describe('signed hooks: transforms and durability', () => {
       expect(first.status).toBe(200);
       expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([200, first.body, 'true']);
       expect(wakeTexts(svc).filter((text) => text.includes('restart-replay'))).toHaveLength(1);
-      const other = await sendSigned(svc, 'github', body, { delivery: 'gh-delivery-10' });
-      expect(other.status).toBe(200);
+      // GitHub signs neither a time nor the delivery id: a captured request under a fresh id is the same signed bytes.
+      const recaptured = await sendSigned(svc, 'github', body, { delivery: 'gh-delivery-10' });
+      expect([recaptured.status, recaptured.body, recaptured.headers.get('idempotent-replayed')]).toEqual([200, first.body, 'true']);
+      expect(wakeTexts(svc).filter((text) => text.includes('restart-replay'))).toHaveLength(1);
+      const fresh = await sendSigned(svc, 'github', JSON.stringify({ action: 'restart-replay', n: 2 }), { delivery: 'gh-delivery-11' });
+      expect([fresh.status, fresh.headers.get('idempotent-replayed')]).toEqual([200, null]);
       expect(wakeTexts(svc).filter((text) => text.includes('restart-replay'))).toHaveLength(2);
     } finally {
       await svc?.close();
@@ -337,11 +342,11 @@ describe('signed hooks: configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookgate-signed-config-'));
     try {
       const mappings = [
-        { ...mapping('github'), signature: { scheme: 'gitlab', secret: 'x' } },
+        { ...mapping('github'), signature: { scheme: 'gitlab-ci', secret: 'x' } },
         { ...mapping('stripe'), signature: { scheme: 'stripe' } },
       ];
       const start = startTestService({ hooks: { mappings } }, { dir });
-      await expect(start).rejects.toThrow(/\/hooks\/mappings\/0\/signature\/scheme: .*unknown signature scheme "gitlab"/);
+      await expect(start).rejects.toThrow(/\/hooks\/mappings\/0\/signature\/scheme: .*unknown signature scheme "gitlab-ci"/);
       await expect(start).rejects.toThrow(/\/hooks\/mappings\/1\/signature\/secret: .*exactly one of secret or secrets/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

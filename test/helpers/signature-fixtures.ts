@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, sign as ed25519Sign, type KeyObject } from 'node:crypto';
 import { compileSignature, findScheme, type CompiledSignature, type SignedDelivery } from '../../src/auth/signatures/index.js';
 import type { SignatureConfig } from '../../src/config/signature-schema.js';
+import type { TestService } from './service.js';
 
 /**
  * How tests configure and sign for every scheme alike: the per-scheme settings a real mapping would
@@ -49,3 +50,30 @@ export async function signAs(scheme: string, secret: string, body: Buffer, at: n
   const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
   return { headers, body: delivery.body ?? body, query: delivery.query ?? '' };
 }
+
+export interface SendOptions {
+  /** Hook name; default the scheme's name. */
+  path?: string;
+  secret?: string;
+  at?: number;
+  delivery?: string;
+  headers?: Record<string, string>;
+  omit?: readonly string[];
+  sendBody?: string;
+  contentType?: string;
+  /** The mapping's own signature settings where they differ from schemeConfig's (an hmac header). */
+  config?: Partial<SignatureConfig>;
+}
+
+/** Sends `body` to `{hooks.path}/<path or scheme>` signed as the sender would (its query, headers and body). */
+export async function sendSignedAs(svc: TestService, scheme: string, body: string, options: SendOptions & { secret: string }) {
+  const signed = await signAs(scheme, options.secret, Buffer.from(body), options.at ?? Math.floor(Date.now() / 1000), options.delivery ?? `d-${Math.random()}`, options.config);
+  const extra = Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json', ...signed.headers, ...extra };
+  for (const name of options.omit ?? []) for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
+  const query = signed.query === '' ? '' : `?${signed.query}`;
+  const response = await fetch(`${svc.hooksUrl}/${options.path ?? scheme}${query}`, { method: 'POST', headers, body: options.sendBody ?? signed.body });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text), headers: response.headers };
+}
+
