@@ -43,7 +43,8 @@ function schemeOptions(): TProperties {
   for (const [key, { schema, schemes }] of owners) {
     // Copied with its hidden typebox markers; optional here whatever the scheme says, since only some schemes have it.
     const copy = Object.create(Object.getPrototypeOf(schema) as object, Object.getOwnPropertyDescriptors(schema)) as TSchema & { description?: string };
-    copy.description = `Scheme ${schemes.join(', ')} only: ${copy.description ?? ''}`;
+    const own = (copy.description ?? '').replace(/^[A-Z](?=[a-z])/, (letter) => letter.toLowerCase());
+    copy.description = `Scheme ${schemes.join(', ')} only: ${own}`;
     properties[key] = Type.Optional(copy);
   }
   return properties;
