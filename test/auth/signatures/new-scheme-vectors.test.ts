@@ -1,7 +1,7 @@
 import { createHmac, createPrivateKey, sign as ed25519Sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileSignature, type CompiledSignature } from '../../../src/auth/signatures/index.js';
+import { compileSignature, SIGNATURE_SCHEMES, type CompiledSignature } from '../../../src/auth/signatures/index.js';
 import type { SignatureConfig } from '../../../src/config/signature-schema.js';
 
 const FIXTURES = new URL('../../fixtures/signatures/', import.meta.url);
@@ -27,6 +27,7 @@ describe('published vectors of the newer schemes', () => {
     expect(await verify(signature, body, { 'x-pagerduty-signature': `${other},${valid}` })).toEqual({ ok: true, timestamp: undefined });
     expect(await verify(signature, body, { 'x-pagerduty-signature': other })).toEqual({ ok: false, reason: 'mismatch' });
     expect(await verify(signature, body, { 'x-pagerduty-signature': '' })).toEqual({ ok: false, reason: 'missing' });
+    expect(signature.scheme.eventType({}, JSON.parse(body.toString()) as Record<string, unknown>)).toBe('incident.priority_updated');
   });
 
   it("Twilio: every twilio-node validation vector (ports, credentials, special characters, repeated params, bodySHA256)", async () => {
@@ -60,6 +61,7 @@ describe('published vectors of the newer schemes', () => {
     const headers = { 'linear-signature': '9c34e3128d6cd5e6599e7f719eb87d4f6003c713d153ba2bb2e35ae13a654459' };
     expect(await verify(signature, body, headers, 1_700_000_000 + 30)).toEqual({ ok: true, timestamp: 1_700_000_000 });
     expect(await verify(signature, body, headers, 1_700_000_000 + 301)).toEqual({ ok: false, reason: 'expired' });
+    expect(signature.scheme.eventType({}, JSON.parse(body.toString()) as Record<string, unknown>)).toBe('Comment.create');
     // The unsigned Linear-Timestamp header cannot move the window.
     expect(await verify(signature, body, { ...headers, 'linear-timestamp': String((1_700_000_000 + 301) * 1000) }, 1_700_000_000 + 301)).toEqual({ ok: false, reason: 'expired' });
   });
@@ -74,6 +76,7 @@ describe('published vectors of the newer schemes', () => {
     expect(await verify(signature, ping, headers, 1_700_000_000)).toEqual({ ok: true, timestamp: 1_700_000_000 });
     expect(await verify(signature, ping, { ...headers, 'x-signature-timestamp': '1700000001' }, 1_700_000_000)).toEqual({ ok: false, reason: 'mismatch' });
     expect(signature.scheme.handshake?.({}, JSON.parse(ping) as Record<string, unknown>)).toEqual({ status: 200, body: { type: 1 } });
+    expect(signature.scheme.eventType({}, JSON.parse(ping) as Record<string, unknown>)).toBe('ping');
     // The private key of RFC 8032 test 1 signs the same bytes to the same value: the vector is the algorithm's.
     const seed = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
     const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
@@ -138,5 +141,34 @@ describe('documented formulas of senders without published vectors', () => {
     const form = 'To=%2B15550001111&From=%2B15550002222&Body=hi+there';
     const expected = createHmac('sha1', secret).update('https://example.com/sms?x=1Bodyhi thereFrom+15550002222To+15550001111').digest('base64');
     expect((await verify(signature, form, { 'x-twilio-signature': expected }, now, 'x=1')).ok).toBe(true);
+  });
+});
+
+describe('where each scheme reads the event type (for a mapping\'s events list)', () => {
+  const cases: Array<[string, Record<string, string>, Record<string, unknown>, string | undefined]> = [
+    ['github', { 'x-github-event': 'pull_request' }, { action: 'opened' }, 'pull_request.opened'],
+    ['github', { 'x-github-event': 'push' }, {}, 'push'],
+    ['stripe', {}, { type: 'invoice.payment_failed' }, 'invoice.payment_failed'],
+    ['slack', {}, { type: 'event_callback', event: { type: 'app_mention' } }, 'app_mention'],
+    ['shopify', { 'x-shopify-topic': 'orders/create' }, {}, 'orders/create'],
+    ['gitlab', { 'x-gitlab-event': 'Merge Request Hook' }, { object_kind: 'merge_request', object_attributes: { action: 'open' } }, 'merge_request.open'],
+    ['gitlab', {}, { event_name: 'project_create' }, 'project_create'],
+    ['sentry', { 'sentry-hook-resource': 'issue' }, { action: 'resolved' }, 'issue.resolved'],
+    ['twilio', {}, { SmsStatus: 'received', Body: 'hi' }, 'message.received'],
+    ['twilio', {}, { CallStatus: 'ringing' }, 'call.ringing'],
+    ['discord', {}, { id: '1', token: 't', type: 2 }, 'application_command'],
+    ['discord', {}, { version: 1, type: 1, event: { type: 'ENTITLEMENT_CREATE' } }, 'ENTITLEMENT_CREATE'],
+    ['zendesk', {}, { type: 'zen:event-type:ticket.created' }, 'ticket.created'],
+    ['calendly', {}, { event: 'invitee.created' }, 'invitee.created'],
+    ['intercom', {}, { topic: 'conversation.user.created' }, 'conversation.user.created'],
+    ['vercel', {}, { type: 'deployment.error' }, 'deployment.error'],
+    ['meta', {}, { object: 'whatsapp_business_account', entry: [{ changes: [{ field: 'messages' }] }] }, 'whatsapp_business_account.messages'],
+    ['typeform', {}, { event_type: 'form_response' }, 'form_response'],
+    ['jira', {}, { webhookEvent: 'jira:issue_created' }, 'jira:issue_created'],
+    ['hmac', {}, { type: 'x' }, undefined],
+  ];
+  it.each(cases)('%s %j %j → %s', (name, headers, payload, expected) => {
+    const found = SIGNATURE_SCHEMES.find((scheme) => scheme.name === name);
+    expect(found?.eventType(headers, payload)).toBe(expected);
   });
 });
