@@ -26,6 +26,15 @@ function publicKeyOf(hex: string) {
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(hex, 'hex').toString('base64url') }, format: 'jwk' });
 }
 
+/** Fails closed: a key or signature OpenSSL cannot use counts as a mismatch, never as a 500. */
+function ed25519Verifies(publicKeyHex: string, signed: Buffer, signatureHex: string): boolean {
+  try {
+    return verifySignature(null, signed, publicKeyOf(publicKeyHex), Buffer.from(signatureHex, 'hex'));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Discord interactions and Webhook Events: `X-Signature-Ed25519: <hex Ed25519 signature of
  * timestamp + body>` with `X-Signature-Timestamp`, verified with the application's public key.
@@ -40,7 +49,16 @@ export const discord: SignatureScheme<DiscordOptions> = {
   acceptsForm: () => false,
   replayKey: 'delivery-id',
   options: OPTIONS,
-  checkSettings: (settings) => (settings.options.publicKey === undefined ? [{ field: 'publicKey', message: 'scheme "discord" needs signature.publicKey (the application\'s public key, hex)' }] : []),
+  checkSettings(settings) {
+    const hex = settings.options.publicKey;
+    if (hex === undefined) return [{ field: 'publicKey', message: 'scheme "discord" needs signature.publicKey (the application\'s public key, hex)' }];
+    try {
+      publicKeyOf(hex);
+      return [];
+    } catch {
+      return [{ field: 'publicKey', message: 'signature.publicKey is not an Ed25519 public key' }];
+    }
+  },
   signatureHeaders: () => [SIGNATURE],
   async verify(settings, request) {
     const presented = headerOf(request.headers, SIGNATURE);
@@ -49,8 +67,7 @@ export const discord: SignatureScheme<DiscordOptions> = {
     const timestamp = parseUnixSeconds(stamp);
     if (timestamp === undefined || !HEX_SIGNATURE.test(presented)) return { ok: false, reason: 'malformed' };
     const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), request.body]);
-    const valid = verifySignature(null, signed, publicKeyOf(settings.options.publicKey ?? ''), Buffer.from(presented, 'hex'));
-    return valid ? withinWindow(timestamp, settings, request.nowSeconds) : { ok: false, reason: 'mismatch' };
+    return ed25519Verifies(settings.options.publicKey ?? '', signed, presented) ? withinWindow(timestamp, settings, request.nowSeconds) : { ok: false, reason: 'mismatch' };
   },
   // The interaction's id (inside the signed body); Webhook Events carry none.
   deliveryId: (_headers, payload) => (isWebhookEvent(payload) ? undefined : stringField(payload, 'id')),
