@@ -200,7 +200,7 @@ describe('signed hooks: routing, provider handshakes, secrecy', () => {
     const valid = (await signAs('github', SECRET, Buffer.from(body), 0, 'x')).headers['x-hub-signature-256'] as string;
     const cases = [
       { path: 'github', lines: [`X-Hub-Signature-256: ${valid}`, `X-Hub-Signature-256: ${valid}`] },
-      // Before: two copies counted as "no signature", so the token went through.
+      // Read as "no signature", two copies would let the token through.
       { path: 'github-token', lines: [`Authorization: Bearer ${TEST_TOKEN}`, 'X-Hub-Signature-256: sha256=00', 'X-Hub-Signature-256: sha256=11'] },
       // Another scheme's signature header, sent twice to this one: as ambiguous.
       { path: 'shopify', lines: [`Authorization: Bearer ${TEST_TOKEN}`, 'X-Hub-Signature: sha1=00', 'X-Hub-Signature: sha1=11'] },
