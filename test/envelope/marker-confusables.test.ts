@@ -124,7 +124,7 @@ describe('every look-alike of every marker letter', () => {
   it('finds hundreds of look-alikes in the data, for every letter of the marker', () => {
     const byLetter = lookalikesByLetter();
     for (const [letter, lookalikes] of byLetter) expect.soft(lookalikes.size, letter).toBeGreaterThan(3);
-    expect(lines.length).toBeGreaterThan(300);
+    expect(lines.length).toBeGreaterThan(600);
   });
 
   for (const [name, path] of PATHS) {
