@@ -1,4 +1,6 @@
 import { hostname } from 'node:os';
+import { keyedDigester } from './log-digest.js';
+import { installationLogKey } from './store/log-key.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from './log.js';
 import type { ResolvedConfig } from './config/load.js';
@@ -93,6 +95,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   let closing = false;
   let closed: Promise<void> | undefined;
   const outbound = { fetch: globalThis.fetch, logger };
+  const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const leaseMs = config.storage.leaseSeconds * 1000;
   const runtime = createRuntime({
     store: stored,
@@ -101,7 +104,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     ...(shared ? { leaseMs, sharedSweepMs: Math.max(500, leaseMs / 2) } : {}),
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
-    channels: createChannels(config.channels, outbound),
+    channels: createChannels(config.channels, { ...outbound, digest }),
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     logger,
     observer: metrics,

@@ -5,6 +5,8 @@ import type { Action, AdmittedAction } from './types.js';
 export interface SealedAction {
   action: Action;
   suspicious: string[];
+  /** Invisible code points removed from the untrusted content before it was scanned and wrapped. */
+  invisible: number;
   /**
    * False when the content came from a payload. A wake's text then becomes an untrusted event line,
    * which the heartbeat prompt puts inside its envelope; true only when a mapping opted out.
@@ -22,11 +24,11 @@ export interface SealedAction {
  */
 export function sealAction(admitted: AdmittedAction): SealedAction {
   const { envelope, ...action } = admitted;
-  if (envelope === undefined) return { action, suspicious: [], trusted: true };
+  if (envelope === undefined) return { action, suspicious: [], invisible: 0, trusted: true };
   if (action.kind === 'agent') {
-    const { wrapped, suspicious } = inspectUntrusted(action.message, envelope);
-    return { action: { ...action, message: wrapped }, suspicious, trusted: false };
+    const { wrapped, suspicious, invisible } = inspectUntrusted(action.message, envelope);
+    return { action: { ...action, message: wrapped }, suspicious, invisible, trusted: false };
   }
-  const { wrapped, suspicious } = inspectEventText(action.text, envelope);
-  return { action: { ...action, text: wrapped }, suspicious, trusted: false };
+  const { wrapped, suspicious, invisible } = inspectEventText(action.text, envelope);
+  return { action: { ...action, text: wrapped }, suspicious, invisible, trusted: false };
 }

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { digestForLog } from '../log-digest.js';
+import { keyedDigester } from '../log-digest.js';
 
 // Replies often quote the payload they answer (the echo provider always does), and raw payloads
 // stay out of logs: by default only the length is logged; the text is kept in the store.
@@ -30,12 +30,13 @@ export const logChannel = defineChannel({
   maxMessageChars: MAX_CHARS,
   create(config, deps) {
     const limit = config.maxLoggedChars ?? DEFAULT_LOGGED_CHARS;
+    const digest = deps.digest ?? keyedDigester();
     return {
       name: 'log',
       maxMessageChars: MAX_CHARS,
       send(to, text) {
-        // `to` may be a request field: logged as a digest (the store keeps the delivery row).
-        const line: Record<string, unknown> = { event: 'delivery.log', channel: 'log', to: digestForLog(to), length: text.length };
+        // `to` may be a request field, and a phone number: logged as a keyed digest (the store keeps the delivery row).
+        const line: Record<string, unknown> = { event: 'delivery.log', channel: 'log', to: digest(to), length: text.length };
         if (limit > 0) {
           line['text'] = text.length > limit ? cut(text, limit) : text;
           line['truncated'] = text.length > limit;

@@ -1,3 +1,4 @@
+import type { KeyedDigester } from '../log-digest.js';
 import type { Logger } from '../log.js';
 
 /** What a channel may use; everything that touches the outside world is injected so tests can replace it. */
@@ -7,6 +8,8 @@ export interface ChannelDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Milliseconds since the epoch; channels that cache credentials (msteams) read expiry from it. */
   now?: () => number;
+  /** Recipients in log lines, keyed by the installation's key (src/store/log-key.ts). */
+  digest?: KeyedDigester;
 }
 
 /** One configured chat service. `send` delivers exactly one part; splitting and retries belong to deliverText. */

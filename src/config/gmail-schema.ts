@@ -24,7 +24,11 @@ const PushSchema = Type.Object(
     path: Type.String({ pattern: '^/[^?#]*$', default: '/gmail/push', description: 'Where Pub/Sub pushes, under hooks.path (POST {hooks.path}{push.path}).' }),
     audience: Type.String({ minLength: 1, description: "The `aud` claim the push subscription's OIDC token must carry (usually the push endpoint URL)." }),
     serviceAccountEmail: Type.Optional(
-      Type.String({ minLength: 1, description: 'If set, the OIDC token must name this service account in `email` with `email_verified` true.' }),
+      Type.String({
+        minLength: 1,
+        description:
+          'Required in push mode: the OIDC token must name this service account in `email` with `email_verified` true (any Google Cloud service account can mint a token for any audience). `hookgate gmail setup` writes it.',
+      }),
     ),
   },
   { additionalProperties: false, description: 'Push mode: Pub/Sub posts notifications to the service with a Google-signed OIDC token.' },
@@ -81,7 +85,10 @@ export function gmailConfigIssues(gmail: GmailConfig | undefined, presets: reado
   if (gmail.account === undefined) need('account', 'required when hooks.gmail.enabled (run `hookgate gmail setup`)');
   if (gmail.topic === undefined) need('topic', 'required when hooks.gmail.enabled (run `hookgate gmail setup`)');
   if (gmail.mode === 'pull' && gmail.subscription === undefined) need('subscription', 'required in pull mode');
-  if (gmail.mode === 'push' && gmail.push === undefined) need('push', 'required in push mode (push.audience at least)');
+  if (gmail.mode === 'push' && gmail.push === undefined) need('push', 'required in push mode (push.audience and push.serviceAccountEmail)');
+  if (gmail.mode === 'push' && gmail.push !== undefined && gmail.push.serviceAccountEmail === undefined) {
+    need('push/serviceAccountEmail', "required in push mode: the service account of the push subscription's OIDC token (any Google Cloud service account can mint a token for any audience; `hookgate gmail setup --push-service-account` writes it)");
+  }
   if (!hooksEnabled) issues.push({ path: '/hooks/enabled', message: 'hooks.gmail.enabled needs hooks.enabled (the watcher admits through the hooks)' });
   if (!presets.includes('gmail')) issues.push({ path: '/hooks/presets', message: 'hooks.gmail.enabled needs "gmail" in hooks.presets' });
   return issues;

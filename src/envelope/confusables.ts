@@ -20,8 +20,10 @@ const BRACKETS = new Set(['<', '<<', '<<<', '>', '>>', '>>>', '|']);
 
 function usable(prototype: string): string | undefined {
   if (BRACKETS.has(prototype)) return prototype;
-  if (!LETTERS.test(prototype)) return undefined;
-  const letters = prototype.replaceAll("'", '');
+  // Stroke and slash letters have a letter and an overlay mark as prototype (`Ŧ` → `T̵`): the letter is what is read.
+  const withoutMarks = prototype.normalize('NFKD').replace(/\p{M}/gu, '');
+  if (!LETTERS.test(withoutMarks)) return undefined;
+  const letters = withoutMarks.replaceAll("'", '');
   if (letters === '') return undefined;
   return letters === 'rn' ? 'm' : letters.toLowerCase();
 }

@@ -1,7 +1,7 @@
 import { createRandomIdSource } from './random-id.js';
-import { applyFindings, findInFolded, sanitizeUntrusted } from './sanitize.js';
-import { matchingView } from './matching-view.js';
+import { findInFolded, sanitizeFolded, sanitizeUntrusted } from './sanitize.js';
 import { identityMap } from './folded-text.js';
+import { matchingView } from './matching-view.js';
 import { detectInFolded } from './suspicious.js';
 
 export type UntrustedSource = 'Email' | 'Webhook';
@@ -96,10 +96,12 @@ export function eventText(sanitized: string, meta: EnvelopeMeta): string {
   return lines.length === 1 && lines[0] === 'Source: Webhook' ? sanitized : `[${lines.join('; ')}] ${sanitized}`;
 }
 
-/** The wrapped content and the suspicious pattern families found in it (see detectSuspiciousPatterns). */
+/** The wrapped content, the suspicious pattern families found in it (see detectSuspiciousPatterns) and the invisible characters removed. */
 export interface UntrustedInspection {
   wrapped: string;
   suspicious: string[];
+  /** Invisible code points removed before scanning and wrapping (see invisible.ts). */
+  invisible: number;
 }
 
 /**
@@ -107,17 +109,17 @@ export interface UntrustedInspection {
  * the request path's call. Each result equals what the separate call returns.
  */
 export function inspectUntrusted(content: string, meta: EnvelopeMeta): UntrustedInspection {
-  const { sanitized, suspicious } = sanitizeAndDetect(content);
-  return { wrapped: assemble(sanitized, meta), suspicious };
+  const { sanitized, suspicious, invisible } = sanitizeAndDetect(content);
+  return { wrapped: assemble(sanitized, meta), suspicious, invisible };
 }
 
 /** {@link eventText} and the suspicious pattern families, folding the content once (a wake action's seal). */
 export function inspectEventText(content: string, meta: EnvelopeMeta): UntrustedInspection {
-  const { sanitized, suspicious } = sanitizeAndDetect(content);
-  return { wrapped: eventText(sanitized, meta), suspicious };
+  const { sanitized, suspicious, invisible } = sanitizeAndDetect(content);
+  return { wrapped: eventText(sanitized, meta), suspicious, invisible };
 }
 
-function sanitizeAndDetect(content: string): { sanitized: string; suspicious: string[] } {
+function sanitizeAndDetect(content: string): { sanitized: string; suspicious: string[]; invisible: number } {
   const folded = matchingView(content);
   const findings = findInFolded(folded);
   const suspicious = detectInFolded(content, folded.text, {
@@ -126,5 +128,5 @@ function sanitizeAndDetect(content: string): { sanitized: string; suspicious: st
     // Invisible characters fold to nothing: a folding that kept every unit proves there is none.
     mayHoldInvisible: folded.toSource !== identityMap,
   });
-  return { sanitized: applyFindings(content, findings), suspicious };
+  return { ...sanitizeFolded(content, folded, findings), suspicious };
 }

@@ -1,6 +1,7 @@
 import { foldText, type FoldedText } from './fold.js';
+import { identityMap, type Span } from './folded-text.js';
+import { removeInvisible } from './invisible.js';
 import { matchingView } from './matching-view.js';
-import type { Span } from './folded-text.js';
 
 export type { Span } from './folded-text.js';
 
@@ -31,13 +32,21 @@ export const CONTROL_TOKEN_PLACEHOLDER = '[[CONTROL_TOKEN]]';
  */
 const MARKER_LETTERS = 'externaluntrustedcontent';
 const MARKER_GAP = '[^\\p{L}\\p{N}\\n]*';
-const MARKER_WORDS = new RegExp(Array.from(MARKER_LETTERS).join(MARKER_GAP), 'gu');
+/**
+ * Letters that also stand for a marker letter: written upside down, `n` and `u` trade places, `d`
+ * becomes `p` and `c` the open o `ɔ` (folded to `o`), the rest have turned forms of their own
+ * (letter-variants.ts); and a capital `I` is Unicode's confusable of `l`. None of these letters can
+ * run into or out of a placeholder (see the rules above): neither has an `m`, a `k` or an `ex`.
+ */
+const MARKER_LETTER_CLASSES: Readonly<Record<string, string>> = { n: '[nu]', u: '[un]', d: '[dp]', c: '[co]', l: '[li]' };
+const markerLetters = (letters: string): string[] => Array.from(letters, (letter) => MARKER_LETTER_CLASSES[letter] ?? letter);
+const MARKER_WORDS = new RegExp(markerLetters(MARKER_LETTERS).join(MARKER_GAP), 'gu');
 /**
  * The marker form from its `x` on. Every marker form holds one, starting at an `x`; ordinary text has
  * few `x`s and finding them is a native character search, so this proves most texts marker-free
  * without running {@link MARKER_WORDS} over them.
  */
-const MARKER_TAIL_SOURCE = Array.from(MARKER_LETTERS.slice(1)).join(MARKER_GAP);
+const MARKER_TAIL_SOURCE = markerLetters(MARKER_LETTERS.slice(1)).join(MARKER_GAP);
 
 /** Horizontal white space only, a few characters at most. */
 const H = '[^\\S\\n]{0,8}';
@@ -127,13 +136,18 @@ function mayHoldMarker(foldedText: string): boolean {
   return false;
 }
 
+/** The words a marker may start with, at the end of the text before it (`END` also upside down). */
+const LEADING_WORDS: readonly RegExp[] = [/e[nu][dp]$/, /start$/, /begin$/];
+
 /** Takes in a directly preceding `END`/`START`/`BEGIN` word and `<` run, so a whole fake marker goes. */
 function extendLeft(text: string, start: number): number {
   let at = start;
   while (at > 0 && start - at < 16 && /[ \t_-]/.test(text[at - 1] ?? '')) at--;
-  for (const word of ['end', 'start', 'begin']) {
-    const from = at - word.length;
-    if (from >= 0 && text.startsWith(word, from) && !/\p{L}/u.test(text[from - 1] ?? '')) {
+  const before = text.slice(Math.max(0, at - 5), at);
+  for (const word of LEADING_WORDS) {
+    const length = word.exec(before)?.[0].length ?? 0;
+    const from = at - length;
+    if (length > 0 && !/\p{L}/u.test(text[from - 1] ?? '')) {
       start = from;
       break;
     }
@@ -233,9 +247,23 @@ export function applyFindings(text: string, findings: Findings): string {
 }
 
 /**
- * Replaces every marker imitation with {@link MARKER_PLACEHOLDER} and every control token with
- * {@link CONTROL_TOKEN_PLACEHOLDER}; all other text is kept exactly as it was.
+ * Replaces every marker imitation with
+ * {@link MARKER_PLACEHOLDER} and every control token with {@link CONTROL_TOKEN_PLACEHOLDER} and
+ * removes invisible characters; all other text is kept exactly as it was.
  */
 export function sanitizeUntrusted(text: string): string {
-  return applyFindings(text, findInFolded(matchingView(text)));
+  const folded = matchingView(text);
+  return sanitizeFolded(text, folded, findInFolded(folded)).sanitized;
+}
+
+/**
+ * `text` with the findings replaced and invisible characters removed (invisible.ts), with how many
+ * were. A matching view that kept every unit (an identity source map) proves there was none: each
+ * of them folds to nothing.
+ */
+export function sanitizeFolded(text: string, folded: FoldedText, findings: Findings): { sanitized: string; invisible: number } {
+  const replaced = applyFindings(text, findings);
+  if (folded.toSource === identityMap) return { sanitized: replaced, invisible: 0 };
+  const { text: sanitized, invisible } = removeInvisible(replaced);
+  return { sanitized, invisible };
 }

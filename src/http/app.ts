@@ -120,7 +120,10 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   router.get(`${prefix}/runs`, auth, () => {
     throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);
   });
-  if (deps.gmailPush !== undefined) router.post(`${prefix}${deps.gmailPush.path}`, lengthGuard, deps.gmailPush.authenticate, body, deps.gmailPush.handle);
+  if (deps.gmailPush !== undefined) {
+    const pushAuth = deps.gmailPush.authenticate({ throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies) });
+    router.post(`${prefix}${deps.gmailPush.path}`, lengthGuard, pushAuth, body, deps.gmailPush.handle);
+  }
   const misdirected = misdirectedPushGuard(hooks);
   router.options(`${prefix}{/*rest}`, allowOnly('POST'));
   const subscriptions = subscriptionCheck({ mappings: deps.mappings, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies), logger: deps.logger, nameOf: hookName });

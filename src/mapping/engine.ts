@@ -168,9 +168,10 @@ function sealForDisplay(outcome: MappingOutcome, items: ItemTrace[], notes: stri
   if (outcome.kind !== 'actions') return outcome;
   const sealed = new Map<AdmittedAction, AdmittedAction>();
   for (const [index, admitted] of outcome.actions.entries()) {
-    const { action, suspicious } = sealAction(admitted);
+    const { action, suspicious, invisible } = sealAction(admitted);
     sealed.set(admitted, action);
     if (suspicious.length > 0) notes.push(`action ${index + 1}: content matches suspicious patterns (${suspicious.join(', ')}); logged as hook.suspicious_content`);
+    if (invisible > 0) notes.push(`action ${index + 1}: ${invisible} invisible character(s) removed from the content`);
   }
   for (const item of items) if (item?.action !== undefined) item.action = sealed.get(item.action) ?? item.action;
   return { ...outcome, actions: outcome.actions.map((action) => sealed.get(action) ?? action) };

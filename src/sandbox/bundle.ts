@@ -17,7 +17,15 @@ export interface Bundle {
   code: string;
   /** Every file that went into the bundle, with the version it had. */
   inputs: Array<{ file: string; version: string }>;
+  /** The bundle's source map (sources relative to the transforms root), kept on the host to name where a transform threw. */
+  sourceMap?: object;
 }
+
+/** esbuild's inline map: taken off the code sent to the worker, kept on the host. */
+const INLINE_MAP = /\n\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/;
+
+/** Lines the wrapper puts before the bundle's first line in the code a worker runs. */
+export const WRAPPER_LINES = 1;
 
 /** Only relative imports that stay inside the transforms directory are bundled; anything else is refused. */
 function containmentPlugin(root: string): Plugin {
@@ -65,6 +73,8 @@ export async function bundleModule(module: string, resolved: ResolvedModule): Pr
       target: 'es2022',
       mainFields: [],
       metafile: true,
+      sourcemap: 'inline',
+      sourcesContent: false,
       logLevel: 'silent',
       plugins: [containmentPlugin(resolved.root)],
     });
@@ -72,11 +82,15 @@ export async function bundleModule(module: string, resolved: ResolvedModule): Pr
     const errors = (error as { errors?: Message[] }).errors;
     throw moduleError(module, errors ? describeErrors(errors) : String(error), resolved.file);
   }
-  const text = result.outputFiles[0]?.text ?? '';
+  const output = result.outputFiles[0]?.text ?? '';
+  const inlineMap = INLINE_MAP.exec(output);
+  const text = inlineMap === null ? output : output.slice(0, inlineMap.index);
+  const sourceMap = inlineMap?.[1] === undefined ? undefined : (JSON.parse(Buffer.from(inlineMap[1], 'base64').toString('utf8')) as object);
   const files = Object.keys(result.metafile.inputs).map((p) => path.resolve(resolved.root, p));
   const inputs = await Promise.all(files.map(async (file) => ({ file, version: await versionOf(file) })));
   // The iife declares a var; wrapping it in a function keeps that var off the (frozen) global object.
-  return { code: `${REGISTER_GLOBAL}(function () {\n${text}\nreturn ${EXPORTS_NAME};\n});\n`, inputs };
+  const code = `${REGISTER_GLOBAL}(function () {\n${text}\nreturn ${EXPORTS_NAME};\n});\n`;
+  return sourceMap === undefined ? { code, inputs } : { code, inputs, sourceMap };
 }
 
 /** Bundles once per file version: a hit needs every input file unchanged (mtime and size). */

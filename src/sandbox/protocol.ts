@@ -82,7 +82,13 @@ export type LoadReply =
 
 export type CallReply =
   | { t: 'reply'; id: number; ok: true; kind: 'value' | 'null' | 'undefined'; json: string; logs: string[]; rss: number }
-  | { t: 'reply'; id: number; ok: false; reason: FailureReason; error: string; logs: string[]; rss: number };
+  | { t: 'reply'; id: number; ok: false; reason: FailureReason; error: string; logs: string[]; rss: number; thrown?: ThrownFacts };
+
+/** What a log line may say of a thrown value: its kind (`SyntaxError`, `string`) and `line:column` in the bundle ('' unknown). */
+export interface ThrownFacts {
+  name: string;
+  at: string;
+}
 
 export type StatsReply = { t: 'reply'; id: number; ok: true; stats: WorkerStats; rss: number };
 

@@ -7,7 +7,9 @@ import { ConsoleLimiter } from './console-limiter.js';
 import { guestPrelude } from './guest-prelude.js';
 import { parseOverride } from './override-schema.js';
 import { SandboxPool, type WorkerSnapshot } from './pool.js';
-import { loadTimeoutMs, UNAVAILABLE_REASONS, type FailureReason, type LoadReply } from './protocol.js';
+import type { SourceMap } from 'node:module';
+import { failureLogFields, readSourceMap } from './failure-log.js';
+import { loadTimeoutMs, UNAVAILABLE_REASONS, type FailureReason, type LoadReply, type ThrownFacts } from './protocol.js';
 import { moduleError, resolveModule } from './resolve.js';
 import { DEFAULT_ISOLATE_BUDGET_MB, DEFAULT_ISOLATE_IDLE_SECONDS } from './types.js';
 import type { ExampleOutcome, TransformHandle, TransformInput, TransformResult, TransformRunner, TransformRunnerOptions, TransformSpec, TransformCallOutcome } from './types.js';
@@ -40,9 +42,10 @@ interface Loaded {
   handle: TransformHandle;
   label: string;
   examplesJson: string;
+  sourceMap: SourceMap | undefined;
 }
 
-type Outcome = { ok: true; result: TransformResult } | { ok: false; reason: FailureReason; error: string; durationMs: number };
+type Outcome = { ok: true; result: TransformResult } | { ok: false; reason: FailureReason; error: string; durationMs: number; thrown?: ThrownFacts };
 
 interface Example {
   name: string;
@@ -130,18 +133,19 @@ class SandboxRunner implements SandboxTransformRunner {
     this.current.set(identity, moduleKey);
     const handle: TransformHandle = Object.freeze({ spec: Object.freeze({ ...spec }), moduleKey });
     const label = spec.export === undefined ? spec.module : `${spec.module}#${spec.export}`;
-    this.loaded.set(moduleKey, { handle, label, examplesJson: reply.examplesJson });
+    this.loaded.set(moduleKey, { handle, label, examplesJson: reply.examplesJson, sourceMap: readSourceMap(bundle.sourceMap) });
     return handle;
   }
 
   async run(handle: TransformHandle, input: TransformInput): Promise<TransformResult> {
     const started = performance.now();
     const outcome = await this.execute(handle, input);
-    const label = this.loaded.get(handle.moduleKey)?.label ?? handle.spec.module;
+    const loaded = this.loaded.get(handle.moduleKey);
+    const label = loaded?.label ?? handle.spec.module;
     this.options.observer?.observeTransform(label, performance.now() - started, observedOutcome(outcome));
     if (outcome.ok) return outcome.result;
     this.logger.warn(
-      { event: 'transform.failed', module: label, reason: outcome.reason, durationMs: outcome.durationMs, detail: outcome.error.slice(0, 300) },
+      { event: 'transform.failed', module: label, durationMs: outcome.durationMs, ...failureLogFields(outcome.reason, outcome.error, outcome.thrown, loaded?.sourceMap) },
       `transform ${label} failed: ${outcome.reason}`,
     );
     if (UNAVAILABLE_REASONS.has(outcome.reason)) {
@@ -184,7 +188,7 @@ class SandboxRunner implements SandboxTransformRunner {
     const reply = await this.pool.call(handle.moduleKey, JSON.stringify(input));
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
     this.console.write(loaded?.label ?? handle.spec.module, reply.logs);
-    if (!reply.ok) return { ok: false, reason: reply.reason, error: reply.error, durationMs };
+    if (!reply.ok) return { ok: false, reason: reply.reason, error: reply.error, durationMs, ...(reply.thrown === undefined ? {} : { thrown: reply.thrown }) };
     if (reply.kind === 'null') return { ok: true, result: { kind: 'skip' } };
     if (reply.kind === 'undefined') return { ok: true, result: { kind: 'unchanged' } };
     const parsed = parseOverride(reply.json);

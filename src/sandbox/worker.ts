@@ -199,13 +199,14 @@ class IsolateHost {
   private decode(id: number, out: unknown): CallReply {
     const rss = process.memoryUsage.rss();
     if (typeof out !== 'string') return { t: 'reply', id, ok: false, reason: 'invalid', error: 'guest wrapper returned no string', logs: [], rss };
-    const envelope = JSON.parse(out) as { s: string; json?: string; error?: string; logs: string[] };
+    const envelope = JSON.parse(out) as { s: string; json?: string; error?: string; name?: string; at?: string; logs: string[] };
     const logs = envelope.logs;
     if (envelope.s === 'value' || envelope.s === 'null' || envelope.s === 'undefined') {
       return { t: 'reply', id, ok: true, kind: envelope.s, json: envelope.json ?? '', logs, rss };
     }
     const reason: FailureReason = envelope.s === 'too-large' || envelope.s === 'invalid' ? envelope.s : 'threw';
-    return { t: 'reply', id, ok: false, reason, error: envelope.error ?? 'failed', logs, rss };
+    const thrown = envelope.s === 'threw' ? { thrown: { name: envelope.name ?? '', at: envelope.at ?? '' } } : {};
+    return { t: 'reply', id, ok: false, reason, error: envelope.error ?? 'failed', logs, rss, ...thrown };
   }
 
   private callFailure(id: number, failure: Failure): CallReply {

@@ -9,8 +9,11 @@ import type { Acceptance, AcceptOutcome } from './port.js';
  */
 
 export type ItemOutcome =
-  /** `suspicious`: per action, the pattern families its untrusted content matched (names only). */
-  | { kind: 'committed'; suspicious: string[][] }
+  /**
+   * `suspicious`: per action, the pattern families its untrusted content matched (names only);
+   * `invisible`: per action, the invisible code points removed from it.
+   */
+  | { kind: 'committed'; suspicious: string[][]; invisible?: number[] }
   | { kind: 'replayed'; responseJson: string }
   | { kind: 'conflict' }
   /** Its actions could not be sealed: nothing of it was written, the rest of the batch goes on. */
@@ -40,7 +43,7 @@ export function settleAcceptances(batch: readonly PendingAcceptance[], outcomes:
       deps.logger.error({ event: 'store.seal_failed', err: outcome.message }, 'an accepted action could not be sealed; nothing of it was stored');
       return item.reject(new HookError('INTERNAL', 'the request could not be stored'));
     }
-    reportSuspicious(item.acceptance.actions, outcome.suspicious, deps.logger);
+    reportSuspicious(item.acceptance.actions, outcome, deps.logger);
     committed.push(...item.acceptance.actions);
     item.resolve({ kind: 'committed', response: item.acceptance.response });
   });
@@ -56,12 +59,13 @@ function unavailable(reason: string): HookError {
 }
 
 /** The injection heuristics' findings (src/envelope/suspicious.ts): counts and names, never the content. */
-function reportSuspicious(actions: readonly AdmittedAction[], findings: readonly string[][], logger: Logger): void {
-  findings.forEach((patterns, index) => {
+function reportSuspicious(actions: readonly AdmittedAction[], outcome: { suspicious: string[][]; invisible?: number[] }, logger: Logger): void {
+  outcome.suspicious.forEach((patterns, index) => {
     const origin = actions[index]?.origin;
     if (patterns.length === 0 || origin === undefined) return;
+    const invisible = outcome.invisible?.[index] ?? 0;
     logger.warn(
-      { event: 'hook.suspicious_content', hook: origin.hook, mappingId: origin.mappingId, count: patterns.length, patterns },
+      { event: 'hook.suspicious_content', hook: origin.hook, mappingId: origin.mappingId, count: patterns.length, patterns, invisible },
       'untrusted content looks like a prompt-injection attempt (wrapped as usual)',
     );
   });

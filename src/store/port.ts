@@ -197,6 +197,8 @@ export interface DeliveryStore {
 export interface StateStore {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string): Promise<void>;
+  /** Stores `value` unless the key has one (atomically, across instances); resolves to the stored value. */
+  claim(key: string, value: string): Promise<string>;
 }
 
 /** The Gmail source's resume points and admitted message ids (per watched mailbox). */

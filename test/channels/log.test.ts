@@ -15,7 +15,7 @@ describe('log channel', () => {
     const channel = logChannel.create({}, { fetch: globalThis.fetch, logger });
     expect(await deliverText(channel, 'caller-chosen-42', 'the reply')).toEqual({ status: 'delivered', channel: 'log', to: 'caller-chosen-42', parts: 1, attempts: 1 });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 30, event: 'delivery.log', channel: 'log', to: { sha256: expect.stringMatching(/^[0-9a-f]{12}$/), length: 16 }, length: 9 });
+    expect(lines[0]).toMatchObject({ level: 30, event: 'delivery.log', channel: 'log', to: { hmac: expect.stringMatching(/^[0-9a-f]{12}$/), length: 16 }, length: 9 });
     expect(JSON.stringify(lines)).not.toContain('the reply');
     expect(JSON.stringify(lines)).not.toContain('caller-chosen-42');
   });

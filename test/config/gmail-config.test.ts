@@ -39,4 +39,17 @@ describe('hooks.gmail', () => {
       ['/hooks/enabled', '/hooks/gmail/account', '/hooks/gmail/push', '/hooks/gmail/topic', '/hooks/presets'].sort(),
     );
   });
+  it('refuses push mode without push.serviceAccountEmail, naming the key', () => {
+    const hooks = { enabled: true, token: 't', presets: ['gmail'], gmail: { enabled: true, account: 'a@x', topic: 'projects/p/topics/t', mode: 'push', push: { audience: 'https://h.example.com/hooks/gmail/push' } } };
+    let error: unknown;
+    try {
+      resolve(hooks);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual([expect.objectContaining({ path: '/hooks/gmail/push/serviceAccountEmail', message: expect.stringContaining('required in push mode') })]);
+    const complete = { ...hooks, gmail: { ...hooks.gmail, push: { ...hooks.gmail.push, serviceAccountEmail: 'push@p.iam.gserviceaccount.com' } } };
+    expect(resolve(complete).hooks.gmail?.push?.serviceAccountEmail).toBe('push@p.iam.gserviceaccount.com');
+  });
 });

@@ -65,17 +65,20 @@ describe('the fast folding', () => {
   it('maps a match after dropped, expanded and astral characters back to the right original span', () => {
     const text = 'a\u200B«😀ﬃ EXTERNAL UNTRUSTED CONTENT z';
     expect(spans(foldText(text))).toEqual(spans(foldTextReference(text)));
-    expect(sanitizeUntrusted(text)).toBe('a\u200B«😀ﬃ [[MARKER_SANITIZED]] z');
+    // The zero-width space is removed before the scan: the rest is kept as it was.
+    expect(sanitizeUntrusted(text)).toBe('a«😀ﬃ [[MARKER_SANITIZED]] z');
   });
 });
 
 describe('the sanitiser and the detector on the fast folding', () => {
   const sanitizeWith = (text: string, folded: FoldedText): string => applyFindings(text, findInFolded(folded));
+  const withoutInvisible = (text: string): string => text.replace(/\p{Default_Ignorable_Code_Point}/gu, '');
 
-  it('sanitise exactly as on the reference folding', () => {
+  it('sanitise exactly as on the reference folding, invisible characters removed first', () => {
     fc.assert(
       fc.property(anyText, (text) => {
-        expect(sanitizeUntrusted(text)).toBe(sanitizeWith(text, foldTextReference(text)));
+        const visible = withoutInvisible(text);
+        expect(sanitizeUntrusted(text)).toBe(sanitizeWith(visible, foldTextReference(visible)));
       }),
       { numRuns: 400 },
     );

@@ -44,9 +44,9 @@ describe('what a transform returns decides the outcome', () => {
   );
 
   it('a transform may not opt out of the envelope', async () => {
-    await expect(runExport('unsafe')).rejects.toMatchObject({ code: 'TRANSFORM_FAILED' });
-    const line = t.logs.filter((l) => l['event'] === 'transform.failed').at(-1);
-    expect(String(line?.['detail'])).toMatch(/invalid override \/allowUnsafeExternalContent: unknown field/);
+    const error = (await runExport('unsafe').catch((e: unknown) => e)) as HookError;
+    expect(error).toMatchObject({ code: 'TRANSFORM_FAILED' });
+    expect(String((error.cause as Error | undefined)?.message)).toMatch(/invalid override \/allowUnsafeExternalContent: unknown field/);
   });
 
   it('a limit failure is TRANSFORM_UNAVAILABLE with Retry-After 1', async () => {

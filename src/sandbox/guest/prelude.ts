@@ -24,6 +24,8 @@ const { ownKeys } = Reflect;
 const stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, Str = String;
 const MAX_LINES = 20, MAX_LINE = 500, MAX_FIELDS = 64;
 const G = globalThis as unknown as Bag;
+/** V8's own `stack` accessor, shared by every error it makes: the only `stack` getter describe runs. */
+const NATIVE_STACK = getOwnPropertyDescriptor(new Error(), 'stack')?.get;
 
 /** Getters installed by allowOwnAssignment: nameOf may run these (they return a fixed value). */
 const ownGetters = new Set<() => unknown>();
@@ -44,7 +46,7 @@ export function startGuest(options: GuestOptions): [Call, Bind] {
   const call: Call = async (inputJson) => {
     logs = [];
     let value: unknown;
-    try { value = await fn!(parse(inputJson)); } catch (e) { return fail('threw', describe(e)); }
+    try { value = await fn!(parse(inputJson)); } catch (e) { return stringify({ s: 'threw', error: describe(e), name: kindOf(e), at: locate(e), logs }); }
     try { return encode(value, options.maxOutputChars); } catch (e) { return fail('invalid', 'result could not be read: ' + describe(e)); }
   };
   const bind: Bind = (exportName) => {
@@ -139,6 +141,36 @@ function describe(e: unknown): string {
   if (!d || typeof d.value !== 'string') return 'threw a non-Error value';
   const name = nameOf(e);
   return ((name ? name + ': ' : '') + d.value).slice(0, MAX_LINE);
+}
+
+/** What was thrown, as a log may say it: the error's name (`SyntaxError`), or the type of a thrown non-error. */
+function kindOf(e: unknown): string {
+  if ((typeof e !== 'object' && typeof e !== 'function') || e === null) return e === null ? 'null' : typeof e;
+  return hasSafeName(e) ? nameOf(e).slice(0, 64) || 'Error' : 'Error';
+}
+
+/** Whether reading `name` runs no guest code: a data property, or one of allowOwnAssignment's fixed getters. */
+function hasSafeName(e: object): boolean {
+  for (let o: object | null = e, i = 0; o !== null && i < 8; o = getPrototypeOf(o) as object | null, i++) {
+    const d = getOwnPropertyDescriptor(o, 'name');
+    if (d) return 'value' in d || (d.get !== undefined && ownGetters.has(d.get));
+  }
+  return true;
+}
+
+/**
+ * `line:column` of the innermost frame of the module's own code (its file name starts `file://`),
+ * from V8's stack, which V8 formats from `name` and `message`: read only when neither is a guest
+ * getter and `stack` is V8's own accessor, so no guest code runs. Empty when it cannot be told.
+ */
+function locate(e: unknown): string {
+  if ((typeof e !== 'object' && typeof e !== 'function') || e === null || NATIVE_STACK === undefined) return '';
+  const stack = getOwnPropertyDescriptor(e, 'stack'), message = getOwnPropertyDescriptor(e, 'message');
+  if (stack?.get !== NATIVE_STACK || (message !== undefined && !('value' in message)) || !hasSafeName(e)) return '';
+  const text: unknown = NATIVE_STACK.call(e);
+  if (typeof text !== 'string') return '';
+  const frame = /\(?file:\/\/[^\n]*?:(\d+):(\d+)\)?\n?/.exec(text.slice(text.indexOf('\n    at ')));
+  return frame ? frame[1] + ':' + frame[2] : '';
 }
 
 function fail(s: string, error: string): string {

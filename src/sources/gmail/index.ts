@@ -53,10 +53,12 @@ export function createGmailSource(deps: GmailSourceDeps): GmailSource {
   };
   const push = deps.config.mode === 'push' ? deps.config.push : undefined;
   if (push !== undefined) {
+    // The configuration check refuses push mode without it (gmailConfigIssues); fail closed all the same.
+    if (push.serviceAccountEmail === undefined) throw new Error('hooks.gmail.push.serviceAccountEmail is required in push mode');
     const verify = createOidcVerifier({
       certsUrl: deps.config.endpoints.oidcCerts,
       audience: push.audience,
-      ...(push.serviceAccountEmail === undefined ? {} : { serviceAccountEmail: push.serviceAccountEmail }),
+      serviceAccountEmail: push.serviceAccountEmail,
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
       ...(deps.now ? { now: deps.now } : {}),
     });

@@ -3,8 +3,11 @@ import type { JSONWebKeySet, JWTPayload, createLocalJWKSet } from 'jose';
 export interface OidcVerifierOptions {
   certsUrl: string;
   audience: string;
-  /** When set, `email` must be this and `email_verified` true. */
-  serviceAccountEmail?: string;
+  /**
+   * `email` must be this and `email_verified` true. Required: any Google Cloud service account can
+   * mint an ID token with any audience, so the audience alone names no sender.
+   */
+  serviceAccountEmail: string;
   fetch?: typeof fetch;
   now?: () => number;
 }
@@ -80,10 +83,8 @@ export function createOidcVerifier(options: OidcVerifierOptions): (token: string
       if (error instanceof errors.JOSEError) throw new PushTokenError(`${error.code}: ${error.message}`);
       throw error;
     }
-    if (options.serviceAccountEmail !== undefined) {
-      if (payload['email'] !== options.serviceAccountEmail) throw new PushTokenError('email is not the configured service account');
-      if (payload['email_verified'] !== true) throw new PushTokenError('email_verified is not true');
-    }
+    if (payload['email'] !== options.serviceAccountEmail) throw new PushTokenError('email is not the configured service account');
+    if (payload['email_verified'] !== true) throw new PushTokenError('email_verified is not true');
     return payload;
   };
 }

@@ -1,4 +1,5 @@
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
+import { beginAuth, type AuthAttempt, type AuthGuardDeps } from '../../auth/guard.js';
 import { bearerToken } from '../../auth/token.js';
 import { HookError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -18,19 +19,26 @@ export interface PushHandlerDeps {
  * message of the notification is durably admitted; 503 otherwise, so Pub/Sub delivers it again.
  */
 export function createPushHandler(deps: PushHandlerDeps): PushRoute {
-  /** Before the body is read: an unauthenticated sender costs no body parsing. */
-  const authenticate = async (ctx: Context, next: () => Promise<unknown>) => {
+  /**
+   * Before the body is read: an unauthenticated sender costs no body parsing. A missing or bad token
+   * counts against the client in the failed-auth throttle like a wrong hook token, and a blocked
+   * client gets 429 before its token is looked at; keys that cannot be fetched count against no one.
+   */
+  const authenticate = (guard: AuthGuardDeps): Middleware => async (ctx, next) => {
+    const attempt: AuthAttempt = beginAuth(ctx, guard);
+    const refusal = new HookError('UNAUTHORIZED', 'invalid or missing push token');
     const token = bearerToken(ctx.req.headersDistinct);
-    if (token === undefined) throw new HookError('UNAUTHORIZED', 'invalid or missing push token');
+    if (token === undefined) attempt.failed(refusal);
     try {
       await deps.verify(token);
     } catch (error) {
       if (!(error instanceof PushTokenError)) {
         throw new HookError('SOURCE_UNAVAILABLE', "Google's signing keys cannot be fetched right now", { retryAfterSeconds: 10, cause: error });
       }
-      deps.logger.warn({ event: 'gmail.push_refused', reason: error.message }, 'Gmail push refused: invalid OIDC token');
-      throw new HookError('UNAUTHORIZED', 'invalid or missing push token');
+      deps.logger.warn({ event: 'gmail.push_refused', reason: error.message, client: attempt.client }, 'Gmail push refused: invalid OIDC token');
+      attempt.failed(refusal);
     }
+    attempt.succeeded();
     await next();
   };
   const handle = async (ctx: Context) => {
@@ -55,6 +63,7 @@ export function createPushHandler(deps: PushHandlerDeps): PushRoute {
 }
 
 export interface PushRoute {
-  authenticate: (ctx: Context, next: () => Promise<unknown>) => Promise<void>;
+  /** The OIDC check, counted in the failed-auth throttle the hooks share. */
+  authenticate: (guard: AuthGuardDeps) => Middleware;
   handle: (ctx: Context) => Promise<void>;
 }

@@ -47,6 +47,10 @@ export function createPostgresState(pool: pg.Pool): StateStore {
   return {
     get: (key) => readState(pool, key),
     set: (key, value) => query(pool, 'INSERT INTO state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]).then(() => undefined),
+    claim: async (key, value) => {
+      await query(pool, 'INSERT INTO state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
+      return (await readState(pool, key)) ?? value;
+    },
   };
 }
 

@@ -37,7 +37,7 @@ export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptan
     const key = keys.get(index);
     if (key !== undefined && key.kind !== 'write') return key;
     written.push(...item.sealed);
-    return { kind: 'committed', suspicious: item.sealed.map((action) => action.suspicious) };
+    return { kind: 'committed', suspicious: item.sealed.map((action) => action.suspicious), invisible: item.sealed.map((action) => action.invisible) };
   });
   await insertActions(client, written, at);
   return outcomes;

@@ -13,7 +13,7 @@ import {
   setHeartbeatDelivery,
   startHeartbeat,
 } from './session-queries.js';
-import { getState, insertDelivery, readLastRecipient, readLastRoute, readTranscript, rememberRoute, setState } from './state-queries.js';
+import { getState, insertDelivery, readLastRecipient, readLastRoute, readTranscript, rememberRoute, setState, claimState } from './state-queries.js';
 import { pendingEventViews, recentHeartbeatViews } from './view-queries.js';
 import { writeWhenFree } from './write-when-free.js';
 
@@ -72,5 +72,6 @@ export function createSqliteState(db: DatabaseSync): StateStore {
   return {
     get: async (key) => getState(db, key),
     set: (key, value) => writeWhenFree(() => setState(db, key, value)),
+    claim: (key, value) => writeWhenFree(() => claimState(db, key, value)),
   };
 }

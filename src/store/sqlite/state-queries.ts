@@ -34,6 +34,12 @@ export function setState(db: DatabaseSync, key: string, value: string): void {
   prepareCached(db, 'INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
 }
 
+/** Stores `value` unless the key has one; returns the stored value. */
+export function claimState(db: DatabaseSync, key: string, value: string): string {
+  prepareCached(db, 'INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING').run(key, value);
+  return getState(db, key) ?? value;
+}
+
 export function insertDelivery(db: DatabaseSync, record: DeliveryRecord): void {
   prepareCached(db, 
     'INSERT INTO deliveries (created_at, run_id, heartbeat_id, channel, recipient, status, text, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',

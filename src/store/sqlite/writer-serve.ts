@@ -117,12 +117,12 @@ function createProbe(db: DatabaseSync, statements: Statements, probeBytes: numbe
 }
 
 /** An item's actions sealed, or why they cannot be (that item alone is refused). */
-type Prepared = { sealed: SealedAction[]; suspicious: string[][] } | { message: string };
+type Prepared = { sealed: SealedAction[]; suspicious: string[][]; invisible: number[] } | { message: string };
 
 function sealItem(item: WriteItem): Prepared {
   try {
     const sealed = item.actions.map(sealAction);
-    return { sealed, suspicious: sealed.map((s) => s.suspicious) };
+    return { sealed, suspicious: sealed.map((s) => s.suspicious), invisible: sealed.map((s) => s.invisible) };
   } catch (error) {
     return { message: (error as Error).message };
   }
@@ -170,7 +170,7 @@ function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
       statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
     }
     for (const sealed of prepared.sealed) writeAction(sealed, at);
-    return { kind: 'committed', suspicious: prepared.suspicious };
+    return { kind: 'committed', suspicious: prepared.suspicious, invisible: prepared.invisible };
   };
 }
 

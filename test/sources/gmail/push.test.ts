@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { until as untilWithin } from '../../helpers/wait.js';
-import { post, type TestService } from '../../helpers/service.js';
+import { post, startTestService, type TestService } from '../../helpers/service.js';
 import { startFakeGoogle, type FakeGoogle } from './fake-google.js';
 import { gmailHarness, REFRESH_TOKEN, runsOf, type GmailHarness } from './support.js';
 
@@ -141,5 +141,27 @@ describe('the Gmail watcher in push mode', () => {
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('PUBSUB_PUSH_MISDIRECTED');
     expect(response.body.error).toContain('POST /hooks/gmail/push');
+  });
+  it('counts refused push tokens in the failed-auth throttle: once blocked, even a valid token gets 429', async () => {
+    svc = await startTestService(
+      { hooks: { presets: ['gmail'], throttle: { maxFailures: 3, windowSeconds: 60 }, gmail: harness.gmailConfig({ mode: 'push', subscription: undefined, push: { audience: AUDIENCE, serviceAccountEmail: PUSHER } }) } },
+      { dir: harness.dir, gmail: { setTimer: harness.timers.setTimer, delay: () => new Promise((resolve) => setImmediate(resolve)) } },
+    );
+    await until(() => fake.watches.length === 1);
+    const forged = await token({}, otherKey);
+    const refused = [await push(undefined), await push(forged), await push(await token({ email: 'someone-else@other-project.iam.gserviceaccount.com' }))];
+    expect(refused.map((response) => response.status)).toEqual([401, 401, 401]);
+    const blocked = await push(await token());
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(runsOf(svc)).toEqual([]);
+    expect(JSON.stringify(svc.logs)).not.toContain(forged);
+  });
+
+  it('refuses a Google-signed token of another service account with the right audience', async () => {
+    await startPush();
+    const response = await push(await token({ email: 'any-account@attacker-project.iam.gserviceaccount.com' }));
+    expect(response.status).toBe(401);
+    expect(svc!.logs.find((line) => line['event'] === 'gmail.push_refused')).toMatchObject({ reason: 'email is not the configured service account' });
   });
 });

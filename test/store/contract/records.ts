@@ -29,6 +29,14 @@ export function describeRecordsContract(makeStore: ContractFactory): void {
       expect(await store.state.get('config.reload')).toBe('{"ok":2}');
     });
 
+    it('claims a state key once: later claims, from a sibling too, get the first value', async () => {
+      const { store, sibling } = await stores.open();
+      expect(await store.state.claim('log_digest_key', 'first')).toBe('first');
+      expect(await store.state.claim('log_digest_key', 'second')).toBe('first');
+      if (sibling !== undefined) expect(await (await sibling()).state.claim('log_digest_key', 'third')).toBe('first');
+      expect(await store.state.get('log_digest_key')).toBe('first');
+    });
+
     it('reads a transcript within a budget: newest exchanges, whole, never starting with a reply', async () => {
       const { store } = await stores.open();
       const action = await queueRun(store);
