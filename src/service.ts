@@ -25,6 +25,8 @@ import { createReloader } from './config/reloader.js';
 import { writeReloadState, type ReloadState } from './config/reload-state.js';
 import type { GmailSource, GmailSourceSeams } from './sources/gmail/index.js';
 import { StartedParts, stopAll } from './started-parts.js';
+import { createDebounceFirer } from './admission/debounce.js';
+import { runOrPendingView } from './admission/pending-view.js';
 
 export interface Service {
   readonly url: string;
@@ -86,7 +88,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   // Instances sharing a PostgreSQL store tell themselves apart: in metrics and as owners of run claims.
   const shared = config.storage.url !== undefined;
   const instance = `${hostname()}:${process.pid}`;
-  const metrics = createMetrics({ depths: () => stored.depths(), ...(shared ? { instance } : {}) });
+  const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
@@ -112,6 +114,9 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
   await runtime.start();
+  const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, ...(shared ? { leaseMs } : {}) });
+  firer.start();
+  started.add('debounce firer', () => firer.stop());
   let liveHooks = config.hooks; // what the console's Mappings page shows; reload swaps it
   // The watcher follows the transforms directory of the last config that parsed, even one whose
   // mappings then failed to build: that is where the fix will be made.
@@ -157,7 +162,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     store,
     builder,
     mappings: () => mappings.current(),
-    runView: (runId) => stored.runs.view(runId),
+    runView: (runId) => runOrPendingView(stored, runId),
+    admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission },
     retryRun: (runId) => runtime.retry(runId),
     throttle,
     logger,
@@ -201,6 +207,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
         { name: 'gmail source', stop: () => gmail?.close() }, // first: nothing new is pulled while in-flight requests finish
         { name: 'config reloader', stop: () => reloader.close() },
         { name: 'listening socket', stop: () => listening.close(config.gateway.shutdownGraceMs) },
+        // A group it was firing is committed (or left to the next start) before the ingress closes.
+        { name: 'debounce firer', stop: () => firer.stop() },
         { name: 'ingress', stop: () => store.close() }, // what was accepted is committed, nothing new is
         { name: 'runtime', stop: () => runtime.stop() },
         { name: 'store', stop: () => stored.close() },

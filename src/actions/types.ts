@@ -64,6 +64,8 @@ export type AdmittedAgentAction = AgentAction & { envelope?: EnvelopeMeta };
 
 /** The success body of a request, stored with its idempotency key so a retry gets it again. */
 export type AcceptedResponse =
-  | { status: 200; body: { ok: true; mode: WakeMode } | { ok: true; mode: WakeMode; count: number } }
-  | { status: 202; body: { ok: true; runId: string } | { ok: true; runIds: string[] } }
+  | { status: 200; body: { ok: true; mode: WakeMode; debounced?: true } | { ok: true; mode: WakeMode; count: number; debounced?: true } }
+  | { status: 202; body: { ok: true; runId: string; debounced?: true } | { ok: true; runIds: string[]; debounced?: true } }
+  /** Every matching mapping passed the delivery over (`events`, `filter`): no action. */
+  | { status: 200; body: { ok: true; skipped: 'event'; event?: string } | { ok: true; skipped: 'filter' } }
   | { status: 204; body: null };

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { WakeModeSchema } from '../actions/types.js';
 import { SignatureSchema } from './signature-schema.js';
+import { DebounceSchema, EventFieldSchema, EventsSchema, FilterSchema } from './admission-schema.js';
 
 /** One custom hook: how `POST {hooks.path}/<name>` turns a payload into a wake or agent action. */
 export const MappingSchema = Type.Object(
@@ -60,6 +61,10 @@ export const MappingSchema = Type.Object(
       ),
     ),
     signature: Type.Optional(SignatureSchema),
+    events: Type.Optional(EventsSchema),
+    eventField: Type.Optional(EventFieldSchema),
+    filter: Type.Optional(FilterSchema),
+    debounce: Type.Optional(DebounceSchema),
     forEach: Type.Optional(
       Type.String({
         minLength: 1,

@@ -20,6 +20,10 @@ export interface RequestEntry {
   /** A provider's delivery id header (e.g. X-GitHub-Delivery), when the request carried one. */
   deliveryId?: string;
   replayed?: boolean;
+  /** Passed over by every matching mapping: `event <type>` or `filter`. */
+  skipped?: string;
+  /** Its actions joined debounce groups (`actions` name the groups' run ids). */
+  debounced?: boolean;
   mappingIds: string[];
   /** What the request produced: `wake:now`, `agent:<runId>`, … */
   actions: string[];

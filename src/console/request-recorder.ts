@@ -64,6 +64,8 @@ function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number
     ...(idempotencyKey === '' ? {} : { idempotencyKey: idempotencyKey.slice(0, 256) }),
     ...(deliveryHeader === undefined ? {} : { deliveryId: ctx.get(deliveryHeader).slice(0, 200) }),
     ...(ctx.response.get('Idempotent-Replayed') === 'true' ? { replayed: true } : {}),
+    ...(typeof ctx.state['skipped'] === 'string' ? { skipped: ctx.state['skipped'].slice(0, 200) } : {}),
+    ...(ctx.state['debounced'] === true ? { debounced: true } : {}),
     ...(shown !== undefined && payload !== undefined ? { payload: redactPayload(payload), headers: redactHeaders(ctx.req.headers, shown) } : {}),
   };
 }

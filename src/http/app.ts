@@ -14,6 +14,7 @@ import { BodyBudget, bodyBudgetGuard } from './body-budget.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
+import type { AdmissionDeps } from './admission-commit.js';
 import { hookGate } from './signature-auth.js';
 import { subscriptionCheck } from './subscription-check.js';
 import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The operator console (src/console); none → no console routes. */
   console?: ConsoleParts;
+  /** Debounce groups and admission metrics for the hook handlers (src/http/admission-commit.ts). */
+  admission?: AdmissionDeps;
   /** Gmail push mode: POST {hooks.path}{path}, authenticated by Google's OIDC token instead of the hook token. */
   gmailPush?: PushRoute & { path: string };
 }

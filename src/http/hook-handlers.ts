@@ -5,19 +5,23 @@ import type { AdmittedAction, AcceptedResponse } from '../actions/types.js';
 import type { ActionBuilder } from '../actions/build.js';
 import type { IngressStore } from '../store/port.js';
 import type { Logger } from '../log.js';
-import type { MappingEngine } from '../mapping/engine.js';
+import type { HookRequest, MappingEngine } from '../mapping/engine.js';
 import { AgentRequestSchema, WakeRequestSchema, requestValidator } from './request-schemas.js';
 import { rawBodyOf } from './body.js';
-import { ENGINE_STATE, SIGNED_STATE, type SignedState } from './signature-auth.js';
+import { AUTHENTICATED_FOR_STATE, ENGINE_STATE, SIGNED_STATE, type SignedState } from './signature-auth.js';
+import { joinsFor, skippedResponse, type AdmissionDeps } from './admission-commit.js';
+import type { DebounceJoin } from '../store/debounce-port.js';
 
 export interface HookHandlerDeps {
   store: IngressStore;
   builder: ActionBuilder;
   mappings: () => MappingEngine | undefined;
   logger: Logger;
+  /** Debounce groups and the admission metrics; none → a debounced mapping's actions are accepted at once. */
+  admission?: AdmissionDeps;
 }
 
-type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse };
+type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse; joins?: DebounceJoin[] };
 
 const validateWake = requestValidator(WakeRequestSchema, ['text']);
 const validateAgent = requestValidator(AgentRequestSchema, ['message']);
@@ -31,9 +35,25 @@ export function createHookHandlers(deps: HookHandlerDeps) {
       const previous = await deps.store.replay(idempotency.key, idempotency.fingerprint);
       if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
     }
-    const { actions, response } = await produce();
+    const { actions, response, joins } = await produce();
     ctx.state['actions'] = actions; // the console's request log shows what a request produced
+    if (joins !== undefined && deps.admission !== undefined) return join(ctx, hook, joins, idempotency, deps.admission);
     const outcome = await deps.store.accept({ actions, response, ...(idempotency === undefined ? {} : { idempotency }) });
+    send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
+  }
+
+  async function join(ctx: Context, hook: string, joins: DebounceJoin[], idempotency: { key: string; fingerprint: string } | undefined, admission: AdmissionDeps): Promise<void> {
+    const at = (admission.now ?? Date.now)();
+    const outcome = await admission.debounce.join({ joins, ...(idempotency === undefined ? {} : { idempotency }) }, at);
+    if (outcome.kind === 'committed') {
+      for (const [index, group] of outcome.groups.entries()) {
+        admission.nudge(group.firesAt);
+        if (!group.opened) admission.observer?.merged(joins[index]?.mappingId ?? '');
+      }
+      // The console links the request to the group it joined: the run id the group's action will have.
+      ctx.state['actions'] = joins.map((entry, index) => (entry.action.kind === 'agent' ? { ...entry.action, runId: outcome.groups[index]?.groupId ?? entry.action.runId } : entry.action));
+      ctx.state['debounced'] = true;
+    }
     send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
   }
 
@@ -70,10 +90,18 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           headers: requestHeaders(ctx),
           query: requestQuery(ctx),
           ...(signed === undefined ? {} : { signature: signed.signature }),
+          ...(ctx.state[AUTHENTICATED_FOR_STATE] === undefined ? {} : { authenticatedFor: ctx.state[AUTHENTICATED_FOR_STATE] as NonNullable<HookRequest['authenticatedFor']> }),
         });
         if (outcome.kind === 'no-match') throw engine.serves(name) ? noMappingMatched(name, ctx.state['payload'] as Record<string, unknown>) : unknownHook(name);
+        if (outcome.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
+          deps.admission?.observer?.skipped(outcome.mappingId, outcome.reason);
+          ctx.state['skipped'] = outcome.event === undefined ? outcome.reason : `${outcome.reason} ${outcome.event}`;
+          deps.logger.info({ event: 'hook.skipped', hook: name, mappingId: outcome.mappingId, reason: outcome.reason, eventType: outcome.event }, 'hook skipped');
+          return { actions: [], response: skippedResponse(outcome.reason, outcome.event) };
+        }
         if (outcome.kind === 'skip') return { actions: [], response: { status: 204, body: null } };
-        return { actions: outcome.actions, response: responseFor(outcome.actions) };
+        const joins = joinsFor(outcome.mappingId, outcome.actions, outcome.debounce);
+        return { actions: outcome.actions, response: responseFor(outcome.actions), ...(joins === undefined ? {} : { joins }) };
       }),
   };
 }

@@ -17,6 +17,12 @@ export interface SignedState {
   deliveryKey: string;
 }
 export const SIGNED_STATE = 'signed';
+/**
+ * `(mapping) => Promise<boolean>`: whether the request's signature also verifies for another
+ * mapping, asked before a delivery falls through to it (src/mapping/engine.ts). Absent for a
+ * token-authenticated request: it then serves mappings that take the token.
+ */
+export const AUTHENTICATED_FOR_STATE = 'authenticatedFor';
 /** The engine that chose the request's mapping: the handler resolves with it even if a reload swaps engines meanwhile. */
 export const ENGINE_STATE = 'engine';
 
@@ -99,6 +105,11 @@ async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () 
     deliveryKey: replayKeyOf(routed.id, signature, id, verdict.timestamp, body.raw),
   };
   ctx.state[SIGNED_STATE] = state;
+  ctx.state[AUTHENTICATED_FOR_STATE] = async (candidate: RoutedMapping): Promise<boolean> => {
+    if (candidate.signature === undefined) return false;
+    const again = await candidate.signature.scheme.verify(candidate.signature.settings, { body: body.raw, headers, query: ctx.querystring, nowSeconds: deps.nowSeconds() });
+    return again.ok;
+  };
   const handshake = body.problem === undefined ? signature.scheme.handshake?.(headers, payload) : undefined;
   if (handshake !== undefined) {
     ctx.status = handshake.status;

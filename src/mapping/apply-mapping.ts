@@ -32,10 +32,21 @@ export interface ItemTrace {
   override: TransformOverride | undefined;
   rendered: RenderedFields;
   action: AdmittedAction | undefined;
+  /** The rendered `debounce.key` (mappings with debounce). */
+  debounceKey?: string;
+}
+
+/** How a debounced mapping's actions merge: its settings and each action's rendered key ('' acts at once). */
+export interface DebouncePlan {
+  windowMs: number;
+  maxWaitMs: number;
+  keep: 'last' | 'all';
+  maxChars: number;
+  keys: string[];
 }
 
 export type RunOutcome =
-  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[] }
+  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[]; debounce?: DebouncePlan }
   | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' };
 
 export interface RunDeps {
@@ -61,12 +72,16 @@ export async function runMapping(mapping: CompiledMapping, request: PreparedRequ
     fanOut.items.map(async (item, slot) => {
       const trace = await runItem(mapping, request, item, deps);
       traces[slot] = trace;
-      return trace.action;
+      return trace;
     }),
   );
-  const actions = results.filter((action): action is AdmittedAction => action !== undefined);
+  const produced = results.filter((trace) => trace.action !== undefined);
+  const actions = produced.map((trace) => trace.action as AdmittedAction);
   if (actions.length === 0) return { outcome: { kind: 'skip', mappingId: mapping.id, reason: 'transform-null' }, notes };
-  return { outcome: { kind: 'actions', mappingId: mapping.id, actions }, notes };
+  if (mapping.admission?.debounce === undefined) return { outcome: { kind: 'actions', mappingId: mapping.id, actions }, notes };
+  const { key: _template, ...settings } = mapping.admission.debounce;
+  const debounce: DebouncePlan = { ...settings, keys: produced.map((trace) => trace.debounceKey ?? '') };
+  return { outcome: { kind: 'actions', mappingId: mapping.id, actions, debounce }, notes };
 }
 
 async function runItem(mapping: CompiledMapping, request: PreparedRequest, item: FanOutItem, deps: RunDeps): Promise<ItemTrace> {
@@ -82,6 +97,8 @@ async function runItem(mapping: CompiledMapping, request: PreparedRequest, item:
   const context = buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
   trace.rendered = renderFields(mapping, kind, context, override);
   trace.action = buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name });
+  const debounce = mapping.admission?.debounce;
+  if (debounce !== undefined) trace.debounceKey = debounce.key(context).trim();
   return trace;
 }
 

@@ -8,6 +8,7 @@ import { isForbiddenKey } from './context.js';
 import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
 import type { MappingSource } from './mapping-records.js';
 import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from './template.js';
+import { compileAdmission } from '../admission/compile-admission.js';
 import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
 
 export interface CompileDeps {
@@ -48,6 +49,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
+  const admission = compileAdmission(config, deps.templates, problem);
   if ((config.action ?? 'agent') === 'wake') {
     const unused = (['sessionKey', 'sessionMode', 'agentId'] as const).filter((field) => config[field] !== undefined);
     if (unused.length > 0) warnings.push(`mapping "${source.id}": ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} not used by a wake mapping (a wake event always goes to the main session)`);
@@ -73,6 +75,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     transform,
     signature,
     persistentSessionKey: config.sessionMode === 'persistent' ? persistentKey(source.id) : undefined,
+    admission,
   };
   return { mapping, issues, warnings };
 }

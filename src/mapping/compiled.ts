@@ -3,6 +3,7 @@ import type { CompiledSignature } from '../auth/signatures/index.js';
 import type { UntrustedSource } from '../envelope/envelope.js';
 import type { CompiledTemplate } from './template.js';
 import type { TransformHandle } from './transform-port.js';
+import type { CompiledAdmission } from '../admission/compile-admission.js';
 
 /** Fields whose values are templates, rendered per request (per item with forEach). */
 export const TEMPLATED_FIELDS = ['text', 'message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'] as const;
@@ -30,6 +31,8 @@ export interface CompiledMapping {
   readonly signature: CompiledSignature | undefined;
   /** sessionMode "persistent": the session of runs that render no key. */
   readonly persistentSessionKey: string | undefined;
+  /** `events`, `filter` and `debounce` (src/admission/); undefined when the mapping has none. */
+  readonly admission?: CompiledAdmission | undefined;
 }
 
 /** Where each templated field lives in the mapping record, for error paths. */

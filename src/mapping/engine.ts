@@ -8,8 +8,10 @@ import { PRESETS, type PresetDefinition } from '../../presets/index.js';
 import { compileMapping, RESERVED_NAMES, trimSlashes } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { sanitizeHeaders, sanitizeQuery, toSafeRecord } from './context.js';
-import { createMatchIndex, mismatchReason } from './match.js';
-import { runMapping, type ItemTrace, type PreparedRequest } from './apply-mapping.js';
+import { createMatchIndex, mismatchReason, sourceHolds } from './match.js';
+import { runMapping, type DebouncePlan, type ItemTrace, type PreparedRequest } from './apply-mapping.js';
+import { admit, type AdmissionVerdict } from '../admission/admit.js';
+import type { ConditionTrace } from '../admission/filter-eval.js';
 import { collectMappingSources } from './mapping-records.js';
 import { createTemplateCompiler } from './template.js';
 import type { TransformPort, VerifiedSignature } from './transform-port.js';
@@ -24,6 +26,13 @@ export interface HookRequest {
   query: Record<string, string>;
   /** Set by the HTTP layer once the routed mapping's signature verified; transforms see it as `input.signature`. */
   signature?: VerifiedSignature;
+  /**
+   * Whether the request is also authenticated for another mapping than the routed one (its
+   * signature verifies for it, or it takes the token the request carried): asked before a
+   * delivery passed over by `events`/`filter` falls through to that mapping. Default: only
+   * mappings without a signature, as for a token-authenticated request.
+   */
+  authenticatedFor?: (mapping: RoutedMapping) => Promise<boolean>;
 }
 
 /** The mapping a request would run, as the HTTP layer needs it to authenticate the request first. */
@@ -33,8 +42,10 @@ export interface RoutedMapping {
 }
 
 export type MappingOutcome =
-  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[] }
+  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[]; debounce?: DebouncePlan }
   | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
+  /** Every matching mapping passed the delivery over: the first one's reason. */
+  | { kind: 'skip'; mappingId: string; reason: 'event' | 'filter'; event: string | undefined }
   | { kind: 'no-match' };
 
 /** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */
@@ -48,6 +59,8 @@ export interface Explanation {
   outcome: MappingOutcome | undefined;
   /** `detail`: why, when the caller's message hides it (e.g. the override field a transform got wrong). */
   error: { code: ErrorCode; status: number; message: string; detail?: string } | undefined;
+  /** Per matching mapping with events/filter: the event type read, each condition's value and result. */
+  admission: Array<{ mappingId: string; event: string | undefined; passed: boolean; reason: 'event' | 'filter' | undefined; conditions: ConditionTrace[] }>;
   /** One per fan-out item that finished (one without forEach). */
   items: ItemTrace[];
   notes: string[];
@@ -109,13 +122,25 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
     signatureHeaders,
     async resolve(request) {
       const { name, source } = identify(request);
-      const mapping = index.find(name, source);
-      if (mapping === undefined) return { kind: 'no-match' };
+      const candidates = index.candidates(name).filter((mapping) => sourceHolds(mapping, source));
+      const first = candidates[0];
+      if (first === undefined) return { kind: 'no-match' };
       // Defence in depth: the HTTP layer verifies before it resolves; a signed mapping never runs unverified.
-      if (mapping.signature !== undefined && request.signature === undefined && !mapping.signature.allowToken) {
-        throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${mapping.signature.scheme.name})`);
+      if (first.signature !== undefined && request.signature === undefined && !first.signature.allowToken) {
+        throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${first.signature.scheme.name})`);
       }
-      return (await runMapping(mapping, prepare(request, name, now(), signatureHeaders, options.hooks.path), runDeps)).outcome;
+      let passedOver: MappingOutcome | undefined;
+      const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
+      for (const mapping of candidates) {
+        if (mapping !== first && !(await authenticatedFor(request, mapping))) continue;
+        const verdict = admit(mapping.admission, prepared);
+        if (!verdict.pass) {
+          passedOver ??= skipped(mapping.id, verdict);
+          continue;
+        }
+        return (await runMapping(mapping, prepared, runDeps)).outcome;
+      }
+      return passedOver ?? { kind: 'no-match' };
     },
     route(name, payload) {
       const identified = identify({ name, payload, headers: {}, query: {} });
@@ -132,6 +157,17 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return explainRequest(mappings, request, now(), runDeps, { hooksPath: options.hooks.path, signatureHeaders });
     },
   };
+}
+
+function skipped(mappingId: string, verdict: Exclude<AdmissionVerdict, { pass: true }>): MappingOutcome {
+  return { kind: 'skip', mappingId, reason: verdict.reason, event: verdict.event };
+}
+
+/** A mapping after the routed one serves the request only if the request is authenticated for it too. */
+function authenticatedFor(request: HookRequest, mapping: CompiledMapping): Promise<boolean> {
+  const routed = { id: mapping.id, signature: mapping.signature };
+  if (request.authenticatedFor !== undefined) return request.authenticatedFor(routed);
+  return Promise.resolve(mapping.signature === undefined || mapping.signature.allowToken);
 }
 
 function identify(request: HookRequest): { name: string; source: string | undefined } {
@@ -186,21 +222,36 @@ async function explainRequest(
   where: { hooksPath: string; signatureHeaders: ReadonlySet<string> },
 ): Promise<Explanation> {
   const { name, source } = identify(request);
-  const explanation: Explanation = { name, source, considered: [], mapping: undefined, outcome: undefined, error: undefined, items: [], notes: [] };
+  const explanation: Explanation = { name, source, considered: [], mapping: undefined, outcome: undefined, error: undefined, admission: [], items: [], notes: [] };
   if (name === '' || RESERVED_NAMES.has(name)) {
     explanation.notes.push(name === '' ? 'an empty hook name is never mapped' : `"${name}" is a built-in endpoint, never mapped`);
     explanation.outcome = { kind: 'no-match' };
     return explanation;
   }
-  const winner = mappings.find((mapping) => {
+  let winner: CompiledMapping | undefined;
+  for (const mapping of mappings) {
     const reason = mismatchReason(mapping, name, source);
     explanation.considered.push({ mappingId: mapping.id, label: mapping.label, matched: reason === undefined, reason });
-    return reason === undefined;
-  });
+    if (reason !== undefined) continue;
+    if (mapping.signature !== undefined && explanation.considered.some((entry) => entry.matched && entry.mappingId !== mapping.id)) {
+      explanation.notes.push(`mapping "${mapping.id}" is tried only if the request's signature verifies for it too`);
+    }
+    const conditions: ConditionTrace[] = [];
+    const verdict = admit(mapping.admission, prepare(request, name, now, where.signatureHeaders, where.hooksPath), conditions);
+    if (mapping.admission !== undefined) {
+      explanation.admission.push({ mappingId: mapping.id, event: verdict.event, passed: verdict.pass, reason: verdict.pass ? undefined : verdict.reason, conditions });
+    }
+    if (verdict.pass) {
+      winner = mapping;
+      break;
+    }
+    explanation.outcome ??= skipped(mapping.id, verdict);
+  }
   if (winner === undefined) {
-    explanation.outcome = { kind: 'no-match' };
+    explanation.outcome ??= { kind: 'no-match' };
     return explanation;
   }
+  explanation.outcome = undefined;
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
     const { outcome, notes } = await runMapping(winner, prepare(request, name, now, where.signatureHeaders, where.hooksPath), deps, explanation.items);

@@ -1,6 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueDepths } from '../store/port.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
+import { createAdmissionMetrics } from './admission.js';
+import type { AdmissionObserver } from '../http/admission-commit.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
 export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
@@ -32,6 +34,8 @@ export interface Metrics {
   configReloadState(ok: boolean, lastSuccessMs: number): void;
   /** The Gmail watcher's counters (src/sources/gmail/). */
   readonly gmail: GmailObserver;
+  /** Skipped and debounced deliveries (src/http/admission-commit.ts). */
+  readonly admission: AdmissionObserver;
 }
 
 export interface MetricsOptions {
@@ -44,6 +48,8 @@ export interface MetricsOptions {
    * with it, so a dashboard can tell (or sum) the instances behind one job.
    */
   instance?: string;
+  /** Open debounce groups (DebounceStore.countOpen), read at scrape time; omitted → no gauge. */
+  openDebounceGroups?: () => Promise<number>;
 }
 
 const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
@@ -122,6 +128,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       reloadSuccess.set(lastSuccessMs / 1000);
     },
     gmail: createGmailMetrics(registers),
+    admission: createAdmissionMetrics(registers, options.openDebounceGroups),
   };
 }
 

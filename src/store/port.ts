@@ -23,7 +23,10 @@ import type {
   TranscriptMessage,
 } from './port-types.js';
 
+import type { DebounceStore } from './debounce-port.js';
+
 export type * from './port-types.js';
+export type * from './debounce-port.js';
 export { RETRYABLE_STATUSES } from './port-types.js';
 
 /**
@@ -47,6 +50,8 @@ export interface Store {
   readonly deliveries: DeliveryStore;
   readonly state: StateStore;
   readonly gmail: GmailStore;
+  /** Durable debounce groups (src/store/debounce-port.ts). */
+  readonly debounce: DebounceStore;
   /** Queue depths for metrics and readiness: pending events, queued and running runs. */
   depths(): Promise<QueueDepths>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */

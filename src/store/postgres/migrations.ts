@@ -114,4 +114,33 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (account, message_id)
   );
   `,
+  // Durable debounce (src/admission/debounce.ts), as in SQLite: claims carry an owner and a lease.
+  `
+  CREATE TABLE debounce_groups (
+    group_id    TEXT    PRIMARY KEY,
+    key_hash    TEXT    NOT NULL,
+    mapping_id  TEXT    NOT NULL,
+    group_key   TEXT    NOT NULL,
+    kind        TEXT    NOT NULL,
+    keep        TEXT    NOT NULL,
+    max_chars   INTEGER NOT NULL,
+    status      TEXT    NOT NULL,              -- open | firing
+    deliveries  INTEGER NOT NULL,
+    created_at  BIGINT  NOT NULL,
+    fire_at     BIGINT  NOT NULL,
+    max_at      BIGINT  NOT NULL,
+    claimed_by  TEXT,
+    lease_until BIGINT
+  );
+  CREATE INDEX debounce_groups_by_key ON debounce_groups (key_hash) WHERE status = 'open';
+  CREATE INDEX debounce_groups_by_fire ON debounce_groups (fire_at);
+
+  CREATE TABLE debounce_members (
+    group_id    TEXT    NOT NULL,
+    seq         INTEGER NOT NULL,
+    created_at  BIGINT  NOT NULL,
+    action      TEXT    NOT NULL,
+    PRIMARY KEY (group_id, seq)
+  );
+  `,
 ];

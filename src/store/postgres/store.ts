@@ -6,6 +6,7 @@ import { createPostgresRuns } from './runs.js';
 import { createPostgresSession } from './session.js';
 import { createPostgresDeliveries, createPostgresGmail, createPostgresState, createPostgresTranscripts } from './small-stores.js';
 import { query } from './sql.js';
+import { createPostgresDebounce } from './debounce.js';
 
 export interface PostgresStoreSettings {
   /** storage.url */
@@ -45,6 +46,7 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     deliveries: createPostgresDeliveries(pool),
     state: createPostgresState(pool),
     gmail: createPostgresGmail(pool, now),
+    debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
       const { rows } = await query<{ events: number; queued: number; running: number }>(

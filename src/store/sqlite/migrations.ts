@@ -109,4 +109,34 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (account, message_id)
   );
   `,
+  // Durable debounce (src/admission/debounce.ts): a pending group per (mapping, key) until it fires,
+  // and the actions of the deliveries that joined it. A group fires once, then its rows are removed.
+  `
+  CREATE TABLE debounce_groups (
+    group_id    TEXT    PRIMARY KEY,           -- the run id of an agent group
+    key_hash    TEXT    NOT NULL,              -- sha256 of mapping id and rendered key
+    mapping_id  TEXT    NOT NULL,
+    group_key   TEXT    NOT NULL,              -- the rendered key, cut to 200 characters (for views)
+    kind        TEXT    NOT NULL,              -- agent | wake
+    keep        TEXT    NOT NULL,              -- last | all
+    max_chars   INTEGER NOT NULL,
+    status      TEXT    NOT NULL,              -- open | firing
+    deliveries  INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    fire_at     INTEGER NOT NULL,              -- window end, re-armed by each join, capped by max_at
+    max_at      INTEGER NOT NULL,
+    claimed_by  TEXT,
+    lease_until INTEGER
+  );
+  CREATE INDEX debounce_groups_by_key ON debounce_groups(key_hash, status);
+  CREATE INDEX debounce_groups_by_fire ON debounce_groups(status, fire_at);
+
+  CREATE TABLE debounce_members (
+    group_id    TEXT    NOT NULL,
+    seq         INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    action      TEXT    NOT NULL,              -- the admitted (unsealed) action as JSON
+    PRIMARY KEY (group_id, seq)
+  );
+  `,
 ];

@@ -3,6 +3,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { StoreMissingError, type Store, type StoreOptions } from '../port.js';
 import { openDatabase, storePermissionProblems } from './connection.js';
 import { createSqliteGmailStore } from './gmail-store.js';
+import { createSqliteDebounce } from './debounce-store.js';
 import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
 import { countRunsWithStatus } from './run-queries.js';
@@ -34,6 +35,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
   const runtime = openDatabase(settings.path, { synchronous: 'normal' });
   runtime.exec('PRAGMA busy_timeout = 0');
   const gmail = lazyConnection(settings);
+  const debounce = lazyConnection(settings);
   const ingress = createSqliteIngress(reads, {
     path: settings.path,
     synchronous: settings.synchronous,
@@ -52,10 +54,12 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     deliveries: createSqliteDeliveries(runtime),
     state: createSqliteState(runtime),
     gmail: createSqliteGmailStore(gmail.get, reads, now),
+    debounce: createSqliteDebounce(debounce.get, reads, options.idempotencyTtlMs),
     depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running') } }),
     close() {
       closing ??= ingress.close().finally(() => {
         gmail.close();
+        debounce.close();
         for (const db of [runtime, reads]) if (db.isOpen) db.close();
       });
       return closing;
@@ -69,7 +73,7 @@ function warnAboutPermissions(path: string, options: StoreOptions): void {
   }
 }
 
-/** The Gmail source's connection (durability as configured, busy timeout 0), opened on first use. */
+/** A connection of the Gmail source or of debounce joins (durability as configured, busy timeout 0), opened on first use. */
 function lazyConnection(settings: SqliteSettings): { get: () => DatabaseSync; close: () => void } {
   let db: DatabaseSync | undefined;
   return {

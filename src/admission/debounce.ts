@@ -1,0 +1,99 @@
+import type { AcceptedResponse } from '../actions/types.js';
+import type { Logger } from '../log.js';
+import { debounceActionKey, type DebounceStore, type DueGroup } from '../store/debounce-port.js';
+import type { IngressStore } from '../store/port.js';
+import { mergeGroup } from './debounce-merge.js';
+
+export interface DebounceFirerOptions {
+  debounce: DebounceStore;
+  ingress: IngressStore;
+  /** This instance's owner id for claims (unique per process start). */
+  owner: string;
+  logger: Logger;
+  now?: () => number;
+  /** Longest sleep between looks at the store: groups opened by other instances are seen this soon. Default 1000 ms. */
+  pollMs?: number;
+  /** How long a claim is held before another firer may take the group over. Default 60 s. */
+  leaseMs?: number;
+}
+
+export interface DebounceFirer {
+  start(): void;
+  /** A group now fires at `at`: wake up by then (a join on this instance). */
+  nudge(at: number): void;
+  /** Resolves once every group it was firing is done; fires no more. */
+  stop(): Promise<void>;
+}
+
+const BATCH = 20;
+
+/**
+ * Fires due debounce groups: claims them (one firer per group, across instances), builds each
+ * group's one action and commits it through the ingress under the group's idempotency key, then
+ * ends the group. A crash between the commit and the end leaves a claim that lapses; the next
+ * firer's commit of the same key is a replay, so the group still makes exactly one action.
+ */
+export function createDebounceFirer(options: DebounceFirerOptions): DebounceFirer {
+  const now = options.now ?? Date.now;
+  const pollMs = options.pollMs ?? 1000;
+  const leaseMs = options.leaseMs ?? 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  let wakeAt = Number.POSITIVE_INFINITY;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const schedule = (at: number): void => {
+    if (stopped || at >= wakeAt) return;
+    clearTimeout(timer);
+    wakeAt = at;
+    timer = setTimeout(tick, Math.max(0, at - now()));
+    timer.unref();
+  };
+
+  function tick(): void {
+    wakeAt = Number.POSITIVE_INFINITY;
+    if (running !== undefined) {
+      void running.then(() => schedule(now()));
+      return;
+    }
+    running = fireDue()
+      .catch((error: unknown) => options.logger.warn({ event: 'debounce.fire_failed', err: (error as Error).message }, 'debounce groups could not be fired; retrying'))
+      .finally(() => {
+        running = undefined;
+      });
+    void running.then(async () => schedule(Math.min(now() + pollMs, (await options.debounce.nextFireAt().catch(() => undefined)) ?? Number.POSITIVE_INFINITY)));
+  }
+
+  async function fireDue(): Promise<void> {
+    for (;;) {
+      const at = now();
+      const groups = await options.debounce.claimDue(at, options.owner, at + leaseMs, BATCH);
+      for (const group of groups) await fire(group);
+      if (groups.length < BATCH || stopped) return;
+    }
+  }
+
+  async function fire(group: DueGroup): Promise<void> {
+    const action = mergeGroup(group);
+    const response: AcceptedResponse = action.kind === 'agent' ? { status: 202, body: { ok: true, runId: action.runId } } : { status: 200, body: { ok: true, mode: action.mode } };
+    // The key makes a second commit of this group (after a crash before `fired`) a replay.
+    const outcome = await options.ingress.accept({ actions: [action], response, idempotency: { key: debounceActionKey(group.groupId), fingerprint: group.groupId } });
+    await options.debounce.fired(group.groupId, options.owner);
+    options.logger.info(
+      { event: 'debounce.fired', mappingId: group.mappingId, groupId: group.groupId, deliveries: group.deliveries, replayed: outcome.kind === 'replayed' },
+      'debounce group fired',
+    );
+  }
+
+  return {
+    start() {
+      schedule(now());
+    },
+    nudge: schedule,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

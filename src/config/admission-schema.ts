@@ -1,0 +1,41 @@
+import Type, { type Static } from 'typebox';
+
+/** A mapping's `events` key: the delivery event types it acts on (docs/flow-control.md). */
+export const EventsSchema = Type.Array(Type.String({ minLength: 1 }), {
+  minItems: 1,
+  description:
+    'Event types this mapping acts on; others are passed over (the next mapping is tried, else `200 {"ok":true,"skipped":"event"}`). The type comes from the signature scheme (github: `X-GitHub-Event` plus `.<action>`; stripe, standard-webhooks: payload `type`; slack: `event.type` or `type`; shopify: `X-Shopify-Topic`) or from `eventField`. `issues` matches every issue action, `issues.opened` only that one, `invoice.*` the rest of a dotted name.',
+});
+
+export const EventFieldSchema = Type.String({
+  minLength: 1,
+  pattern: '^(payload|headers)\\.',
+  description: 'Where the event type is when the signature scheme does not say: `payload.<path>` (e.g. `payload.type`) or `headers.<lower-case name>`. Wins over the scheme.',
+});
+
+/**
+ * A filter tree is recursive and its conditions take one operator each; the mapping compiler
+ * (src/admission/filter-compile.ts) checks the whole tree and names the path of each problem.
+ */
+export const FilterSchema = Type.Unknown({
+  description:
+    'Declarative payload filter: a tree of `{all:[…]}`, `{any:[…]}`, `{not:{…}}` over conditions `{ field, <op>: value }`. Fields: `payload.<path>`, `headers.<name>`, `query.<name>`, `event`. Operators: equals, notEquals, in, notIn, contains, startsWith, endsWith, regex (RE2: linear time), exists, gt, gte, lt, lte. No match: the mapping is passed over (`skipped: "filter"`).',
+});
+
+export const DebounceSchema = Type.Object(
+  {
+    key: Type.String({ description: 'Template: deliveries rendering the same key (per mapping) merge into one action. Empty once rendered: that delivery acts at once.' }),
+    windowSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: 'The group fires after this many seconds without a new delivery for its key.' }),
+    maxWaitSeconds: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 604800, description: 'The group fires at the latest this long after its first delivery. Default: 10 × windowSeconds.' }),
+    ),
+    keep: Type.Optional(
+      Type.Union([Type.Literal('last'), Type.Literal('all')], {
+        description: '`last` (default): the newest delivery\'s action, with a line saying how many were merged. `all`: every delivery\'s message, oldest first.',
+      }),
+    ),
+    maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 1_000_000, description: '`keep: "all"`: bound of the merged message. Default 20000.' })),
+  },
+  { additionalProperties: false, description: 'Merge deliveries with the same key into one action, durably (the pending group survives restarts). docs/flow-control.md.' },
+);
+export type DebounceConfig = Static<typeof DebounceSchema>;

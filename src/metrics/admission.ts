@@ -1,0 +1,29 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { AdmissionObserver } from '../http/admission-commit.js';
+
+/** Skipped deliveries, merged deliveries and open debounce groups (read from the store at scrape). */
+export function createAdmissionMetrics(registers: Registry[], openGroups: (() => Promise<number>) | undefined): AdmissionObserver {
+  const skipped = new Counter({
+    name: 'hookgate_hook_skipped_total',
+    help: 'Deliveries every matching mapping passed over, by the first mapping and reason (event, filter).',
+    labelNames: ['mapping', 'reason'],
+    registers,
+  });
+  const merged = new Counter({ name: 'hookgate_debounce_merged_total', help: 'Deliveries that joined an open debounce group, by mapping.', labelNames: ['mapping'], registers });
+  if (openGroups !== undefined) {
+    new Gauge({
+      name: 'hookgate_debounce_groups_open',
+      help: 'Debounce groups waiting to fire (or firing).',
+      registers,
+      async collect() {
+        // A scrape must not fail because the store is closing or busy: the gauge keeps its last value.
+        const count = await openGroups().catch(() => undefined);
+        if (count !== undefined) this.set(count);
+      },
+    });
+  }
+  return {
+    skipped: (mapping, reason) => skipped.inc({ mapping: mapping.slice(0, 100), reason }),
+    merged: (mapping) => merged.inc({ mapping: mapping.slice(0, 100) }),
+  };
+}

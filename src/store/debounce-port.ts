@@ -1,0 +1,100 @@
+import type { AcceptedResponse, AdmittedAction } from '../actions/types.js';
+
+/** One action joining (or opening) the pending group of its key. */
+export interface DebounceJoin {
+  mappingId: string;
+  /** The rendered `debounce.key`, non-empty. */
+  key: string;
+  /** This delivery's action, as admitted (unsealed). Its runId becomes the group's id when it opens one. */
+  action: AdmittedAction;
+  windowMs: number;
+  maxWaitMs: number;
+  keep: 'last' | 'all';
+  maxChars: number;
+}
+
+/** A request's debounced actions, committed together with its idempotency key (all or nothing). */
+export interface DebounceAcceptance {
+  joins: readonly DebounceJoin[];
+  idempotency?: { key: string; fingerprint: string };
+}
+
+export interface JoinedGroup {
+  groupId: string;
+  /** True when this delivery opened the group. */
+  opened: boolean;
+  /** Deliveries in the group, this one included. */
+  deliveries: number;
+  firesAt: number;
+}
+
+export type DebounceOutcome =
+  | { kind: 'committed'; response: AcceptedResponse; groups: JoinedGroup[] }
+  /** The key was used before for the same request: its first response, nothing joined. */
+  | { kind: 'replayed'; response: AcceptedResponse };
+
+/** A group whose time came, claimed by one firer: its members oldest first. */
+export interface DueGroup {
+  groupId: string;
+  mappingId: string;
+  kind: 'agent' | 'wake';
+  keep: 'last' | 'all';
+  maxChars: number;
+  createdAt: number;
+  /** Deliveries that joined; with keep "last" only the newest one's action is kept in `members`. */
+  deliveries: number;
+  members: AdmittedAction[];
+}
+
+export interface DebounceGroupView {
+  groupId: string;
+  mappingId: string;
+  /** The rendered key (cut to 200 characters). */
+  key: string;
+  kind: 'agent' | 'wake';
+  status: 'open' | 'firing';
+  deliveries: number;
+  createdAt: number;
+  firesAt: number;
+}
+
+/**
+ * Durable debounce groups (src/admission/debounce.ts fires them). A group is open until its
+ * fire time (window re-armed by each join, capped by maxWait), then claimed by exactly one firer,
+ * which commits its one action through the ingress under the idempotency key
+ * `debounceActionKey(groupId)` and then ends the group; a firer that died leaves the claim to lapse,
+ * and the next firer's commit of the same key is a replay, never a second action.
+ */
+export interface DebounceStore {
+  /**
+   * In one durable transaction: each join goes into the open group of its (mapping, key) whose fire
+   * time is still ahead, or opens a group; the idempotency key is stored with the response. Rejects
+   * like IngressStore.accept (IDEMPOTENCY_CONFLICT, STORE_UNAVAILABLE, SHUTTING_DOWN).
+   */
+  join(acceptance: DebounceAcceptance, at: number): Promise<DebounceOutcome>;
+  /** Claims up to `limit` due groups (open with fire time ≤ now, or claimed by a firer whose lease lapsed) for `owner`. */
+  claimDue(now: number, owner: string, leaseUntil: number, limit: number): Promise<DueGroup[]>;
+  /** Ends a group whose action was committed (removed with its members); no-op if `owner` no longer holds it. */
+  fired(groupId: string, owner: string): Promise<void>;
+  view(groupId: string): Promise<DebounceGroupView | undefined>;
+  /** Open and firing groups, soonest first. */
+  listOpen(limit: number): Promise<DebounceGroupView[]>;
+  countOpen(): Promise<number>;
+  /** The earliest fire time of an open group, undefined when none. */
+  nextFireAt(): Promise<number | undefined>;
+}
+
+/** The idempotency key under which a group's one action is committed. */
+export function debounceActionKey(groupId: string): string {
+  return `debounce:${groupId}`;
+}
+
+/** The answer every delivery of a debounced request gets: the groups' run ids (agent) or the wake mode. */
+export function debouncedResponse(joins: readonly DebounceJoin[], groupIds: readonly string[]): AcceptedResponse {
+  const runIds = joins.flatMap((join, index) => (join.action.kind === 'agent' ? [groupIds[index] as string] : []));
+  const first = joins[0]?.action;
+  if (joins.length === 1 && first?.kind === 'agent') return { status: 202, body: { ok: true, runId: runIds[0] as string, debounced: true } };
+  if (runIds.length > 0) return { status: 202, body: { ok: true, runIds: [...new Set(runIds)], debounced: true } };
+  const mode = first?.kind === 'wake' ? first.mode : 'now';
+  return joins.length === 1 ? { status: 200, body: { ok: true, mode, debounced: true } } : { status: 200, body: { ok: true, mode, count: joins.length, debounced: true } };
+}

@@ -1,0 +1,71 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { AdmittedAction } from '../actions/types.js';
+import type { DebounceGroupView, DebounceJoin, DueGroup } from './debounce-port.js';
+
+/** A debounce_groups row as both adapters read it (times in ms since the epoch). */
+export interface GroupRow {
+  group_id: string;
+  mapping_id: string;
+  group_key: string;
+  kind: string;
+  keep: string;
+  max_chars: number;
+  status: string;
+  deliveries: number;
+  created_at: number;
+  fire_at: number;
+  max_at: number;
+}
+
+export const GROUP_COLUMNS = 'group_id, mapping_id, group_key, kind, keep, max_chars, status, deliveries, created_at, fire_at, max_at';
+
+/** Groups are found by this: the key may be long, and the mapping id scopes it. */
+export function groupKeyHash(join: Pick<DebounceJoin, 'mappingId' | 'key'>): string {
+  return createHash('sha256').update(join.mappingId).update('\n').update(join.key).digest('base64url');
+}
+
+/** The new group a join opens: its window, capped by its maximum wait. */
+export function openedGroup(join: DebounceJoin, at: number): { fireAt: number; maxAt: number } {
+  const maxAt = at + join.maxWaitMs;
+  return { fireAt: Math.min(at + join.windowMs, maxAt), maxAt };
+}
+
+/** A join re-arms the window, never past the group's maximum wait. */
+export function rearmed(join: DebounceJoin, row: Pick<GroupRow, 'max_at'>, at: number): number {
+  return Math.min(at + join.windowMs, Number(row.max_at));
+}
+
+export function groupIdOf(join: DebounceJoin): string {
+  // An agent group's id is the run id its one action will have; wake actions have no id of their own.
+  return join.action.kind === 'agent' ? join.action.runId : randomUUID();
+}
+
+export function shortKey(key: string): string {
+  return key.length <= 200 ? key : `${key.slice(0, 199)}…`;
+}
+
+export function groupView(row: GroupRow): DebounceGroupView {
+  return {
+    groupId: row.group_id,
+    mappingId: row.mapping_id,
+    key: row.group_key,
+    kind: row.kind === 'wake' ? 'wake' : 'agent',
+    status: row.status === 'firing' ? 'firing' : 'open',
+    deliveries: Number(row.deliveries),
+    createdAt: Number(row.created_at),
+    firesAt: Number(row.fire_at),
+  };
+}
+
+export function dueGroup(row: GroupRow, members: readonly string[]): DueGroup {
+  return {
+    groupId: row.group_id,
+    mappingId: row.mapping_id,
+    kind: row.kind === 'wake' ? 'wake' : 'agent',
+    keep: row.keep === 'all' ? 'all' : 'last',
+    maxChars: Number(row.max_chars),
+    createdAt: Number(row.created_at),
+    deliveries: Number(row.deliveries),
+    members: members.map((json) => JSON.parse(json) as AdmittedAction),
+  };
+}

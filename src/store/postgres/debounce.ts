@@ -1,0 +1,117 @@
+import type pg from 'pg';
+import type { AcceptedResponse } from '../../actions/types.js';
+import { idempotencyConflict } from '../acceptance-outcomes.js';
+import { debouncedResponse, type DebounceJoin, type DebounceOutcome, type DebounceStore, type JoinedGroup } from '../debounce-port.js';
+import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
+import { claimKeys } from './idempotency.js';
+import { query, transaction } from './sql.js';
+
+/** Thrown inside the join's transaction to roll it back when its key was already used. */
+class KeyTaken extends Error {
+  readonly outcome: { kind: 'replayed'; responseJson: string } | { kind: 'conflict' };
+  constructor(outcome: KeyTaken['outcome']) {
+    super('idempotency key taken');
+    this.outcome = outcome;
+  }
+}
+
+/**
+ * Debounce groups on PostgreSQL, shared by every instance. Joins of one key are serialised by a
+ * transaction-scoped advisory lock on the key's hash (two instances never open two groups for one
+ * key); a claim takes due groups with FOR UPDATE SKIP LOCKED, so exactly one instance fires each;
+ * a claim whose firer died lapses with its lease.
+ */
+export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number): DebounceStore {
+  return {
+    async join(acceptance, at) {
+      try {
+        return await transaction(pool, async (client): Promise<DebounceOutcome> => {
+          const groups: JoinedGroup[] = [];
+          // Sorted locks: two requests joining the same keys never wait on each other in a cycle.
+          const hashes = [...new Set(acceptance.joins.map(groupKeyHash))].sort();
+          for (const hash of hashes) await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 28))', [hash]);
+          for (const join of acceptance.joins) groups.push(await joinOne(client, join, at));
+          const response = debouncedResponse(acceptance.joins, groups.map((group) => group.groupId));
+          const { idempotency } = acceptance;
+          if (idempotency !== undefined) {
+            const item = { index: 0, key: idempotency.key, fingerprint: idempotency.fingerprint, responseJson: JSON.stringify(response) };
+            const outcome = (await claimKeys(client, [item], at, at - idempotencyTtlMs)).get(0);
+            if (outcome !== undefined && outcome.kind !== 'write') throw new KeyTaken(outcome);
+          }
+          return { kind: 'committed', response, groups };
+        });
+      } catch (error) {
+        if (!(error instanceof KeyTaken)) throw error;
+        if (error.outcome.kind === 'conflict') throw idempotencyConflict();
+        return { kind: 'replayed', response: JSON.parse(error.outcome.responseJson) as AcceptedResponse };
+      }
+    },
+    claimDue: (now, owner, leaseUntil, limit) =>
+      transaction(pool, async (client) => {
+        const { rows } = await client.query<GroupRow>(
+          `UPDATE debounce_groups SET status = 'firing', claimed_by = $2, lease_until = $3
+            WHERE group_id IN (
+              SELECT group_id FROM debounce_groups
+               WHERE (status = 'open' AND fire_at <= $1) OR (status = 'firing' AND lease_until <= $1)
+               ORDER BY fire_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+            RETURNING ${GROUP_COLUMNS}`,
+          [now, owner, leaseUntil, limit],
+        );
+        if (rows.length === 0) return [];
+        const members = await client.query<{ group_id: string; action: string }>(
+          'SELECT group_id, action FROM debounce_members WHERE group_id = ANY($1::text[]) ORDER BY group_id, seq',
+          [rows.map((row) => row.group_id)],
+        );
+        return rows.map((row) => dueGroup(row, members.rows.filter((member) => member.group_id === row.group_id).map((member) => member.action)));
+      }),
+    async fired(groupId, owner) {
+      await transaction(pool, async (client) => {
+        const removed = await client.query("DELETE FROM debounce_groups WHERE group_id = $1 AND status = 'firing' AND claimed_by = $2", [groupId, owner]);
+        if ((removed.rowCount ?? 0) > 0) await client.query('DELETE FROM debounce_members WHERE group_id = $1', [groupId]);
+      });
+    },
+    async view(groupId) {
+      const { rows } = await query<GroupRow>(pool, `SELECT ${GROUP_COLUMNS} FROM debounce_groups WHERE group_id = $1`, [groupId]);
+      return rows[0] === undefined ? undefined : groupView(rows[0]);
+    },
+    async listOpen(limit) {
+      const { rows } = await query<GroupRow>(pool, `SELECT ${GROUP_COLUMNS} FROM debounce_groups ORDER BY fire_at LIMIT $1`, [limit]);
+      return rows.map(groupView);
+    },
+    async countOpen() {
+      const { rows } = await query<{ n: number }>(pool, 'SELECT COUNT(*)::int AS n FROM debounce_groups');
+      return rows[0]?.n ?? 0;
+    },
+    async nextFireAt() {
+      const { rows } = await query<{ at: string | null }>(pool, "SELECT MIN(fire_at) AS at FROM debounce_groups WHERE status = 'open'");
+      return rows[0]?.at == null ? undefined : Number(rows[0].at);
+    },
+  };
+}
+
+async function joinOne(client: pg.PoolClient, join: DebounceJoin, at: number): Promise<JoinedGroup> {
+  const hash = groupKeyHash(join);
+  const { rows } = await client.query<{ group_id: string; deliveries: number; max_at: string }>(
+    "SELECT group_id, deliveries, max_at FROM debounce_groups WHERE key_hash = $1 AND status = 'open' AND fire_at > $2 ORDER BY created_at DESC LIMIT 1 FOR UPDATE",
+    [hash, at],
+  );
+  const open = rows[0];
+  const member = JSON.stringify(join.action);
+  if (open !== undefined) {
+    const firesAt = rearmed(join, { max_at: Number(open.max_at) }, at);
+    const deliveries = Number(open.deliveries) + 1;
+    await client.query('UPDATE debounce_groups SET deliveries = $2, fire_at = $3 WHERE group_id = $1', [open.group_id, deliveries, firesAt]);
+    if (join.keep === 'last') await client.query('DELETE FROM debounce_members WHERE group_id = $1', [open.group_id]);
+    await client.query('INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES ($1, $2, $3, $4)', [open.group_id, deliveries, at, member]);
+    return { groupId: open.group_id, opened: false, deliveries, firesAt };
+  }
+  const groupId = groupIdOf(join);
+  const { fireAt, maxAt } = openedGroup(join, at);
+  await client.query(
+    `INSERT INTO debounce_groups (group_id, key_hash, mapping_id, group_key, kind, keep, max_chars, status, deliveries, created_at, fire_at, max_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', 1, $8, $9, $10)`,
+    [groupId, hash, join.mappingId, shortKey(join.key), join.action.kind, join.keep, join.maxChars, at, fireAt, maxAt],
+  );
+  await client.query('INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES ($1, 1, $2, $3)', [groupId, at, member]);
+  return { groupId, opened: true, deliveries: 1, firesAt: fireAt };
+}
