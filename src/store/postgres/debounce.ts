@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { HookError } from '../../errors.js';
 import type { AcceptedResponse } from '../../actions/types.js';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { debouncedResponse, type DebounceJoin, type DebounceOutcome, type DebounceStore, type JoinedGroup } from '../debounce-port.js';
@@ -6,11 +7,14 @@ import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGrou
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
 
-/** Thrown inside the join's transaction to roll it back when its key was already used. */
-class KeyTaken extends Error {
+/**
+ * Thrown inside the join's transaction to roll it back when its key was already used; a HookError
+ * so the transaction helper passes it through instead of reading it as the database failing.
+ */
+class KeyTaken extends HookError {
   readonly outcome: { kind: 'replayed'; responseJson: string } | { kind: 'conflict' };
   constructor(outcome: KeyTaken['outcome']) {
-    super('idempotency key taken');
+    super('IDEMPOTENCY_CONFLICT', 'idempotency key taken');
     this.outcome = outcome;
   }
 }

@@ -8,11 +8,11 @@ import { writeWhenFree } from './write-when-free.js';
 
 /**
  * Debounce groups on SQLite. Joins commit on their own connection with the configured durability
- * (a joined delivery is acknowledged only once durable, like an acceptance). One process owns the
- * file, so a firing claim not made by this store object belongs to a process that is gone.
+ * (a joined delivery is acknowledged only once durable, like an acceptance). Claims lapse with
+ * their lease as on PostgreSQL; the service's store also frees every claim at open (one process
+ * owns the file, so a claim found then belongs to a process that is gone): releaseStaleClaims.
  */
 export function createSqliteDebounce(db: () => DatabaseSync, reads: DatabaseSync, idempotencyTtlMs: number): DebounceStore {
-  const held = new Set<string>();
   return {
     async join(acceptance, at) {
       const outcome = await writeWhenFree(() => inTransaction(db(), () => joinAll(db(), acceptance, at, idempotencyTtlMs)));
@@ -22,11 +22,13 @@ export function createSqliteDebounce(db: () => DatabaseSync, reads: DatabaseSync
     claimDue: (now, owner, leaseUntil, limit) =>
       writeWhenFree(() =>
         inTransaction(db(), () => {
-          const rows = prepareCached(db(), `SELECT ${GROUP_COLUMNS} FROM debounce_groups WHERE status IN ('open', 'firing') AND fire_at <= ? ORDER BY fire_at LIMIT ?`).all(now, limit * 4) as unknown as Array<GroupRow & { claimed_by: string | null }>;
-          const due = rows.filter((row) => row.status === 'open' || !held.has(row.group_id)).slice(0, limit);
+          const due = prepareCached(
+            db(),
+            `SELECT ${GROUP_COLUMNS} FROM debounce_groups
+              WHERE (status = 'open' AND fire_at <= ?) OR (status = 'firing' AND lease_until <= ?) ORDER BY fire_at LIMIT ?`,
+          ).all(now, now, limit) as unknown as GroupRow[];
           return due.map((row) => {
             prepareCached(db(), "UPDATE debounce_groups SET status = 'firing', claimed_by = ?, lease_until = ? WHERE group_id = ?").run(owner, leaseUntil, row.group_id);
-            held.add(row.group_id);
             const members = prepareCached(db(), 'SELECT action FROM debounce_members WHERE group_id = ? ORDER BY seq').all(row.group_id) as Array<{ action: string }>;
             return dueGroup(row, members.map((member) => member.action));
           });
@@ -39,7 +41,6 @@ export function createSqliteDebounce(db: () => DatabaseSync, reads: DatabaseSync
           if (Number(removed.changes) > 0) prepareCached(db(), 'DELETE FROM debounce_members WHERE group_id = ?').run(groupId);
         }),
       );
-      held.delete(groupId);
     },
     async view(groupId) {
       const row = prepareCached(reads, `SELECT ${GROUP_COLUMNS} FROM debounce_groups WHERE group_id = ?`).get(groupId) as GroupRow | undefined;
@@ -94,4 +95,9 @@ function joinOne(db: DatabaseSync, join: DebounceJoin, at: number): JoinedGroup 
   ).run(groupId, hash, join.mappingId, shortKey(join.key), join.action.kind, join.keep, join.maxChars, at, fireAt, maxAt);
   prepareCached(db, 'INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES (?, 1, ?, ?)').run(groupId, at, member);
   return { groupId, opened: true, deliveries: 1, firesAt: fireAt };
+}
+
+/** At the service's start: groups a previous process was firing are open (and due) again. */
+export function releaseStaleClaims(db: DatabaseSync): void {
+  db.exec("UPDATE debounce_groups SET status = 'open', claimed_by = NULL, lease_until = NULL WHERE status = 'firing'");
 }

@@ -3,7 +3,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { StoreMissingError, type Store, type StoreOptions } from '../port.js';
 import { openDatabase, storePermissionProblems } from './connection.js';
 import { createSqliteGmailStore } from './gmail-store.js';
-import { createSqliteDebounce } from './debounce-store.js';
+import { createSqliteDebounce, releaseStaleClaims } from './debounce-store.js';
 import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
 import { countRunsWithStatus } from './run-queries.js';
@@ -31,7 +31,10 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
   if (options.role === 'command' && !existsSync(settings.path)) throw new StoreMissingError(`no store at ${settings.path}`);
   const now = options.now ?? Date.now;
   const reads = openDatabase(settings.path, { synchronous: settings.synchronous });
-  if (options.role === 'service') warnAboutPermissions(settings.path, options);
+  if (options.role === 'service') {
+    warnAboutPermissions(settings.path, options);
+    releaseStaleClaims(reads);
+  }
   const runtime = openDatabase(settings.path, { synchronous: 'normal' });
   runtime.exec('PRAGMA busy_timeout = 0');
   const gmail = lazyConnection(settings);

@@ -18,6 +18,7 @@
  */
 import { describe } from 'vitest';
 import type { Store } from '../../../src/store/port.js';
+import { describeDebounceContract } from './debounce.js';
 import { describeIngressContract } from './ingress.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
@@ -40,5 +41,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeRunsContract(makeStore);
     describeSessionContract(makeStore);
     describeRecordsContract(makeStore);
+    describeDebounceContract(makeStore);
   });
 }
