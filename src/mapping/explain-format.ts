@@ -26,7 +26,8 @@ export function explanationJson(explanation: Explanation, warnings: readonly str
     actions,
     prompts: actions.map(promptOf),
     considered: explanation.considered,
-    items: explanation.items.map((item) => ({ index: item.index ?? null, transform: item.transform ?? null, override: item.override ?? null, rendered: item.rendered })),
+    admission: explanation.admission,
+    items: explanation.items.map((item) => ({ index: item.index ?? null, transform: item.transform ?? null, override: item.override ?? null, rendered: item.rendered, debounceKey: item.debounceKey ?? null })),
     notes: explanation.notes,
     warnings,
   };
@@ -41,9 +42,12 @@ export function formatExplanation(explanation: Explanation, warnings: readonly s
   for (const entry of explanation.considered) {
     lines.push(`  ${entry.matched ? '✓' : '✗'} ${entry.mappingId} (${entry.label})${entry.matched ? ': matched' : `: ${entry.reason ?? ''}`}`);
   }
+  for (const entry of explanation.admission) lines.push('', ...formatAdmission(entry));
   for (const note of explanation.notes) lines.push(`note: ${note}`);
   if (explanation.mapping === undefined) {
-    lines.push('', 'no mapping matched → 404');
+    const outcome = explanation.outcome;
+    if (outcome?.kind === 'skip') lines.push('', resultLine(explanation));
+    else lines.push('', 'no mapping matched → 404');
     return `${lines.join('\n')}\n`;
   }
   lines.push('', `winner: ${explanation.mapping.id} (${explanation.mapping.label})`);
@@ -57,6 +61,7 @@ function formatItem(item: ItemTrace, position: number, count: number): string[] 
   const lines = [count > 1 || item.index !== undefined ? `item ${position + 1} of ${count} (array index ${item.index ?? 0}):` : 'request:'];
   if (item.transform !== undefined) lines.push(`  transform: ${item.transform === 'skip' ? 'returned null (item skipped)' : item.transform}`);
   if (item.override !== undefined) lines.push(`  override: ${JSON.stringify(item.override)}`);
+  if (item.debounceKey !== undefined) lines.push(`  debounce key: ${item.debounceKey === '' ? '(empty: acts at once)' : JSON.stringify(item.debounceKey)}`);
   const rendered = Object.entries(item.rendered);
   lines.push(rendered.length === 0 ? '  rendered fields: (none)' : '  rendered fields:');
   for (const [field, value] of rendered) lines.push(...block(`    ${field}:`, value, '      '));
@@ -77,9 +82,24 @@ function resultLine(explanation: Explanation): string {
   const error = explanation.error;
   if (error !== undefined) return `error ${error.status} ${error.code}: ${error.message}${error.detail === undefined ? '' : `\n  why: ${error.detail}`}`;
   const outcome = explanation.outcome;
+  if (outcome?.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
+    return `skipped (${outcome.reason}${outcome.event === undefined ? '' : ` ${outcome.event}`}) → 200 {"ok":true,"skipped":"${outcome.reason}"} (every matching mapping passed it over)`;
+  }
   if (outcome?.kind === 'skip') return `skipped (${outcome.reason}) → 204`;
   const actions = actionsOf(explanation);
   const kinds = [...new Set(actions.map((action) => action.kind))].join('+');
   const status = actions.some((action) => action.kind === 'agent') ? 202 : 200;
   return `result: ${actions.length} ${kinds} action${actions.length === 1 ? '' : 's'} → ${status} (dry run: nothing stored)`;
+}
+
+/** A mapping's events/filter verdict: the event type it read, then each condition with its value. */
+function formatAdmission(entry: Explanation['admission'][number]): string[] {
+  const verdict = entry.passed ? 'passes' : `passed over (${entry.reason ?? ''})`;
+  const lines = [`admission of ${entry.mappingId}: event type ${entry.event === undefined ? '(none)' : JSON.stringify(entry.event)} → ${verdict}`];
+  for (const condition of entry.conditions) {
+    const json = JSON.stringify(condition.actual);
+    const actual = json === undefined ? '(missing)' : json.length > 120 ? `${json.slice(0, 119)}…` : json;
+    lines.push(`  ${condition.result ? '✓' : '✗'} ${condition.pointer}: ${condition.field} ${condition.op} ${JSON.stringify(condition.expected)} — value ${actual}`);
+  }
+  return lines;
 }

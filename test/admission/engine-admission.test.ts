@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { formatExplanation } from '../../src/mapping/explain-format.js';
 import { actionsOf, engineWith, request } from '../mapping/support.js';
 
 const VERIFIED = { scheme: 'github', id: 'd-1', timestamp: null };
@@ -53,6 +54,16 @@ describe('events and filters in the engine', () => {
     ]);
     expect(explanation.mapping?.id).toBe('prs');
     expect(explanation.items[0]?.debounceKey).toBe('pr-9');
+    const text = formatExplanation(explanation, []);
+    expect(text).toContain('admission of pushes: event type "pull_request.synchronize" → passed over (event)');
+    expect(text).toContain('  ✓ filter: payload.pull_request.draft notEquals true — value false');
+    expect(text).toContain('  debounce key: "pr-9"');
+  });
+
+  it('explains a delivery every mapping passed over as the 200 skipped answer', async () => {
+    const engine = await engineWith({ mappings: [prs] });
+    const explanation = await engine.explain(request('github', { action: 'opened', pull_request: { draft: true } }, { headers: { 'x-github-event': 'pull_request' } }));
+    expect(formatExplanation(explanation, [])).toContain('skipped (filter pull_request.opened) → 200 {"ok":true,"skipped":"filter"}');
   });
 
   it('refuses at start-up what it cannot evaluate, naming the mapping and the path', async () => {
