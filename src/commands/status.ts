@@ -2,13 +2,14 @@ import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { openStore } from '../store/open.js';
-import { StoreMissingError, type HeartbeatRow, type RunView, type Store } from '../store/port.js';
+import { StoreMissingError, type DebounceGroupView, type HeartbeatRow, type RunView, type Store } from '../store/port.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
 import { readReloadState, type ReloadState } from '../config/reload-state.js';
 
 const RECENT_RUNS = 10;
+const OPEN_GROUPS = 20;
 
 export interface StatusReport {
   store: string;
@@ -20,6 +21,8 @@ export interface StatusReport {
   config: ReloadState | null;
   /** The Gmail watcher's state per watched mailbox (empty when none ran). */
   gmail: GmailStatus[];
+  /** Debounce groups waiting to fire, soonest first (at most OPEN_GROUPS). */
+  debounce: { open: number; groups: DebounceGroupView[] };
 }
 
 export interface GmailStatus {
@@ -70,6 +73,7 @@ export async function readStatus(store: Store, where: string): Promise<StatusRep
       watchExpiresAt: row.watchExpiration === undefined ? null : new Date(row.watchExpiration).toISOString(),
       lastError: row.lastError ?? null,
     })),
+    debounce: { open: await store.debounce.countOpen(), groups: await store.debounce.listOpen(OPEN_GROUPS) },
   };
 }
 
@@ -96,6 +100,7 @@ export function formatStatus(report: StatusReport): string {
     recentRunsHeading(report.recentRuns),
     ...report.recentRuns.flatMap(formatRun),
     ...report.gmail.map(formatGmail),
+    ...formatDebounce(report.debounce),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -144,4 +149,14 @@ function deliveryLabel(delivery: NonNullable<RunView['delivery']>): string {
   if (delivery.status === 'delivered') return `delivered to ${delivery.channel}`;
   if (delivery.status === 'failed') return 'delivery FAILED';
   return 'not delivered';
+}
+
+function formatDebounce(debounce: StatusReport['debounce']): string[] {
+  if (debounce.open === 0) return ['debounce groups: none open'];
+  const lines = [`debounce groups: ${debounce.open} open${debounce.open > debounce.groups.length ? ` (the ${debounce.groups.length} firing soonest)` : ''}:`];
+  for (const group of debounce.groups) {
+    const id = group.kind === 'agent' ? `run ${group.groupId}` : `wake ${group.groupId}`;
+    lines.push(`  ${id}  ${group.mappingId} ${JSON.stringify(group.key)}: ${group.deliveries} deliver${group.deliveries === 1 ? 'y' : 'ies'}, fires ${new Date(group.firesAt).toISOString()}${group.status === 'firing' ? ' (firing)' : ''}`);
+  }
+  return lines;
 }

@@ -56,6 +56,7 @@ async function overview(deps: ApiDeps) {
     sandbox: ports.sandbox(),
     reload: ports.reloadState?.() ?? null,
     store: { writable: ports.storeWritable() },
+    debounce: (await ports.debounceGroups?.(20)) ?? null,
   };
 }
 

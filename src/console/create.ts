@@ -23,7 +23,7 @@ export interface ConsoleParts {
 export interface ConsoleWiring {
   config: ResolvedConfig;
   /** What the console reads; it never writes through it (retries go through the runtime). */
-  store: Pick<Store, 'runs' | 'session'>;
+  store: Pick<Store, 'runs' | 'session' | 'debounce'>;
   runtime: Pick<Runtime, 'retry'>;
   mappings: () => MappingEngine | undefined;
   /** The hooks config in force (hot reload swaps it). */
@@ -91,5 +91,6 @@ function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePor
     },
     ...(wiring.reloadState === undefined ? {} : { reloadState: wiring.reloadState }),
     requestLog,
+    debounceGroups: async (limit) => ({ open: await wiring.store.debounce.countOpen(), groups: await wiring.store.debounce.listOpen(limit) }),
   };
 }

@@ -1,4 +1,4 @@
-import type { EventView, HeartbeatView, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
+import type { DebounceGroupView, EventView, HeartbeatView, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
 import type { HookRequest } from '../mapping/engine.js';
 import type { MappingSource } from '../mapping/mapping-records.js';
 import type { RequestLog } from './request-log.js';
@@ -21,4 +21,6 @@ export interface ConsolePorts {
   /** Config reload state when the service exposes one (last success / failure); undefined otherwise. */
   reloadState?: () => unknown;
   requestLog: RequestLog;
+  /** Debounce groups waiting to fire, soonest first, and how many are open. */
+  debounceGroups?: (limit: number) => Promise<{ open: number; groups: DebounceGroupView[] }>;
 }

@@ -14,6 +14,7 @@ import { until } from '../helpers/wait.js';
 
 const TOKEN = 'debounce-e2e-token-1234';
 const SECRET = 'gh-debounce-secret';
+const GATEWAY_TOKEN = 'debounce-e2e-gateway-5678';
 const TEST_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 60_000;
 
@@ -30,7 +31,7 @@ function writeConfig(dir: string, windowSeconds: number): string {
     messageTemplate: 'Review PR {{pull_request.number}} at {{after}}',
     deliver: false,
   };
-  writeFileSync(path, JSON.stringify({ gateway: { port: 0 }, hooks: { enabled: true, token: TOKEN, mappings: [mapping] }, storage: { path: 'store.sqlite' } }));
+  writeFileSync(path, JSON.stringify({ gateway: { port: 0, auth: { token: GATEWAY_TOKEN } }, hooks: { enabled: true, token: TOKEN, mappings: [mapping] }, storage: { path: 'store.sqlite' } }));
   return path;
 }
 
@@ -86,6 +87,12 @@ describe('debounce end to end', () => {
     // Passed over, not merged: a bot's push and an event the mapping does not take.
     expect(await deliver(server.url, 'pull_request', synchronize(99, { sender: { type: 'Bot' } }))).toEqual({ status: 200, body: { ok: true, skipped: 'filter' } });
     expect(await deliver(server.url, 'push', { ref: 'refs/heads/main' })).toEqual({ status: 200, body: { ok: true, skipped: 'event', event: 'push' } });
+
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+    expect(metrics).toContain('hookgate_debounce_merged_total{mapping="gh-pr"} 19');
+    expect(metrics).toContain('hookgate_hook_skipped_total{mapping="gh-pr",reason="filter"} 1');
+    expect(metrics).toContain('hookgate_hook_skipped_total{mapping="gh-pr",reason="event"} 1');
+    expect(metrics).toContain('hookgate_debounce_groups_open 1');
 
     const pending = await runView(server.url, runId);
     expect(pending).toMatchObject({ runId, status: 'pending', deliveries: 20 });

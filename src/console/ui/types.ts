@@ -19,6 +19,7 @@ export interface Overview {
   sandbox: { workers: number; inUse: boolean };
   reload: unknown;
   store: { writable: boolean };
+  debounce: { open: number; groups: Array<{ groupId: string; mappingId: string; key: string; kind: 'agent' | 'wake'; status: string; deliveries: number; firesAt: number }> } | null;
 }
 
 export interface MappingView {

@@ -26,8 +26,17 @@ export function OverviewPage({ onUnauthorized }: { onUnauthorized: () => void })
       <div class="card"><h3>Sandbox</h3><p>${data.sandbox.inUse ? `${data.sandbox.workers} worker processes` : 'not in use (no mapping has a transform)'}</p></div>
       <div class="card"><h3>Store</h3><p>${data.store.writable ? statusBadge('ok') : statusBadge('error')} ${data.store.writable ? 'writable' : 'not writable: new requests get 503'}</p></div>
       <div class="card"><h3>Config reload</h3>${reloadView(data.reload)}</div>
+      <div class="card" data-testid="debounce-groups"><h3>Debounce groups</h3>${debounceView(data.debounce)}</div>
     </div>
   </section>`;
+}
+
+/** Open groups, soonest first: an agent group's id is the run id it will have once it fires. */
+function debounceView(debounce: Overview['debounce']) {
+  if (debounce === null || debounce.open === 0) return html`<p class="muted">none open</p>`;
+  return html`<p class="big">${debounce.open} open</p><ul class="small">${debounce.groups.map(
+    (group) => html`<li><span class="mono">${group.kind === 'agent' ? `run ${group.groupId}` : 'wake'}</span> <span class="mono">${group.mappingId}</span> ${group.deliveries} deliveries · fires ${time(group.firesAt)}</li>`,
+  )}</ul>`;
 }
 
 function reloadView(reload: unknown) {

@@ -31,7 +31,7 @@ export function RequestsPage({ onUnauthorized }: { onUnauthorized: () => void })
         <td class="nowrap">${time(r.at)}</td>
         <td class="mono">${r.method} ${r.hook || '/'}</td>
         <td class="mono">${r.mappingIds.join(', ') || '—'}</td>
-        <td>${httpStatus(r.status)}${r.replayed === true ? html` <span class="muted">replayed</span>` : null}</td>
+        <td>${httpStatus(r.status)}${r.replayed === true ? html` <span class="muted">replayed</span>` : null}${r.skipped === undefined ? null : html` <span class="muted">skipped: ${r.skipped}</span>`}${r.debounced === true ? html` <span class="muted">debounced</span>` : null}</td>
         <td class="mono">${r.code ?? ''}</td>
         <td class="num">${r.durationMs}</td>
         <td class="mono small">${[r.idempotencyKey, r.deliveryId].filter(Boolean).join(' · ') || '—'}</td>
