@@ -36,7 +36,8 @@ export type Synchronous = 'full' | 'normal';
 export const TEMPLATE = 'Sensor {{sensor}} reports {{value}}{{unit}} at {{default time now}}: {{note}}';
 
 /** The hook path each kind's mapping rows POST to. */
-export function mappedPath(kind: ConfigKind): string {
+export function mappedPath(kind: ConfigKind, variant: 'plain' | 'filter' | 'debounce' = 'plain'): string {
+  if (variant !== 'plain') return `/hooks/sensor-${variant}`;
   if (kind === 'mappings-1000') return '/hooks/sensor-999';
   if (kind === 'transform-50') return '/hooks/github-49';
   if (kind === 'transform-1' || kind === 'soak') return '/hooks/github-0';
@@ -49,6 +50,7 @@ export function writeConfig(root: string, kind: ConfigKind, synchronous: Synchro
   const hooks: Record<string, unknown> = { enabled: true, token: HOOK_TOKEN, path: '/hooks', maxBodyBytes: 1024 * 1024 };
   if (kind === 'core' || kind === 'core-echo' || kind === 'mappings-1000') {
     hooks['mappings'] = Array.from({ length: kind === 'mappings-1000' ? 1000 : 1 }, (_, i) => templateMapping(i));
+    if (kind === 'core') (hooks['mappings'] as unknown[]).push(...admissionMappings());
   } else {
     const count = kind === 'transform-50' ? 50 : 1;
     mkdirSync(join(dir, 'transforms'));
@@ -83,6 +85,26 @@ export function writeConfig(root: string, kind: ConfigKind, synchronous: Synchro
   const path = join(dir, 'hookgate.json5');
   writeFileSync(path, JSON.stringify(config, null, 2));
   return path;
+}
+
+/**
+ * The template mapping with a 5-condition filter that every bench body passes (all of it is
+ * evaluated), and with debounce (every request joins the one group of its key: a join per request).
+ */
+function admissionMappings(): Array<Record<string, unknown>> {
+  const filter = {
+    all: [
+      { field: 'payload.sensor', equals: 'greenhouse' },
+      { field: 'payload.value', gte: -50 },
+      { not: { field: 'payload.unit', in: ['K', '°R'] } },
+      { field: 'payload.note', regex: '^[a-z ]*' },
+      { any: [{ field: 'headers.content-type', startsWith: 'application/json' }, { field: 'query.force', exists: true }] },
+    ],
+  };
+  return [
+    { ...templateMapping(0), id: 'sensor-filter', match: { path: 'sensor-filter' }, filter },
+    { ...templateMapping(0), id: 'sensor-debounce', match: { path: 'sensor-debounce' }, debounce: { key: '{{sensor}}', windowSeconds: 3600 } },
+  ];
 }
 
 function templateMapping(index: number): Record<string, unknown> {

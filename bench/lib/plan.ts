@@ -33,6 +33,8 @@ export function allRows(): Row[] {
     row('wake-64k', '/hooks/wake, 64 KB', 'core', '/hooks/wake', 'wake', 64 * KB),
     row('wake-256k', '/hooks/wake, 256 KB', 'core', '/hooks/wake', 'wake', 256 * KB),
     row('template-1k', 'template mapping (1 mapping), 1 KB', 'core', mappedPath('core'), 'template', 1 * KB),
+    row('template-filter-1k', 'template mapping with a 5-condition filter, 1 KB', 'core', mappedPath('core', 'filter'), 'template', 1 * KB),
+    row('template-debounce-1k', 'template mapping with debounce (every request joins one group), 1 KB', 'core', mappedPath('core', 'debounce'), 'template', 1 * KB),
     row('template-64k', 'template mapping, 64 KB', 'core', mappedPath('core'), 'template', 64 * KB),
     row('agent-1k', '/hooks/agent (admission, 202), 1 KB', 'core', '/hooks/agent', 'agent', 1 * KB),
     row('agent-64k', '/hooks/agent (admission, 202), 64 KB', 'core', '/hooks/agent', 'agent', 64 * KB),
@@ -45,7 +47,7 @@ export function allRows(): Row[] {
 }
 
 /** --quick: the 1 KB rows of the ratio and latency targets (the memory and start-up targets come with them). */
-const QUICK = new Set(['wake-1k', 'wake-half', 'template-1k', 'agent-1k', 'transform-1k']);
+const QUICK = new Set(['wake-1k', 'wake-half', 'template-1k', 'template-filter-1k', 'template-debounce-1k', 'agent-1k', 'transform-1k']);
 
 export function planRows(quick: boolean): Row[] {
   return allRows().filter((r) => !quick || QUICK.has(r.id));

@@ -65,6 +65,7 @@ export function verdicts(result: SuiteResult): Verdict[] {
     const value = median(many.hookgate.map((_, i) => relative(many, i) / relative(one, i)));
     out.push({ target: '1,000 mappings within 10% of 1 mapping (req/s, each ÷ its durable limit)', measured: `${value.toFixed(2)} ×`, met: value >= 0.9 });
   }
+  admissionVerdicts(result, out);
   memoryVerdicts(result, out);
   const core = result.processes.get('core');
   if (core !== undefined) {
@@ -72,6 +73,18 @@ export function verdicts(result: SuiteResult): Verdict[] {
     out.push({ target: 'ready (/readyz 200) ≤ 1 s after process start', measured: `${ready.toFixed(0)} ms`, met: ready <= 1000 });
   }
   return out;
+}
+
+/** Issue 28: a filter and debounce each keep ≥ 0.9 of the plain template row's req/s, compared round by round. */
+function admissionVerdicts(result: SuiteResult, out: Verdict[]): void {
+  const plain = result.samples.get('template-1k');
+  if (plain === undefined) return;
+  for (const [rowId, what] of [['template-filter-1k', 'a 5-condition filter'], ['template-debounce-1k', 'debounce']] as const) {
+    const samples = result.samples.get(rowId);
+    if (samples === undefined) continue;
+    const value = median(samples.hookgate.map((sample, i) => sample.rps / (plain.hookgate[i]?.rps ?? NaN)));
+    out.push({ target: `template mapping with ${what} ≥ 0.9 × the plain template row (req/s)`, measured: `${value.toFixed(2)} ×`, met: Number.isFinite(value) ? value >= 0.9 : undefined });
+  }
 }
 
 /** Idle: median over starts; loaded: the highest sample of any round (a peak is what a memory limit meets). */
