@@ -13,9 +13,10 @@ import { writeWhenFree } from './write-when-free.js';
  * owns the file, so a claim found then belongs to a process that is gone): releaseStaleClaims.
  */
 export function createSqliteDebounce(db: () => DatabaseSync, reads: DatabaseSync, idempotencyTtlMs: number): DebounceStore {
+  const batches = joinBatches((items) => writeWhenFree(() => inTransaction(db(), () => items.map((item) => joinAll(db(), item.acceptance, item.at, idempotencyTtlMs)))));
   return {
     async join(acceptance, at) {
-      const outcome = await writeWhenFree(() => inTransaction(db(), () => joinAll(db(), acceptance, at, idempotencyTtlMs)));
+      const outcome = await batches.enqueue({ acceptance, at });
       if (outcome.kind === 'conflict') throw idempotencyConflict();
       return outcome;
     },
@@ -56,6 +57,36 @@ export function createSqliteDebounce(db: () => DatabaseSync, reads: DatabaseSync
 }
 
 type JoinResult = DebounceOutcome | { kind: 'conflict' };
+type JoinItem = { acceptance: DebounceAcceptance; at: number };
+
+/**
+ * Group commit for joins: those arriving in one turn of the event loop share one transaction (one
+ * fsync), as acceptances do on the writer thread. Each join's key is judged before it writes
+ * anything, so one conflict does not fail the others; a failed transaction fails every join in it.
+ */
+function joinBatches(commit: (items: JoinItem[]) => Promise<JoinResult[]>): { enqueue(item: JoinItem): Promise<JoinResult> } {
+  let queue: Array<{ item: JoinItem; resolve: (result: JoinResult) => void; reject: (error: unknown) => void }> = [];
+  let chain: Promise<void> = Promise.resolve();
+  const flush = (): void => {
+    const batch = queue;
+    queue = [];
+    chain = chain.then(async () => {
+      try {
+        const results = await commit(batch.map((entry) => entry.item));
+        batch.forEach((entry, index) => entry.resolve(results[index] as JoinResult));
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    });
+  };
+  return {
+    enqueue: (item) =>
+      new Promise((resolve, reject) => {
+        if (queue.length === 0) setImmediate(flush);
+        queue.push({ item, resolve, reject });
+      }),
+  };
+}
 
 function joinAll(db: DatabaseSync, acceptance: DebounceAcceptance, at: number, ttlMs: number): JoinResult {
   const { idempotency } = acceptance;
