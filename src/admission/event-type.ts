@@ -1,43 +1,20 @@
+import { findScheme } from '../auth/signatures/index.js';
 import { parseFieldPath, readField, type FieldPath } from './field-path.js';
 
 /** Reads a delivery's event type from its headers (lower-cased) and payload. */
 export type EventTypeReader = (headers: Readonly<Record<string, string>>, payload: unknown) => string | undefined;
 
-function stringAt(value: unknown, key: string): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
-  const found = (value as Record<string, unknown>)[key];
-  return typeof found === 'string' && found !== '' ? found : undefined;
-}
-
-function objectAt(value: unknown, key: string): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
-  return (value as Record<string, unknown>)[key];
-}
-
-const payloadType: EventTypeReader = (_headers, payload) => stringAt(payload, 'type');
+/** Schemes whose deliveries carry no event type of their own: their mappings name `eventField`. */
+export const SCHEMES_WITHOUT_EVENT_TYPE: ReadonlySet<string> = new Set(['hmac']);
 
 /**
- * THE table of where each signature scheme's sender puts the event type. A scheme added to
- * src/auth/signatures/ adds its line here (or none: its mappings then name `eventField`).
+ * The event type reader a signature scheme offers: each scheme file in src/auth/signatures/ says
+ * where its sender puts the type (`eventType`); undefined for an unknown scheme or one without.
  */
-export const EVENT_TYPE_BY_SCHEME: Readonly<Record<string, EventTypeReader>> = {
-  // `issues` + `.opened`: the payload's action refines the header's event.
-  github: (headers, payload) => {
-    const event = headers['x-github-event'];
-    if (event === undefined || event === '') return undefined;
-    const action = stringAt(payload, 'action');
-    return action === undefined ? event : `${event}.${action}`;
-  },
-  stripe: payloadType,
-  'standard-webhooks': payloadType,
-  // Events API callbacks carry `event.type`; url_verification and the like only a top-level `type`.
-  slack: (_headers, payload) => stringAt(objectAt(payload, 'event'), 'type') ?? stringAt(payload, 'type'),
-  shopify: (headers) => headers['x-shopify-topic'] || undefined,
-};
-
-/** The reader a signature scheme offers, if the table knows it. */
 export function eventTypeReaderFor(scheme: string | undefined): EventTypeReader | undefined {
-  return scheme === undefined || !Object.hasOwn(EVENT_TYPE_BY_SCHEME, scheme) ? undefined : EVENT_TYPE_BY_SCHEME[scheme];
+  const found = scheme === undefined || SCHEMES_WITHOUT_EVENT_TYPE.has(scheme) ? undefined : findScheme(scheme);
+  if (found === undefined) return undefined;
+  return (headers, payload) => (payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? found.eventType(headers, payload as Record<string, unknown>) : undefined);
 }
 
 /** `eventField` (`payload.type`, `headers.x-event`) as a reader; a string reason when it is not a usable path. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileEventMatcher, eventFieldReader, eventTypeReaderFor, EVENT_TYPE_BY_SCHEME } from '../../src/admission/event-type.js';
+import { compileEventMatcher, eventFieldReader, eventTypeReaderFor, SCHEMES_WITHOUT_EVENT_TYPE } from '../../src/admission/event-type.js';
 import { SIGNATURE_SCHEMES } from '../../src/auth/signatures/index.js';
 
 describe('event types', () => {
@@ -15,9 +15,11 @@ describe('event types', () => {
     expect(eventTypeReaderFor('toString')).toBeUndefined();
   });
 
-  it('names only schemes of the signature registry', () => {
+  it('offers a reader for every registered scheme but those without an event type', () => {
     const known = SIGNATURE_SCHEMES.map((scheme) => scheme.name);
-    for (const scheme of Object.keys(EVENT_TYPE_BY_SCHEME)) expect(known).toContain(scheme);
+    for (const scheme of SCHEMES_WITHOUT_EVENT_TYPE) expect(known).toContain(scheme);
+    for (const scheme of known.filter((name) => !SCHEMES_WITHOUT_EVENT_TYPE.has(name))) expect(eventTypeReaderFor(scheme), scheme).toBeDefined();
+    expect(eventTypeReaderFor('linear')?.({}, { type: 'Issue', action: 'create' })).toBe('Issue.create');
   });
 
   it('reads eventField from the payload or a header', () => {
