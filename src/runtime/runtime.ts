@@ -78,7 +78,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     defaults,
     channels: options.channels,
-    deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger })),
+    deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger, ...(o.untrusted === true ? { untrusted: true } : {}) })),
     recipients: options.recipients ?? ANY_RECIPIENT,
     logger,
     now: () => clock.now(),
