@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, httpFailure, joinUrl, post, requireRecipient } from './http.js';
-import { allowed, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { detail, field, httpFailure, joinUrl, post, requireRecipient, type HttpReply } from './http.js';
+import { allowed, fitRendered, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { splitThread } from './threads.js';
 
 /** Mattermost 5.0+ accepts posts of up to 16383 runes. */
@@ -30,15 +30,21 @@ export const mattermostChannel = defineChannel({
         const { recipient, thread } = splitThread(to);
         const channelId = requireRecipient(recipient, 'a Mattermost channel id');
         // Mattermost renders Markdown: @channel/@all/@here ping everyone, images and link previews load.
-        const shown = allowed(config.markup, options) ? text : neutraliseMarkdown(text, { mentions: 'mass', links: true });
-        const json = { channel_id: channelId, message: shown, ...(thread === undefined ? {} : { root_id: thread }) };
-        const reply = await post(deps.fetch, url, { headers, json, signal });
-        if (reply.status === 201 || reply.status === 200) return;
-        // Errors are AppError objects: { id, message, detailed_error, request_id, status_code }.
-        const message = detail(field(reply.json, 'message'), detail(reply.text, 'Mattermost refused the message'));
-        const id = field(reply.json, 'id');
-        throw httpFailure(reply, typeof id === 'string' ? `${message} [${id}]` : message);
+        const shown = allowed(config.markup, options) ? [text] : fitRendered(text, MAX_CHARS, (part) => neutraliseMarkdown(part, { mentions: 'mass', links: true }));
+        for (const message of shown) await createPost(message);
+        async function createPost(message: string): Promise<void> {
+          const json = { channel_id: channelId, message, ...(thread === undefined ? {} : { root_id: thread }) };
+          const reply = await post(deps.fetch, url, { headers, json, signal });
+          if (reply.status !== 201 && reply.status !== 200) throw failure(reply);
+        }
       },
     };
   },
 });
+
+function failure(reply: HttpReply): Error {
+  // Errors are AppError objects: { id, message, detailed_error, request_id, status_code }.
+  const message = detail(field(reply.json, 'message'), detail(reply.text, 'Mattermost refused the message'));
+  const id = field(reply.json, 'id');
+  return httpFailure(reply, typeof id === 'string' ? `${message} [${id}]` : message);
+}
