@@ -4,6 +4,8 @@ import type { UntrustedSource } from '../envelope/envelope.js';
 import type { CompiledTemplate } from './template.js';
 import type { TransformHandle } from './transform-port.js';
 
+export type MappingAction = 'wake' | 'agent' | 'notify';
+
 /** Fields whose values are templates, rendered per request (per item with forEach). */
 export const TEMPLATED_FIELDS = ['text', 'message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'] as const;
 export type TemplatedField = (typeof TEMPLATED_FIELDS)[number];
@@ -15,7 +17,7 @@ export interface CompiledMapping {
   /** `match.path` with slashes trimmed; undefined matches every name. */
   readonly path: string | undefined;
   readonly source: string | undefined;
-  readonly action: 'wake' | 'agent';
+  readonly action: MappingAction;
   readonly wakeMode: WakeMode | undefined;
   readonly deliver: boolean | undefined;
   readonly channel: string | undefined;

@@ -114,4 +114,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (account, message_id)
   );
   `,
+  // What a run does: `agent` (a model turn) or `notify` (text straight to a channel, no model).
+  `ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent';`,
 ];
