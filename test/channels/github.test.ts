@@ -120,8 +120,9 @@ describe('github channel', () => {
     const queue = [githubError(403, 'API rate limit exceeded', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }), githubError(502, 'Server Error')];
     const { channel } = await setUp({ token: TOKEN }, queue);
     const { sleep, waits } = recordingSleep();
-    expect(await deliverText(channel, 'octo-org/api#12', 'hi', { sleep })).toMatchObject({ status: 'delivered', attempts: 3 });
-    expect(waits).toEqual([20_000, 2000]);
+    // random 0: the jittered backoff's lower half (half of 2 s).
+    expect(await deliverText(channel, 'octo-org/api#12', 'hi', { sleep, random: () => 0 })).toMatchObject({ status: 'delivered', attempts: 3 });
+    expect(waits).toEqual([20_000, 1000]);
   });
 
   it('fails at once on a 403, naming the repository and the permission, never the token', async () => {

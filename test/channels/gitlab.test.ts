@@ -46,8 +46,9 @@ describe('gitlab channel', () => {
   it('retries a 429 after its Retry-After and a 503 with backoff', async () => {
     const { channel } = await setUp([{ status: 429, headers: { 'retry-after': '3' }, text: 'Retry later' }, { status: 503, json: { message: '503 Service Unavailable' } }]);
     const { sleep, waits } = recordingSleep();
-    expect(await deliverText(channel, `${PROJECT}#7`, 'hi', { sleep })).toMatchObject({ status: 'delivered', attempts: 3 });
-    expect(waits).toEqual([3000, 2000]);
+    // random 0: the jittered backoff's lower half (half of 2 s).
+    expect(await deliverText(channel, `${PROJECT}#7`, 'hi', { sleep, random: () => 0 })).toMatchObject({ status: 'delivered', attempts: 3 });
+    expect(waits).toEqual([3000, 1000]);
   });
 
   it('uses RateLimit-Reset when a 429 has no Retry-After', async () => {

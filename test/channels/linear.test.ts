@@ -57,8 +57,9 @@ describe('linear channel', () => {
     const queue = [graphqlError(400, 'RATELIMITED', 'Rate limit exceeded', { 'x-ratelimit-requests-reset': String(NOW + 4000) }), { status: 500, text: 'oops' }];
     const { channel } = await setUp(queue);
     const { sleep, waits } = recordingSleep();
-    expect(await deliverText(channel, 'ENG-123', 'hi', { sleep })).toMatchObject({ status: 'delivered', attempts: 3 });
-    expect(waits).toEqual([4000, 2000]);
+    // random 0: the jittered backoff's lower half (half of 2 s).
+    expect(await deliverText(channel, 'ENG-123', 'hi', { sleep, random: () => 0 })).toMatchObject({ status: 'delivered', attempts: 3 });
+    expect(waits).toEqual([4000, 1000]);
   });
 
   it('fails at once for an unknown issue and for a forbidden team, never printing the key', async () => {

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileSignature, type CompiledSignature } from '../../src/auth/signatures/index.js';
-import type { SignatureConfig } from '../../src/config/signature-schema.js';
 import { bodyOf, startFakeService, type Answer, type FakeService, type Recorded } from '../channels/fake-service.js';
 import { startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
+import { sendSignedAs } from '../helpers/signature-fixtures.js';
 import { until } from '../helpers/wait.js';
 
 const GITHUB_SECRET = 'github-webhook-secret-for-tests';
@@ -23,11 +22,9 @@ function modelApi(calls: Recorded[]) {
   };
 }
 
-async function sendSigned(svc: TestService, path: string, config: SignatureConfig, body: string, extra: Record<string, string>) {
-  const signature = compileSignature(config).signature as CompiledSignature;
-  const signed = await signature.scheme.sign(signature.settings, Buffer.from(body), Math.floor(Date.now() / 1000), `delivery-${Math.random()}`);
-  const response = await fetch(`${svc.hooksUrl}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed, ...extra }, body });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+async function sendSigned(svc: TestService, path: string, scheme: string, secret: string, body: string, headers: Record<string, string>) {
+  const answer = await sendSignedAs(svc, scheme, body, { secret, path, headers });
+  return { status: answer.status, body: answer.body as Record<string, unknown> };
 }
 
 async function runView(svc: TestService, runId: string): Promise<Record<string, unknown>> {
@@ -100,7 +97,7 @@ describe('replies where the event came from, and notify without a model', () => 
   });
 
   it('answers a signed issues.opened with one agent run and one comment on that issue; a second event on it continues the session', async () => {
-    const first = await sendSigned(svc, 'github', { scheme: 'github', secret: GITHUB_SECRET }, ISSUE_OPENED, { 'x-github-event': 'issues' });
+    const first = await sendSigned(svc, 'github', 'github', GITHUB_SECRET, ISSUE_OPENED, { 'x-github-event': 'issues' });
     expect(first.status).toBe(202);
     const firstRun = await finished(svc, String(first.body['runId']));
     expect(firstRun).toMatchObject({ status: 'ok', sessionKey: 'hook:github:Codertocat/Hello-World#1', delivery: { status: 'delivered', channel: 'github', to: 'Codertocat/Hello-World#1' } });
@@ -108,7 +105,7 @@ describe('replies where the event came from, and notify without a model', () => 
     expect(github.requests).toHaveLength(1);
     expect(bodyOf(github.requests[0])).toEqual({ body: 'Reply 1: thanks @\u200BCodertocat, see x (`https://evil.example/p.png`)' });
 
-    const second = await sendSigned(svc, 'github', { scheme: 'github', secret: GITHUB_SECRET }, ISSUE_COMMENT, { 'x-github-event': 'issue_comment' });
+    const second = await sendSigned(svc, 'github', 'github', GITHUB_SECRET, ISSUE_COMMENT, { 'x-github-event': 'issue_comment' });
     expect(second.status).toBe(202);
     const secondRun = await finished(svc, String(second.body['runId']));
     expect(secondRun).toMatchObject({ status: 'ok', sessionKey: 'hook:github:Codertocat/Hello-World#1', delivery: { status: 'delivered', to: 'Codertocat/Hello-World#1' } });
@@ -121,7 +118,7 @@ describe('replies where the event came from, and notify without a model', () => 
 
   it('sends a signed invoice.payment_failed as one Telegram message with no model call', async () => {
     const callsBefore = modelCalls.length;
-    const answer = await sendSigned(svc, 'stripe', { scheme: 'stripe', secret: STRIPE_SECRET }, PAYMENT_FAILED, {});
+    const answer = await sendSigned(svc, 'stripe', 'stripe', STRIPE_SECRET, PAYMENT_FAILED, {});
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ok: true, runId: expect.any(String) });
     const view = await finished(svc, String(answer.body['runId']));

@@ -34,7 +34,7 @@ describe('action "notify"', () => {
       },
     ]);
     // The store keeps it as given: the text is neutralised by the channel, not wrapped for a model.
-    expect(sealAction(outcome.actions[0] as never)).toEqual({ action: outcome.actions[0], suspicious: [], trusted: true });
+    expect(sealAction(outcome.actions[0] as never)).toEqual({ action: outcome.actions[0], suspicious: [], invisible: 0, trusted: true });
   });
 
   it('may come from a transform result', async () => {
