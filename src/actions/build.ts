@@ -1,7 +1,7 @@
 import { HookError, type ErrorCode } from '../errors.js';
 import { CHANNEL_NAMES, normalizeChannelName } from '../channels/index.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
-import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, WakeMode } from './types.js';
+import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, NotifyAction, WakeMode } from './types.js';
 import { createModelPolicy, type ModelPolicy } from './models.js';
 import { newTimeOrderedId } from './ids.js';
 import { ANY_RECIPIENT, createRecipientPolicy, defaultLastChannel, type AllowToConfig, type RecipientPolicy } from '../channels/recipients.js';
@@ -30,6 +30,13 @@ export interface WakeFields {
   mode?: WakeMode | undefined;
 }
 
+export interface NotifyFields {
+  text: string;
+  name?: string | undefined;
+  channel?: string | undefined;
+  to?: string | undefined;
+}
+
 export interface BuildContext {
   origin: ActionOrigin;
   /** `direct` for /wake and /agent, `mapped` for mappings: picks the wording of empty-field errors. */
@@ -41,6 +48,8 @@ export interface BuildContext {
 export interface ActionBuilder {
   agent(fields: AgentFields, context: BuildContext): AdmittedAgentAction;
   wake(fields: WakeFields, context: BuildContext): AdmittedWakeAction;
+  /** Text straight to a channel: no envelope (the channel neutralises it), no model, no session. */
+  notify(fields: NotifyFields, context: BuildContext): NotifyAction;
   /** The session-key fence, for the load-time check of literal mapping keys. */
   readonly sessions: SessionKeyPolicy;
 }
@@ -101,6 +110,15 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
       const text = requireText(fields.text, context, 'text');
       const action: AdmittedWakeAction = { kind: 'wake', text, mode: fields.mode ?? 'now', origin: context.origin };
       if (context.content !== 'trusted') action.envelope = context.content;
+      return action;
+    },
+    notify(fields, context) {
+      const text = requireText(fields.text, context, 'text');
+      const channel = resolveChannel(fields.channel);
+      const action: NotifyAction = { kind: 'notify', runId: newRunId(), text, name: optionalText(fields.name) ?? defaultName(context.origin), channel, origin: context.origin };
+      const to = optionalText(fields.to);
+      recipients.checkAdmission(channel, to, lastChannel);
+      if (to !== undefined) action.to = to;
       return action;
     },
   };

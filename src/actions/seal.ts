@@ -23,6 +23,7 @@ export interface SealedAction {
  * `hookgate try` to show the prompt.
  */
 export function sealAction(admitted: AdmittedAction): SealedAction {
+  if (admitted.kind === 'notify') return { action: admitted, suspicious: [], invisible: 0, trusted: true };
   const { envelope, ...action } = admitted;
   if (envelope === undefined) return { action, suspicious: [], invisible: 0, trusted: true };
   if (action.kind === 'agent') {

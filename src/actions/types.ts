@@ -50,7 +50,25 @@ export const AgentActionSchema = Type.Object(
 );
 export type AgentAction = Static<typeof AgentActionSchema>;
 
-export type Action = WakeAction | AgentAction;
+/**
+ * Text sent straight to a channel: no model, no session, no summary, no heartbeat. `text` is
+ * sender data for people, so it gets no envelope; the channel neutralises it (src/channels/markup.ts).
+ */
+export const NotifyActionSchema = Type.Object(
+  {
+    kind: Type.Literal('notify'),
+    runId: Type.String({ description: 'uuid given at admission; answers GET {path}/runs/<runId>.' }),
+    text: Type.String({ minLength: 1 }),
+    name: Type.String({ minLength: 1, description: 'Shown in the run list and the delivery summary.' }),
+    channel: Type.String({ minLength: 1 }),
+    to: Type.Optional(Type.String({ minLength: 1 })),
+    origin: ActionOriginSchema,
+  },
+  { additionalProperties: false },
+);
+export type NotifyAction = Static<typeof NotifyActionSchema>;
+
+export type Action = WakeAction | AgentAction | NotifyAction;
 
 /**
  * An action as the builder admits it. With `envelope` set, its `text` (wake) or `message` (agent)
@@ -58,13 +76,13 @@ export type Action = WakeAction | AgentAction;
  * suspicious-pattern scan) on its writer thread before the row is written, which keeps that
  * per-byte work off the event loop. Without `envelope` it is already final (trusted content).
  */
-export type AdmittedAction = (WakeAction | AgentAction) & { envelope?: EnvelopeMeta };
+export type AdmittedAction = ((WakeAction | AgentAction) & { envelope?: EnvelopeMeta }) | NotifyAction;
 export type AdmittedWakeAction = WakeAction & { envelope?: EnvelopeMeta };
 export type AdmittedAgentAction = AgentAction & { envelope?: EnvelopeMeta };
 
 /** The success body of a request, stored with its idempotency key so a retry gets it again. */
 export type AcceptedResponse =
-  | { status: 200; body: { ok: true; mode: WakeMode; debounced?: true } | { ok: true; mode: WakeMode; count: number; debounced?: true } }
+  | { status: 200; body: { ok: true; mode: WakeMode; debounced?: true } | { ok: true; mode: WakeMode; count: number; debounced?: true } | { ok: true; runId: string } | { ok: true; runIds: string[] } }
   | { status: 202; body: { ok: true; runId: string; debounced?: true } | { ok: true; runIds: string[]; debounced?: true } }
   /** Every matching mapping passed the delivery over (`events`, `filter`): no action. */
   | { status: 200; body: { ok: true; skipped: 'event'; event?: string } | { ok: true; skipped: 'filter' } }

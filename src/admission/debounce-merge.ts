@@ -6,20 +6,21 @@ import type { DueGroup } from '../store/debounce-port.js';
  * The one action a fired group becomes. keep "last": the newest delivery's action with a line
  * saying how many earlier ones were merged. keep "all": every delivery's content, oldest first,
  * up to maxChars: an agent message holds each delivery in its own envelope (sealed here, so the
- * result is final); a wake text stays untrusted as a whole and the heartbeat prompt wraps it.
+ * result is final); a wake text stays untrusted as a whole and the heartbeat prompt wraps it; a
+ * notify's texts are joined as they are (people read them, no model).
  */
 export function mergeGroup(group: DueGroup): AdmittedAction {
   const newest = group.members.at(-1);
   if (newest === undefined) throw new Error(`debounce group ${group.groupId} has no deliveries`);
-  const base = newest.kind === 'agent' ? { ...newest, runId: group.groupId } : newest;
+  const base = newest.kind === 'wake' ? newest : { ...newest, runId: group.groupId };
   if (group.keep === 'last') return withContent(base, appendNote(contentOf(base), group.deliveries - 1));
-  if (base.kind === 'wake' || base.envelope === undefined) return withContent(base, bounded(group.members.map(contentOf), group.maxChars));
+  if (base.kind !== 'agent' || base.envelope === undefined) return withContent(base, bounded(group.members.map(contentOf), group.maxChars));
   const sealed = group.members.map((member) => contentOf(sealAction(member).action));
   const { envelope: _sealedNow, ...final } = base;
   return { ...final, message: bounded(sealed, group.maxChars) };
 }
 
-function contentOf(action: { kind: 'agent'; message: string } | { kind: 'wake'; text: string }): string {
+function contentOf(action: { kind: 'agent'; message: string } | { kind: 'wake' | 'notify'; text: string }): string {
   return action.kind === 'agent' ? action.message : action.text;
 }
 

@@ -75,7 +75,8 @@ export function createDebounceFirer(options: DebounceFirerOptions): DebounceFire
 
   async function fire(group: DueGroup): Promise<void> {
     const action = mergeGroup(group);
-    const response: AcceptedResponse = action.kind === 'agent' ? { status: 202, body: { ok: true, runId: action.runId } } : { status: 200, body: { ok: true, mode: action.mode } };
+    const response: AcceptedResponse =
+      action.kind === 'wake' ? { status: 200, body: { ok: true, mode: action.mode } } : { status: action.kind === 'agent' ? 202 : 200, body: { ok: true, runId: action.runId } };
     // The key makes a second commit of this group (after a crash before `fired`) a replay.
     const outcome = await options.ingress.accept({ actions: [action], response, idempotency: { key: debounceActionKey(group.groupId), fingerprint: group.groupId } });
     await options.debounce.fired(group.groupId, options.owner);

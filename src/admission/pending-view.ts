@@ -18,7 +18,7 @@ export interface PendingRunView {
  */
 export async function runOrPendingView(store: Pick<Store, 'runs' | 'debounce'>, runId: string): Promise<unknown> {
   const group = await store.debounce.view(runId);
-  if (group !== undefined && group.kind === 'agent') {
+  if (group !== undefined && group.kind !== 'wake') {
     const pending: PendingRunView = {
       runId,
       status: 'pending',

@@ -55,7 +55,8 @@ export function defineChannel<S extends TObject, const N extends string>(def: Ch
       allowTo: Type.Optional(
         Type.Array(Type.String({ minLength: 1 }), {
           description:
-            `Recipients a hook request may name as \`to\` on ${def.name} (exact match). A request naming another is refused with 400 RECIPIENT_NOT_ALLOWED; ` +
+            `Recipients a hook request may name as \`to\` on ${def.name}: exact, or globs (\`*\` any characters but \`/\`, \`**\` any); an entry also allows its threads/issues (\`<entry>#…\`). ` +
+            'A request naming another is refused with 400 RECIPIENT_NOT_ALLOWED; ' +
             'deliveries to another (through `last`, say) fail. Unset: any recipient.',
         }),
       ),

@@ -23,6 +23,8 @@ export interface DeliverOptions {
   random?: () => number;
   /** Where retries are reported (`delivery.retry`, warn); never the text. */
   logger?: Logger;
+  /** Sender text (a notify): every part is neutralised whatever the channel's markup setting. */
+  untrusted?: boolean;
 }
 
 const DEFAULTS = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
@@ -61,7 +63,8 @@ async function sendPart(channel: Channel, to: string, part: string, options: Del
   for (let attempt = 1; ; attempt++) {
     if (aborted(options.signal)) return { attempts: attempt - 1, error: 'delivery aborted' };
     try {
-      await channel.send(to, part, options.signal);
+      if (options.untrusted === true) await channel.send(to, part, options.signal, { untrusted: true });
+      else await channel.send(to, part, options.signal);
       return { attempts: attempt };
     } catch (error) {
       const retryable = error instanceof DeliveryError && error.retryable && !aborted(options.signal);

@@ -17,6 +17,8 @@ export interface HttpReply {
 }
 
 export interface HttpRequest {
+  /** Default POST; a GET sends no body. */
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   /** A JSON body (sent as application/json) … */
   json?: unknown;
@@ -35,7 +37,9 @@ export async function post(fetchFn: typeof globalThis.fetch, url: string, reques
   const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
   let response: Response;
   try {
-    response = await fetchFn(url, { method: 'POST', headers: requestHeaders(request), body: requestBody(request), signal, redirect: 'manual' });
+    const method = request.method ?? 'POST';
+    const body = method === 'GET' ? null : requestBody(request);
+    response = await fetchFn(url, { method, headers: requestHeaders(request), body, signal, redirect: 'manual' });
   } catch (error) {
     throw transportError(error, request.signal, timeout);
   }
@@ -83,6 +87,13 @@ function parseJson(text: string): unknown {
   }
 }
 
+
+/** Milliseconds until an epoch time in seconds (X-RateLimit-Reset, RateLimit-Reset); undefined when absent or past. */
+export function untilEpochSeconds(value: string | null, now: number): number | undefined {
+  if (value === null || !/^\d{1,12}$/.test(value.trim())) return undefined;
+  const wait = Number(value.trim()) * 1000 - now;
+  return wait > 0 ? wait : undefined;
+}
 
 /** Seconds from a JSON body field (Telegram's retry_after, Discord's retry_after) in milliseconds. */
 export function secondsToMs(value: unknown): number | undefined {

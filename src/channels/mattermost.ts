@@ -1,6 +1,8 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, httpFailure, joinUrl, post, requireRecipient } from './http.js';
+import { detail, field, httpFailure, joinUrl, post, requireRecipient, type HttpReply } from './http.js';
+import { allowed, fitRendered, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { splitThread } from './threads.js';
 
 /** Mattermost 5.0+ accepts posts of up to 16383 runes. */
 const MAX_CHARS = 16383;
@@ -8,11 +10,12 @@ const MAX_CHARS = 16383;
 /** Mattermost REST API v4: https://developers.mattermost.com/api-documentation/#/operations/CreatePost */
 export const mattermostChannel = defineChannel({
   name: 'mattermost',
-  summary: 'Mattermost through the REST API v4 (create post) as a bot account. `to` is a channel id.',
+  summary: 'Mattermost through the REST API v4 (create post) as a bot account. `to` is a channel id; `<channel id>#<post id>` answers in that thread (root_id).',
   configSchema: Type.Object(
     {
       baseUrl: Type.String({ minLength: 1, description: 'Your Mattermost server, e.g. https://chat.example.com (the API lives under /api/v4).' }),
       botToken: Type.String({ minLength: 1, description: 'Access token of a bot account (Integrations → Bot Accounts). Use ${MATTERMOST_BOT_TOKEN}; never logged.' }),
+      markup: Type.Optional(MarkupSchema),
     },
     { additionalProperties: false },
   ),
@@ -23,15 +26,25 @@ export const mattermostChannel = defineChannel({
     return {
       name: 'mattermost',
       maxMessageChars: MAX_CHARS,
-      async send(to, text, signal) {
-        const channelId = requireRecipient(to, 'a Mattermost channel id');
-        const reply = await post(deps.fetch, url, { headers, json: { channel_id: channelId, message: text }, signal });
-        if (reply.status === 201 || reply.status === 200) return;
-        // Errors are AppError objects: { id, message, detailed_error, request_id, status_code }.
-        const message = detail(field(reply.json, 'message'), detail(reply.text, 'Mattermost refused the message'));
-        const id = field(reply.json, 'id');
-        throw httpFailure(reply, typeof id === 'string' ? `${message} [${id}]` : message);
+      async send(to, text, signal, options?: SendOptions) {
+        const { recipient, thread } = splitThread(to);
+        const channelId = requireRecipient(recipient, 'a Mattermost channel id');
+        // Mattermost renders Markdown: @channel/@all/@here ping everyone, images and link previews load.
+        const shown = allowed(config.markup, options) ? [text] : fitRendered(text, MAX_CHARS, (part) => neutraliseMarkdown(part, { mentions: 'mass', links: true }));
+        for (const message of shown) await createPost(message);
+        async function createPost(message: string): Promise<void> {
+          const json = { channel_id: channelId, message, ...(thread === undefined ? {} : { root_id: thread }) };
+          const reply = await post(deps.fetch, url, { headers, json, signal });
+          if (reply.status !== 201 && reply.status !== 200) throw failure(reply);
+        }
       },
     };
   },
 });
+
+function failure(reply: HttpReply): Error {
+  // Errors are AppError objects: { id, message, detailed_error, request_id, status_code }.
+  const message = detail(field(reply.json, 'message'), detail(reply.text, 'Mattermost refused the message'));
+  const id = field(reply.json, 'id');
+  return httpFailure(reply, typeof id === 'string' ? `${message} [${id}]` : message);
+}

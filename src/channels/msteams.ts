@@ -2,6 +2,8 @@ import Type from 'typebox';
 import { defineChannel } from './define.js';
 import { detail, field, httpFailure, joinUrl, post, requireRecipient } from './http.js';
 import { createTokenSource } from './msteams-token.js';
+import { allowed, MarkupSchema, type SendOptions } from './markup.js';
+import { splitThread } from './threads.js';
 import { DeliveryError } from './types.js';
 
 const DEFAULT_TOKEN_URL = 'https://login.microsoftonline.com/botframework.com/oauth2/v2.0/token';
@@ -16,7 +18,8 @@ const MAX_CHARS = 7000;
 /** Bot Framework Connector: POST {serviceUrl}/v3/conversations/{conversationId}/activities. */
 export const msteamsChannel = defineChannel({
   name: 'msteams',
-  summary: 'Microsoft Teams through the Bot Framework Connector as an Azure Bot. `to` is a conversation id (19:…@thread.tacv2, a:…).',
+  summary:
+    'Microsoft Teams through the Bot Framework Connector as an Azure Bot. `to` is a conversation id (19:…@thread.tacv2, a:…); `<conversation id>#<activity id>` replies to that activity.',
   aliases: ['teams'],
   configSchema: Type.Object(
     {
@@ -24,6 +27,7 @@ export const msteamsChannel = defineChannel({
       appPassword: Type.String({ minLength: 1, description: 'Client secret of that app registration. Use ${MSTEAMS_APP_PASSWORD}; never logged.' }),
       serviceUrl: Type.Optional(Type.String({ minLength: 1, description: `Connector service URL from an incoming activity (default ${DEFAULT_SERVICE_URL}).` })),
       tokenUrl: Type.Optional(Type.String({ minLength: 1, description: 'OAuth token endpoint; a single-tenant bot uses https://login.microsoftonline.com/<tenant-id>/oauth2/v2.0/token.' })),
+      markup: Type.Optional(MarkupSchema),
     },
     { additionalProperties: false },
   ),
@@ -40,13 +44,23 @@ export const msteamsChannel = defineChannel({
     return {
       name: 'msteams',
       maxMessageChars: MAX_CHARS,
-      async send(to, text, signal) {
-        const conversationId = requireRecipient(to, 'a Teams conversation id');
+      async send(to, text, signal, options?: SendOptions) {
+        const { recipient, thread } = splitThread(to);
+        const conversationId = requireRecipient(recipient, 'a Teams conversation id');
         if (signal?.aborted === true) throw new DeliveryError('delivery aborted', { retryable: false });
         const token = await tokens.get();
-        const url = joinUrl(serviceUrl, `v3/conversations/${encodeURIComponent(conversationId)}/activities`);
+        const activities = `v3/conversations/${encodeURIComponent(conversationId)}/activities`;
+        // Reply to Activity: POST …/activities/{activityId}, the reply naming it as replyToId.
+        const url = joinUrl(serviceUrl, thread === undefined ? activities : `${activities}/${encodeURIComponent(thread)}`);
         const headers = { authorization: `Bearer ${token}` };
-        const reply = await post(deps.fetch, url, { headers, json: { type: 'message', text }, signal });
+        // Plain text unless allowed: Teams renders Markdown (hidden link targets, images) by default.
+        const json = {
+          type: 'message',
+          text,
+          ...(allowed(config.markup, options) ? {} : { textFormat: 'plain' }),
+          ...(thread === undefined ? {} : { replyToId: thread }),
+        };
+        const reply = await post(deps.fetch, url, { headers, json, signal });
         if (reply.status >= 200 && reply.status < 300) return;
         // ErrorResponse: { error: { code, message } }.
         const code = field(reply.json, 'error', 'code');

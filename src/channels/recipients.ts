@@ -23,11 +23,11 @@ export interface RecipientPolicy {
 }
 
 export function createRecipientPolicy(channels: AllowToConfig): RecipientPolicy {
-  const lists = new Map<string, ReadonlySet<string>>();
+  const lists = new Map<string, RecipientMatcher>();
   for (const [name, block] of Object.entries(channels)) {
-    if (block?.allowTo !== undefined) lists.set(name, new Set(block.allowTo));
+    if (block?.allowTo !== undefined) lists.set(name, compileAllowTo(block.allowTo));
   }
-  const allows = (channel: string, to: string): boolean => lists.get(channel)?.has(to) ?? true;
+  const allows = (channel: string, to: string): boolean => lists.get(channel)?.(to) ?? true;
   return {
     allows,
     checkAdmission(channel, to, lastChannel) {
@@ -41,3 +41,30 @@ export function createRecipientPolicy(channels: AllowToConfig): RecipientPolicy 
 
 /** Every recipient allowed: for tools and tests that configure no channel. */
 export const ANY_RECIPIENT: RecipientPolicy = createRecipientPolicy({});
+
+export type RecipientMatcher = (to: string) => boolean;
+
+/**
+ * An `allowTo` list as one test, compiled once. An entry is an exact recipient or a glob: `*` is
+ * any run of characters but `/`, `**` any run at all (`"my-org/*"`, `"my-org/api#*"`,
+ * `"https://hooks.slack.com/**"`). A recipient with a thread or issue (`C123#1712.5`,
+ * `owner/repo#12`) is also allowed when the part before its first `#` is.
+ */
+export function compileAllowTo(entries: readonly string[]): RecipientMatcher {
+  const exact = new Set(entries.filter((entry) => !entry.includes('*')));
+  const globs = entries.filter((entry) => entry.includes('*')).map(globToRegExp);
+  const matches = (candidate: string): boolean => exact.has(candidate) || globs.some((glob) => glob.test(candidate));
+  return (to) => {
+    if (matches(to)) return true;
+    const hash = to.indexOf('#');
+    return hash > 0 && matches(to.slice(0, hash));
+  };
+}
+
+function globToRegExp(glob: string): RegExp {
+  const source = glob
+    .split(/(\*\*|\*)/)
+    .map((piece) => (piece === '**' ? '.*' : piece === '*' ? '[^/]*' : piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`, 's');
+}

@@ -1,5 +1,8 @@
 import { discordChannel } from './discord.js';
+import { githubChannel } from './github.js';
+import { gitlabChannel } from './gitlab.js';
 import { imessageChannel } from './imessage.js';
+import { linearChannel } from './linear.js';
 import { logChannel } from './log.js';
 import { mattermostChannel } from './mattermost.js';
 import { msteamsChannel } from './msteams.js';
@@ -23,4 +26,7 @@ export const CHANNEL_REGISTRY = [
   whatsappChannel,
   msteamsChannel,
   imessageChannel,
+  githubChannel,
+  gitlabChannel,
+  linearChannel,
 ] as const;

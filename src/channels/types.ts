@@ -1,5 +1,8 @@
 import type { KeyedDigester } from '../log-digest.js';
 import type { Logger } from '../log.js';
+import type { SendOptions } from './markup.js';
+
+export type { SendOptions } from './markup.js';
 
 /** What a channel may use; everything that touches the outside world is injected so tests can replace it. */
 export interface ChannelDeps {
@@ -17,7 +20,7 @@ export interface Channel {
   readonly name: string;
   readonly maxMessageChars: number;
   /** Sends one part of at most maxMessageChars characters. Throws DeliveryError. */
-  send(to: string, text: string, signal?: AbortSignal): Promise<void>;
+  send(to: string, text: string, signal?: AbortSignal, options?: SendOptions): Promise<void>;
 }
 
 export interface DeliveryErrorOptions {

@@ -40,7 +40,7 @@ export function checkRoutes(config: ResolvedConfig, providers: ReadonlySet<strin
 
 function mappingModelProblem(source: MappingSource, policy: ModelPolicy, providers: ReadonlySet<string>): string | undefined {
   const model = source.config.model?.trim();
-  if (model === undefined || model === '' || model.includes('{{') || source.config.action === 'wake') return undefined;
+  if (model === undefined || model === '' || model.includes('{{') || source.config.action === 'wake' || source.config.action === 'notify') return undefined;
   let id: string;
   try {
     id = policy.resolveOverride(model);

@@ -16,7 +16,11 @@ export const MappingSchema = Type.Object(
         { additionalProperties: false, description: 'Both given: both must hold. Neither: matches every name.' },
       ),
     ),
-    action: Type.Optional(Type.Union([Type.Literal('wake'), Type.Literal('agent')], { description: 'What the mapping produces. Default `agent`.' })),
+    action: Type.Optional(
+      Type.Union([Type.Literal('wake'), Type.Literal('agent'), Type.Literal('notify')], {
+        description: 'What the mapping produces. Default `agent`. `notify`: `textTemplate` sent straight to `channel`/`to`, no model call (docs/mappings.md).',
+      }),
+    ),
     wakeMode: Type.Optional(WakeModeSchema),
     name: Type.Optional(Type.String({ description: 'Template: hook name used as the summary prefix.' })),
     sessionKey: Type.Optional(
@@ -28,7 +32,7 @@ export const MappingSchema = Type.Object(
       }),
     ),
     agentId: Type.Optional(Type.String({ minLength: 1, description: 'Agent that runs the hook. Hookgate has one agent, `main`; another id is a config error.' })),
-    textTemplate: Type.Optional(Type.String({ description: 'Template: the wake event text (action `wake`).' })),
+    textTemplate: Type.Optional(Type.String({ description: 'Template: the wake event text (action `wake`) or the message sent (action `notify`).' })),
     messageTemplate: Type.Optional(Type.String({ description: 'Template: the agent message (action `agent`).' })),
     deliver: Type.Optional(Type.Boolean({ description: 'Send the agent reply to the channel. Default true.' })),
     channel: Type.Optional(Type.String({ minLength: 1, description: 'Delivery channel; default `last`.' })),

@@ -7,7 +7,7 @@ export interface MappingView {
   source: 'config' | 'preset';
   label: string;
   match: { path?: string; source?: string };
-  action: 'wake' | 'agent';
+  action: 'wake' | 'agent' | 'notify';
   templates: Record<string, string>;
   transform?: { module: string; export?: string };
   /** The mapping's signature scheme, when it has one (the mapping schema may carry `signature`). */

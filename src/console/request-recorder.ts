@@ -59,7 +59,7 @@ function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number
     status: ctx.status,
     durationMs,
     mappingIds: [...new Set(actions.flatMap((action) => (action.origin.mappingId === undefined ? [] : [action.origin.mappingId])))],
-    actions: actions.map((action) => (action.kind === 'agent' ? `agent:${action.runId}` : `wake:${action.mode}`)),
+    actions: actions.map((action) => (action.kind === 'wake' ? `wake:${action.mode}` : `${action.kind}:${action.runId}`)),
     ...(code === undefined ? {} : { code }),
     ...(idempotencyKey === '' ? {} : { idempotencyKey: idempotencyKey.slice(0, 256) }),
     ...(deliveryHeader === undefined ? {} : { deliveryId: ctx.get(deliveryHeader).slice(0, 200) }),

@@ -51,7 +51,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         if (!group.opened) admission.observer?.merged(joins[index]?.mappingId ?? '');
       }
       // The console links the request to the group it joined: the run id the group's action will have.
-      ctx.state['actions'] = joins.map((entry, index) => (entry.action.kind === 'agent' ? { ...entry.action, runId: outcome.groups[index]?.groupId ?? entry.action.runId } : entry.action));
+      ctx.state['actions'] = joins.map((entry, index) => (entry.action.kind === 'wake' ? entry.action : { ...entry.action, runId: outcome.groups[index]?.groupId ?? entry.action.runId }));
       ctx.state['debounced'] = true;
     }
     send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
@@ -111,12 +111,14 @@ function signedState(ctx: Context): SignedState | undefined {
 }
 
 function responseFor(actions: readonly AdmittedAction[]): AcceptedResponse {
-  const runIds = actions.flatMap((action) => (action.kind === 'agent' ? [action.runId] : []));
+  const runIds = actions.flatMap((action) => (action.kind === 'wake' ? [] : [action.runId]));
   const first = actions[0] as AdmittedAction;
   if (actions.length === 1) {
+    if (first.kind === 'notify') return { status: 200, body: { ok: true, runId: first.runId } };
     return first.kind === 'agent' ? { status: 202, body: { ok: true, runId: first.runId } } : { status: 200, body: { ok: true, mode: first.mode } };
   }
-  if (runIds.length > 0) return { status: 202, body: { ok: true, runIds } };
+  // A notify is done once delivered, without a model: 200 unless an agent run is among them.
+  if (runIds.length > 0) return { status: actions.some((action) => action.kind === 'agent') ? 202 : 200, body: { ok: true, runIds } };
   return { status: 200, body: { ok: true, mode: first.kind === 'wake' ? first.mode : 'now', count: actions.length } };
 }
 

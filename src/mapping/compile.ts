@@ -54,7 +54,10 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     const unused = (['sessionKey', 'sessionMode', 'agentId'] as const).filter((field) => config[field] !== undefined);
     if (unused.length > 0) warnings.push(`mapping "${source.id}": ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} not used by a wake mapping (a wake event always goes to the main session)`);
   }
-  if (config.allowUnsafeExternalContent === true) {
+  if (config.action === 'notify') {
+    const unused = UNUSED_BY_NOTIFY.filter((field) => config[field] !== undefined);
+    if (unused.length > 0) warnings.push(`mapping "${source.id}": ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} not used by a notify mapping (no model, no session, no envelope)`);
+  } else if (config.allowUnsafeExternalContent === true) {
     warnings.push(`mapping "${source.id}" (${source.label}) sets allowUnsafeExternalContent: its payloads reach the agent without the untrusted-content envelope`);
   }
   if (issues.length > 0) return { mapping: undefined, issues, warnings };
@@ -122,12 +125,17 @@ function compileTemplates(config: MappingConfig, compiler: TemplateCompiler, pro
 function checkContentSource(config: MappingConfig, problem: Problem, warnings: string[], id: string): void {
   const action = config.action ?? 'agent';
   const [own, other] = action === 'agent' ? (['messageTemplate', 'textTemplate'] as const) : (['textTemplate', 'messageTemplate'] as const);
+  const article = ACTION_ARTICLES[action];
   if (config.transform !== undefined) return;
   if (config[own] === undefined) {
-    problem(own, `${action === 'agent' ? 'an agent' : 'a wake'} mapping needs ${own} (or a transform that returns ${action === 'agent' ? 'message' : 'text'})`);
+    problem(own, `${article} mapping needs ${own} (or a transform that returns ${action === 'agent' ? 'message' : 'text'})`);
   }
-  if (config[other] !== undefined) warnings.push(`mapping "${id}": ${other} is ignored by ${action === 'agent' ? 'an agent' : 'a wake'} mapping without a transform`);
+  if (config[other] !== undefined) warnings.push(`mapping "${id}": ${other} is ignored by ${article} mapping without a transform`);
 }
+
+const ACTION_ARTICLES = { agent: 'an agent', wake: 'a wake', notify: 'a notify' } as const;
+/** Fields a notify never reads: it calls no model and has no session. */
+const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'envelope', 'allowUnsafeExternalContent'] as const;
 
 /**
  * Channel and a model without template syntax are known at load, so a typo or a model outside

@@ -5,6 +5,8 @@ import type { CompiledTemplate } from './template.js';
 import type { TransformHandle } from './transform-port.js';
 import type { CompiledAdmission } from '../admission/compile-admission.js';
 
+export type MappingAction = 'wake' | 'agent' | 'notify';
+
 /** Fields whose values are templates, rendered per request (per item with forEach). */
 export const TEMPLATED_FIELDS = ['text', 'message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'] as const;
 export type TemplatedField = (typeof TEMPLATED_FIELDS)[number];
@@ -16,7 +18,7 @@ export interface CompiledMapping {
   /** `match.path` with slashes trimmed; undefined matches every name. */
   readonly path: string | undefined;
   readonly source: string | undefined;
-  readonly action: 'wake' | 'agent';
+  readonly action: MappingAction;
   readonly wakeMode: WakeMode | undefined;
   readonly deliver: boolean | undefined;
   readonly channel: string | undefined;

@@ -69,8 +69,19 @@ function formatItem(item: ItemTrace, position: number, count: number): string[] 
     const { kind, ...rest } = item.action;
     const shown = Object.fromEntries(Object.entries(rest).filter(([key]) => key !== 'message' && key !== 'text'));
     lines.push(`  action: ${kind} ${JSON.stringify(shown)}`);
-    lines.push(...block('  prompt (exactly what the agent receives):', promptOf(item.action), '    │ '));
+    lines.push(...routeLines(item.action));
+    const title = kind === 'notify' ? '  text (sent to the channel, no model; mentions and links neutralised there):' : '  prompt (exactly what the agent receives):';
+    lines.push(...block(title, promptOf(item.action), '    │ '));
   }
+  return lines;
+}
+
+/** Where the reply (or the notify) goes and which conversation the run continues, as resolved for this request. */
+function routeLines(action: AdmittedAction): string[] {
+  if (action.kind === 'wake') return [];
+  const to = action.to === undefined ? '(none given: the last recipient used on that channel)' : action.to;
+  const lines = [`  reply goes to: ${action.channel} → ${to}`];
+  if (action.kind === 'agent') lines.push(`  session key: ${action.sessionKey}`);
   return lines;
 }
 

@@ -2,15 +2,16 @@ import { HookError } from '../errors.js';
 import type { ActionBuilder, BuildContext } from '../actions/build.js';
 import type { AdmittedAction } from '../actions/types.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
-import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
+import { FIELD_POINTERS, type CompiledMapping, type MappingAction, type TemplatedField } from './compiled.js';
 import type { SafeRecord } from './context.js';
 import type { TransformOverride } from './transform-port.js';
 
 export type RenderedFields = Partial<Record<TemplatedField, string>>;
 
-const FIELDS_BY_KIND: Readonly<Record<'wake' | 'agent', readonly TemplatedField[]>> = {
+const FIELDS_BY_KIND: Readonly<Record<MappingAction, readonly TemplatedField[]>> = {
   agent: ['message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'],
   wake: ['text', 'name', 'from', 'subject'],
+  notify: ['text', 'name', 'to'],
 };
 
 /**
@@ -18,7 +19,7 @@ const FIELDS_BY_KIND: Readonly<Record<'wake' | 'agent', readonly TemplatedField[
  * A field the transform overrides is not rendered at all: the override is used as is (it is
  * never itself a template).
  */
-export function renderFields(mapping: CompiledMapping, kind: 'wake' | 'agent', context: SafeRecord, override: TransformOverride): RenderedFields {
+export function renderFields(mapping: CompiledMapping, kind: MappingAction, context: SafeRecord, override: TransformOverride): RenderedFields {
   const rendered: RenderedFields = {};
   for (const field of FIELDS_BY_KIND[kind]) {
     const template = mapping.templates[field];
@@ -40,7 +41,7 @@ function optional(value: string | undefined): string | undefined {
 
 export interface BuildInput {
   mapping: CompiledMapping;
-  kind: 'wake' | 'agent';
+  kind: MappingAction;
   rendered: RenderedFields;
   override: TransformOverride;
   hookName: string;
@@ -55,6 +56,10 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
     via: 'mapped',
     content: mapping.trusted ? 'trusted' : envelopeMeta(mapping, name ?? input.hookName, rendered),
   };
+  if (kind === 'notify') {
+    const fields = { text: override.text ?? rendered.text ?? '', name, channel: override.channel ?? mapping.channel, to: optional(override.to ?? rendered.to) };
+    return builder.notify(fields, context);
+  }
   const wakeMode = override.wakeMode ?? mapping.wakeMode;
   if (kind === 'wake') return builder.wake({ text: override.text ?? rendered.text ?? '', mode: wakeMode }, context);
   return builder.agent(

@@ -17,7 +17,8 @@ export interface ProviderPort {
 export interface ChannelPort {
   readonly name: string;
   readonly maxMessageChars: number;
-  send(to: string, text: string, signal?: AbortSignal): Promise<void>;
+  /** `options.untrusted`: sender text (a notify), neutralised whatever the channel's markup setting. */
+  send(to: string, text: string, signal?: AbortSignal, options?: { untrusted?: boolean }): Promise<void>;
 }
 
 // Declared on the store port, which keeps them; the runtime and its channels produce them.
@@ -27,7 +28,7 @@ export type { DeliveryOutcome, RecordedDelivery, SkippedDelivery } from '../stor
 export type RuntimeStore = Pick<Store, 'runs' | 'session' | 'transcripts' | 'deliveries'>;
 
 /** Splits, retries and reports; never throws (src/channels/deliver.ts deliverText fits). */
-export type DeliverFn = (channel: ChannelPort, to: string, text: string, options: { signal: AbortSignal }) => Promise<DeliveryOutcome>;
+export type DeliverFn = (channel: ChannelPort, to: string, text: string, options: { signal: AbortSignal; untrusted?: boolean }) => Promise<DeliveryOutcome>;
 
 /** Counters the runtime reports to (the service's metrics); optional so the runtime runs without them. */
 export interface RuntimeObserver {

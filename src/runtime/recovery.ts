@@ -23,6 +23,8 @@ export async function recoverUnfinished(store: RuntimeStore, now: number, logger
 function decide(row: RunRow, now: number): RecoveryDecision {
   if (row.attempts < MAX_RUN_ATTEMPTS) return { kind: 'requeue', reason: `interrupted (attempt ${row.attempts}); re-queued after a restart` };
   const reason = `run interrupted ${row.attempts} times (restart or shutdown); not retried again`;
+  // A notify never reaches the main session, not even as a summary.
+  if (row.kind === 'notify') return { kind: 'finish', end: { status: 'interrupted', at: now, summary: `Notify ${row.name} (interrupted): ${reason}`, error: reason } };
   const summary = runSummary(row.name, 'interrupted', reason);
   const action = parseStoredAction(row);
   return { kind: 'finish', end: { status: 'interrupted', at: now, summary, error: reason, event: summaryEvent(row, action, summary, now) } };

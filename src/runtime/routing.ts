@@ -45,6 +45,8 @@ export interface DeliveryRequest {
   text: string;
   runId?: string;
   heartbeatId?: number;
+  /** Sender text (a notify): the channel neutralises it whatever its markup setting. */
+  untrusted?: boolean;
 }
 
 /**
@@ -96,7 +98,7 @@ async function send(deps: RoutingDeps, request: DeliveryRequest): Promise<Delive
   if (!deps.recipients.allows(route.channel, route.to)) {
     return failed(route, `recipient is not in channels.${route.channel}.allowTo`);
   }
-  return deps.deliver(channel, route.to, request.text, { signal: deps.signal });
+  return deps.deliver(channel, route.to, request.text, { signal: deps.signal, ...(request.untrusted === true ? { untrusted: true } : {}) });
 }
 
 function failed(route: Route, reason: string): DeliveryOutcome {
@@ -129,7 +131,7 @@ async function record(deps: RoutingDeps, request: DeliveryRequest, outcome: Deli
   }
 }
 
-function ids(request: Omit<DeliveryRequest, 'text'>): { runId?: string; heartbeatId?: number } {
+function ids(request: Pick<DeliveryRequest, 'runId' | 'heartbeatId'>): { runId?: string; heartbeatId?: number } {
   return {
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(request.heartbeatId === undefined ? {} : { heartbeatId: request.heartbeatId }),

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { newTimeOrderedId } from '../actions/ids.js';
 import type { RetryOutcome } from '../store/port.js';
 import { executeRun } from './agent-run.js';
+import { executeNotify } from './notify-run.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 import { parseDuration } from './duration.js';
 import { createHeartbeatScheduler } from './heartbeat.js';
@@ -78,7 +79,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     defaults,
     channels: options.channels,
-    deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger })),
+    deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger, ...(o.untrusted === true ? { untrusted: true } : {}) })),
     recipients: options.recipients ?? ANY_RECIPIENT,
     logger,
     now: () => clock.now(),
@@ -106,7 +107,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     owner: options.instanceId ?? randomUUID(),
     maxConcurrent: defaults.maxConcurrent,
     clock,
-    execute: (row) => executeRun({ ...common, defaultModel, requestHeartbeat }, row),
+    execute: (row) => (row.kind === 'notify' ? executeNotify(common, row) : executeRun({ ...common, defaultModel, requestHeartbeat }, row)),
     ready: () => recovered,
     logger,
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
@@ -144,7 +145,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     notify(actions) {
       if (state !== 'started') return;
       if (actions.some((action) => action.kind === 'wake' && action.mode === 'now')) requestHeartbeat();
-      if (actions.some((action) => action.kind === 'agent')) queue.pump();
+      if (actions.some((action) => action.kind !== 'wake')) queue.pump();
     },
     async stop() {
       if (state === 'stopped') return;

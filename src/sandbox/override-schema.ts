@@ -8,10 +8,10 @@ import { collapseLiteralUnions } from '../schema-errors.js';
  */
 export const TransformOverrideSchema = Type.Object(
   {
-    action: Type.Optional(Type.Union([Type.Literal('wake'), Type.Literal('agent')])),
+    action: Type.Optional(Type.Union([Type.Literal('wake'), Type.Literal('agent'), Type.Literal('notify')])),
     /** OpenClaw's name for `action`; normalised away by parseOverride/normaliseOverride. */
-    kind: Type.Optional(Type.Union([Type.Literal('wake'), Type.Literal('agent')])),
-    text: Type.Optional(Type.String({ description: 'Wake event text.' })),
+    kind: Type.Optional(Type.Union([Type.Literal('wake'), Type.Literal('agent'), Type.Literal('notify')])),
+    text: Type.Optional(Type.String({ description: 'Wake event text, or the text a notify sends.' })),
     message: Type.Optional(Type.String({ description: 'Agent message.' })),
     name: Type.Optional(Type.String()),
     sessionKey: Type.Optional(Type.String()),

@@ -33,11 +33,14 @@ export type DebounceOutcome =
   /** The key was used before for the same request: its first response, nothing joined. */
   | { kind: 'replayed'; response: AcceptedResponse };
 
+/** What a group's one action is: an agent run, a notify (both carry the group's id as run id) or a wake event. */
+export type GroupKind = 'agent' | 'notify' | 'wake';
+
 /** A group whose time came, claimed by one firer: its members oldest first. */
 export interface DueGroup {
   groupId: string;
   mappingId: string;
-  kind: 'agent' | 'wake';
+  kind: GroupKind;
   keep: 'last' | 'all';
   maxChars: number;
   createdAt: number;
@@ -51,7 +54,7 @@ export interface DebounceGroupView {
   mappingId: string;
   /** The rendered key (cut to 200 characters). */
   key: string;
-  kind: 'agent' | 'wake';
+  kind: GroupKind;
   status: 'open' | 'firing';
   deliveries: number;
   createdAt: number;
@@ -91,10 +94,12 @@ export function debounceActionKey(groupId: string): string {
 
 /** The answer every delivery of a debounced request gets: the groups' run ids (agent) or the wake mode. */
 export function debouncedResponse(joins: readonly DebounceJoin[], groupIds: readonly string[]): AcceptedResponse {
-  const runIds = joins.flatMap((join, index) => (join.action.kind === 'agent' ? [groupIds[index] as string] : []));
+  const runIds = joins.flatMap((join, index) => (join.action.kind === 'wake' ? [] : [groupIds[index] as string]));
   const first = joins[0]?.action;
-  if (joins.length === 1 && first?.kind === 'agent') return { status: 202, body: { ok: true, runId: runIds[0] as string, debounced: true } };
-  if (runIds.length > 0) return { status: 202, body: { ok: true, runIds: [...new Set(runIds)], debounced: true } };
+  // A notify is done once delivered, without a model: 200 unless an agent run is among them.
+  const status = joins.some((join) => join.action.kind === 'agent') ? 202 : 200;
+  if (joins.length === 1 && first !== undefined && first.kind !== 'wake') return { status, body: { ok: true, runId: runIds[0] as string, debounced: true } };
+  if (runIds.length > 0) return { status, body: { ok: true, runIds: [...new Set(runIds)], debounced: true } };
   const mode = first?.kind === 'wake' ? first.mode : 'now';
   return joins.length === 1 ? { status: 200, body: { ok: true, mode, debounced: true } } : { status: 200, body: { ok: true, mode, count: joins.length, debounced: true } };
 }

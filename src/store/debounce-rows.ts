@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AdmittedAction } from '../actions/types.js';
-import type { DebounceGroupView, DebounceJoin, DueGroup } from './debounce-port.js';
+import type { DebounceGroupView, DebounceJoin, DueGroup, GroupKind } from './debounce-port.js';
 
 /** A debounce_groups row as both adapters read it (times in ms since the epoch). */
 export interface GroupRow {
@@ -37,7 +37,7 @@ export function rearmed(join: DebounceJoin, row: Pick<GroupRow, 'max_at'>, at: n
 
 export function groupIdOf(join: DebounceJoin): string {
   // An agent group's id is the run id its one action will have; wake actions have no id of their own.
-  return join.action.kind === 'agent' ? join.action.runId : randomUUID();
+  return join.action.kind === 'wake' ? randomUUID() : join.action.runId;
 }
 
 export function shortKey(key: string): string {
@@ -49,7 +49,7 @@ export function groupView(row: GroupRow): DebounceGroupView {
     groupId: row.group_id,
     mappingId: row.mapping_id,
     key: row.group_key,
-    kind: row.kind === 'wake' ? 'wake' : 'agent',
+    kind: groupKind(row.kind),
     status: row.status === 'firing' ? 'firing' : 'open',
     deliveries: Number(row.deliveries),
     createdAt: Number(row.created_at),
@@ -61,11 +61,15 @@ export function dueGroup(row: GroupRow, members: readonly string[]): DueGroup {
   return {
     groupId: row.group_id,
     mappingId: row.mapping_id,
-    kind: row.kind === 'wake' ? 'wake' : 'agent',
+    kind: groupKind(row.kind),
     keep: row.keep === 'all' ? 'all' : 'last',
     maxChars: Number(row.max_chars),
     createdAt: Number(row.created_at),
     deliveries: Number(row.deliveries),
     members: members.map((json) => JSON.parse(json) as AdmittedAction),
   };
+}
+
+function groupKind(stored: string): GroupKind {
+  return stored === 'wake' || stored === 'notify' ? stored : 'agent';
 }

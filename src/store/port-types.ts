@@ -53,7 +53,11 @@ export interface RunRow {
   delivery: string | null;
   /** The run this one retries (a manual retry), else null. */
   retry_of: string | null;
+  /** `notify`: the action is a NotifyAction (no model, empty session_key). Absent or `agent`: an AgentAction. */
+  kind?: RunKind;
 }
+
+export type RunKind = 'agent' | 'notify';
 
 /** What GET {hooks.path}/runs/<runId>, the console and `hookgate status` show: never the message or the raw reply. */
 export interface RunView {
@@ -73,6 +77,8 @@ export interface RunView {
   /** Set on a run that was retried: the retry's run id (only in the single-run view). */
   retriedBy?: string;
   attempts: number;
+  /** Set on a notify (text sent straight to a channel, no model; its sessionKey is empty); absent on agent runs. */
+  kind?: 'notify';
 }
 
 export interface RunFilter {

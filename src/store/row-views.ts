@@ -42,6 +42,7 @@ export function toRunView(row: RunRow): RunView {
   if (row.error !== null) view.error = row.error;
   if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
   if (row.retry_of !== null) view.retryOf = row.retry_of;
+  if (row.kind === 'notify') view.kind = 'notify';
   return view;
 }
 

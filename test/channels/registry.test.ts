@@ -20,8 +20,14 @@ function samples(base: string): Record<string, Record<string, unknown>> {
     whatsapp: { phoneNumberId: '123', accessToken: 'w', baseUrl: base },
     msteams: { appId: 'a', appPassword: 'p', serviceUrl: base, tokenUrl: `${base}/token` },
     imessage: { baseUrl: base, password: 'p' },
+    github: { token: 'g', baseUrl: base },
+    gitlab: { token: 'g', baseUrl: base },
+    linear: { apiKey: 'lin_api_x', baseUrl: base },
   };
 }
+
+/** A recipient each channel accepts; the chat channels take any id. */
+const SAMPLE_RECIPIENTS: Record<string, string> = { github: 'octo/repo#1', gitlab: 'group/project#1', linear: 'ENG-1' };
 
 /** The success shape of every service, chosen by path. */
 function anyService(request: Recorded): Answer {
@@ -30,6 +36,7 @@ function anyService(request: Recorded): Answer {
   if (request.path.endsWith('/123/messages')) return { status: 200, json: { messages: [{ id: 'wamid' }] } };
   if (request.path === '/token') return { status: 200, json: { access_token: 't', expires_in: 3600 } };
   if (request.path === '/api/v1/message/text') return { status: 200, json: { status: 200, message: 'Message sent!' } };
+  if (request.path === '/graphql') return { status: 200, json: { data: { commentCreate: { success: true, comment: { id: 'c1' } } } } };
   return { status: 201, json: {} };
 }
 
@@ -46,8 +53,8 @@ describe('channel registry', () => {
   });
   afterAll(async () => service.close());
 
-  it('holds every channel the spec names, plus log', () => {
-    expect([...CHANNEL_NAMES].sort()).toEqual(['discord', 'imessage', 'log', 'mattermost', 'msteams', 'signal', 'slack', 'telegram', 'whatsapp']);
+  it('holds every channel the spec names, the source channels, and log', () => {
+    expect([...CHANNEL_NAMES].sort()).toEqual(['discord', 'github', 'gitlab', 'imessage', 'linear', 'log', 'mattermost', 'msteams', 'signal', 'slack', 'telegram', 'whatsapp']);
   });
 
   it.each(CHANNELS.map((channel) => [channel.name, channel] as const))('%s: its block schema compiles, refuses unknown keys and describes every field', (_name, channel) => {
@@ -82,7 +89,7 @@ describe('channel registry', () => {
     const instance = channel.create(sample as never, testDeps());
     expect(instance.name).toBe(name);
     expect(instance.maxMessageChars).toBe(channel.maxMessageChars);
-    expect(await deliverText(instance, 'recipient-1', 'registry ping')).toMatchObject({ status: 'delivered', channel: name, parts: 1 });
+    expect(await deliverText(instance, SAMPLE_RECIPIENTS[name] ?? 'recipient-1', 'registry ping')).toMatchObject({ status: 'delivered', channel: name, parts: 1 });
   });
 
   it('builds channels.<name> for every registered channel and nothing else', () => {

@@ -10,6 +10,8 @@ const CHANNEL = 'C0123456789';
 function slackApi(state: { rateLimited: number; internal: number }) {
   const error = (name: string): Answer => ({ status: 200, json: { ok: false, error: name } });
   return (request: Recorded): Answer => {
+    // A response_url answers plain text: `ok`, or the reason (`expired_url`, `used_url`, `no_text`).
+    if (request.method === 'POST' && request.path.startsWith('/commands/')) return typeof bodyOf(request)['text'] === 'string' ? { status: 200, text: 'ok' } : { status: 400, text: 'no_text' };
     if (request.method !== 'POST' || request.path !== '/api/chat.postMessage') return { status: 404, text: 'Not Found' };
     if (request.headers.authorization === undefined) return error('not_authed');
     if (request.headers.authorization !== `Bearer ${TOKEN}`) return error('invalid_auth');
@@ -44,7 +46,12 @@ describe('slack channel', () => {
     const { service, channel } = await setUp();
     const outcome = await deliverText(channel, CHANNEL, 'ping <!channel> & <https://evil.example|bank>');
     expect(outcome).toEqual({ status: 'delivered', channel: 'slack', to: CHANNEL, parts: 1, attempts: 1 });
-    expect(bodyOf(service.requests[0])).toEqual({ channel: CHANNEL, text: 'ping &lt;!channel&gt; &amp; &lt;https://evil.example|bank&gt;' });
+    expect(bodyOf(service.requests[0])).toEqual({
+      channel: CHANNEL,
+      text: 'ping &lt;!channel&gt; &amp; &lt;https://evil.example|bank&gt;',
+      unfurl_links: false,
+      unfurl_media: false,
+    });
   });
 
   it('splits replies at 4000 characters', async () => {
@@ -84,5 +91,41 @@ describe('slack channel', () => {
     const outcome = await deliverText(channel, CHANNEL, 'hi');
     expect(outcome).toMatchObject({ status: 'failed', reason: 'slack: Slack error: invalid_auth' });
     expect(JSON.stringify(outcome)).not.toContain('xoxb');
+  });
+
+  it('answers in a thread: `<channel>#<ts>` becomes thread_ts', async () => {
+    const { service, channel } = await setUp();
+    expect(await deliverText(channel, `${CHANNEL}#1700000000.000100`, 'in thread')).toMatchObject({ status: 'delivered' });
+    expect(bodyOf(service.requests[0])).toEqual({ channel: CHANNEL, text: 'in thread', unfurl_links: false, unfurl_media: false, thread_ts: '1700000000.000100' });
+  });
+
+  it('answers a slash command through its response_url on the configured host, without the bot token', async () => {
+    const { service, channel } = await setUp();
+    const responseUrl = `${service.baseUrl}/commands/T1/123/abcSecret`;
+    expect(await deliverText(channel, responseUrl, 'done <!here>')).toMatchObject({ status: 'delivered', to: responseUrl });
+    expect(service.requests[0]?.path).toBe('/commands/T1/123/abcSecret');
+    expect(service.requests[0]?.headers.authorization).toBeUndefined();
+    expect(bodyOf(service.requests[0])).toEqual({ text: 'done &lt;!here&gt;', unfurl_links: false, unfurl_media: false });
+  });
+
+  it('never calls a response_url on another host', async () => {
+    const { service, channel } = await setUp();
+    for (const url of ['https://attacker.example/commands/x', 'http://hooks.slack.com/commands/x', 'https://hooks.slack.com.attacker.example/x']) {
+      const outcome = await deliverText(channel, url, 'x');
+      expect(outcome).toMatchObject({ status: 'failed', attempts: 1 });
+      expect(outcome.status === 'failed' ? outcome.reason : '').toContain('must be on https://hooks.slack.com');
+    }
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('with markup "allow", an agent reply is sent as written; a notify is escaped anyway', async () => {
+    service = await startFakeService(slackApi({ rateLimited: 0, internal: 0 }));
+    const channel = slackChannel.create({ botToken: TOKEN, baseUrl: `${service.baseUrl}/api/`, markup: 'allow' }, testDeps());
+    await deliverText(channel, CHANNEL, 'see <https://docs.example|docs>');
+    await deliverText(channel, CHANNEL, 'ping <!channel>', { untrusted: true });
+    expect(service.requests.map((request) => bodyOf(request))).toEqual([
+      { channel: CHANNEL, text: 'see <https://docs.example|docs>' },
+      { channel: CHANNEL, text: 'ping &lt;!channel&gt;', unfurl_links: false, unfurl_media: false },
+    ]);
   });
 });

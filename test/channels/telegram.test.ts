@@ -42,7 +42,7 @@ describe('telegram channel', () => {
     const outcome = await deliverText(channel, CHAT, 'Hook gmail: 2 new mails');
     expect(outcome).toEqual({ status: 'delivered', channel: 'telegram', to: CHAT, parts: 1, attempts: 1 });
     expect(service.requests[0]?.method).toBe('POST');
-    expect(bodyOf(service.requests[0])).toEqual({ chat_id: CHAT, text: 'Hook gmail: 2 new mails' });
+    expect(bodyOf(service.requests[0])).toEqual({ chat_id: CHAT, text: 'Hook gmail: 2 new mails', link_preview_options: { is_disabled: true } });
   });
 
   it('splits a reply longer than 4096 characters into ordered parts the Bot API accepts', async () => {
@@ -84,5 +84,41 @@ describe('telegram channel', () => {
     const channel = telegramChannel.create({ botToken: '999:wrong', baseUrl: service.baseUrl }, testDeps());
     const outcome = await deliverText(channel, CHAT, 'hello');
     expect(outcome).toMatchObject({ status: 'failed', attempts: 1, reason: 'telegram: Unauthorized (HTTP 401)' });
+  });
+
+  it('answers in a forum topic: `<chat>#<topic>` becomes message_thread_id', async () => {
+    const { service, channel } = await setUp();
+    expect(await deliverText(channel, `${CHAT}#42`, 'in the topic')).toMatchObject({ status: 'delivered', to: `${CHAT}#42` });
+    expect(bodyOf(service.requests[0])).toEqual({ chat_id: CHAT, text: 'in the topic', message_thread_id: 42, link_preview_options: { is_disabled: true } });
+  });
+
+  it('with threads "reply", `<chat>#<message>` answers that message through reply_parameters', async () => {
+    service = await startFakeService(botApi({ rateLimited: 0 }));
+    const channel = telegramChannel.create({ botToken: TOKEN, baseUrl: service.baseUrl, threads: 'reply' }, testDeps());
+    expect(await deliverText(channel, `${CHAT}#1234`, 'answer')).toMatchObject({ status: 'delivered' });
+    expect(bodyOf(service.requests[0])).toEqual({
+      chat_id: CHAT,
+      text: 'answer',
+      reply_parameters: { message_id: 1234, allow_sending_without_reply: true },
+      link_preview_options: { is_disabled: true },
+    });
+  });
+
+  it('refuses a thread that is not a number without calling the Bot API', async () => {
+    const { service, channel } = await setUp();
+    const outcome = await deliverText(channel, `${CHAT}#general`, 'x');
+    expect(outcome).toMatchObject({ status: 'failed', attempts: 1, reason: 'telegram: the thread after "#" must be a forum topic id' });
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('with markup "allow", an agent reply may show link previews, but a notify (untrusted) never does', async () => {
+    service = await startFakeService(botApi({ rateLimited: 0 }));
+    const channel = telegramChannel.create({ botToken: TOKEN, baseUrl: service.baseUrl, markup: 'allow' }, testDeps());
+    await deliverText(channel, CHAT, 'see https://example.com');
+    await deliverText(channel, CHAT, 'see https://example.com', { untrusted: true });
+    expect(service.requests.map((request) => bodyOf(request))).toEqual([
+      { chat_id: CHAT, text: 'see https://example.com' },
+      { chat_id: CHAT, text: 'see https://example.com', link_preview_options: { is_disabled: true } },
+    ]);
   });
 });

@@ -65,7 +65,7 @@ describe('collapseLiteralUnions', () => {
       if (error instanceof ConfigError) issues = error.issues;
     }
     expect(issues).toEqual([
-      { path: '/hooks/mappings/0/action', message: 'must be one of "wake", "agent"' },
+      { path: '/hooks/mappings/0/action', message: 'must be one of "wake", "agent", "notify"' },
       { path: '/hooks/mappings/0/wakeMode', message: 'must be one of "now", "next-heartbeat"' },
     ]);
   });

@@ -58,6 +58,10 @@ export function recordingBuilder(models?: Config['agents']['defaults']['models']
         contexts.push(context);
         return real.wake(fields, context);
       },
+      notify(fields, context) {
+        contexts.push(context);
+        return real.notify(fields, context);
+      },
     },
   };
 }

@@ -16,6 +16,11 @@ const CONFIG = `{
     mappings: [
       { id: "github", match: { path: "github" }, messageTemplate: "{{sender.login}} via {{headers.x-github-event}} page {{query.page}}" },
       { id: "empty", match: { path: "empty" }, messageTemplate: "{{nothing}}" },
+      {
+        id: "issues", match: { path: "issues" }, messageTemplate: "{{issue.title}}", channel: "github",
+        to: "{{repository.full_name}}#{{issue.number}}", sessionKey: "hook:github:{{repository.full_name}}#{{issue.number}}",
+      },
+      { id: "pay", match: { path: "pay" }, action: "notify", channel: "telegram", to: "-100", textTemplate: "failed: {{id}}" },
     ],
   },
 }`;
@@ -27,6 +32,8 @@ beforeAll(async () => {
   await writeFile(join(dir, 'hookgate.json5'), CONFIG);
   await writeFile(join(dir, 'push.json'), JSON.stringify({ sender: { login: 'ada' } }));
   await writeFile(join(dir, 'not-json.json'), '{ nope');
+  await writeFile(join(dir, 'issue.json'), JSON.stringify({ repository: { full_name: 'octo/api' }, issue: { number: 12, title: 'Crash' } }));
+  await writeFile(join(dir, 'pay.json'), JSON.stringify({ id: 'evt_1' }));
 });
 
 afterAll(async () => {
@@ -135,5 +142,19 @@ describe('hookgate try', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain(message);
+  });
+
+  it('shows where the reply goes and which session the run continues, per entity', async () => {
+    const { code, stdout } = await tryCommand(['issues', '--payload', 'issue.json']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('  reply goes to: github → octo/api#12\n  session key: hook:github:octo/api#12\n');
+  });
+
+  it('shows a notify: its channel and recipient, its text as sent, no session and no prompt', async () => {
+    const { code, stdout } = await tryCommand(['pay', '--payload', 'pay.json']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('  reply goes to: telegram → -100\n  text (sent to the channel, no model; mentions and links neutralised there):\n    │ failed: evt_1\n');
+    expect(stdout).not.toContain('session key');
+    expect(stdout).toContain('result: 1 notify action → 200 (dry run: nothing stored)');
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AcceptedResponse, AgentAction, WakeAction } from '../../src/actions/types.js';
+import type { AcceptedResponse, AgentAction, NotifyAction, WakeAction } from '../../src/actions/types.js';
 import type { Acceptance } from '../../src/store/port.js';
 
 /*
@@ -24,6 +24,15 @@ export function agent(message: string): AgentAction {
     channel: 'last',
     origin: { hook: 'agent' },
   };
+}
+
+export function notify(text: string): NotifyAction {
+  return { kind: 'notify', runId: randomUUID(), text, name: 'stripe', channel: 'telegram', to: '-1001', origin: { hook: 'stripe', mappingId: 'payments' } };
+}
+
+export function notifyAcceptance(text: string): Acceptance {
+  const action = notify(text);
+  return { actions: [action], response: { status: 200, body: { ok: true, runId: action.runId } } };
 }
 
 /** A wake request as the handlers build it, with an optional idempotency key and fingerprint. */

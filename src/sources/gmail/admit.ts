@@ -40,7 +40,7 @@ export function createStoreAdmitter(deps: { store: IngressStore; mappings: () =>
 }
 
 function responseFor(actions: readonly AdmittedAction[]): AcceptedResponse {
-  const runIds = actions.flatMap((action) => (action.kind === 'agent' ? [action.runId] : []));
+  const runIds = actions.flatMap((action) => (action.kind === 'wake' ? [] : [action.runId]));
   if (actions.length === 0) return { status: 204, body: null };
   return { status: 202, body: { ok: true, runIds } };
 }

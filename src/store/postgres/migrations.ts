@@ -143,4 +143,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (group_id, seq)
   );
   `,
+  // What a run does: `agent` (a model turn) or `notify` (text straight to a channel, no model).
+  `ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent';`,
 ];

@@ -116,8 +116,8 @@ async function queueRetry(client: pg.PoolClient, runId: string, newRunId: string
   if (!RETRYABLE_STATUSES.has(row.status)) return { kind: 'not-retryable', status: row.status };
   const action = { ...(JSON.parse(row.action) as Record<string, unknown>), runId: newRunId };
   await client.query(
-    "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7)",
-    [newRunId, at, row.hook, row.name, row.session_key, JSON.stringify(action), runId],
+    "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of, kind) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8)",
+    [newRunId, at, row.hook, row.name, row.session_key, JSON.stringify(action), runId, row.kind ?? 'agent'],
   );
   return { kind: 'queued', runId: newRunId };
 }

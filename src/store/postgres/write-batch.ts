@@ -45,7 +45,7 @@ export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptan
 
 async function insertActions(client: pg.PoolClient, actions: readonly SealedAction[], at: number): Promise<void> {
   const wakes = actions.flatMap(({ action, trusted }) => (action.kind === 'wake' ? [{ action, trusted }] : []));
-  const agents = actions.flatMap(({ action }) => (action.kind === 'agent' ? [action] : []));
+  const agents = actions.flatMap(({ action }) => (action.kind === 'wake' ? [] : [action]));
   if (wakes.length > 0) {
     // WITH ORDINALITY … ORDER BY: event ids grow in the order the requests were accepted.
     await client.query(
@@ -63,15 +63,16 @@ async function insertActions(client: pg.PoolClient, actions: readonly SealedActi
   }
   if (agents.length > 0) {
     await client.query(
-      `INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action)
-         SELECT r, $1, 'queued', h, n, s, a FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS u(r, h, n, s, a, o) ORDER BY o`,
+      `INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind)
+         SELECT r, $1, 'queued', h, n, s, a, k FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(r, h, n, s, a, k, o) ORDER BY o`,
       [
         at,
         agents.map((a) => a.runId),
         agents.map((a) => a.origin.hook),
         agents.map((a) => a.name),
-        agents.map((a) => a.sessionKey),
+        agents.map((a) => (a.kind === 'agent' ? a.sessionKey : '')),
         agents.map((a) => JSON.stringify(a)),
+        agents.map((a) => a.kind),
       ],
     );
   }

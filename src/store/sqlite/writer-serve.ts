@@ -83,7 +83,7 @@ function prepareStatements(db: DatabaseSync): Statements {
   return {
     insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id, trusted) VALUES (?, ?, ?, ?, ?, ?)'),
     insertRun: db.prepare(
-      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action) VALUES (?, ?, 'queued', ?, ?, ?, ?)",
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
     ),
     // REPLACE: an expired key that maintenance has not purged yet is free again (findKey ignores it).
     insertKey: db.prepare('INSERT OR REPLACE INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, ?, ?)'),
@@ -159,7 +159,9 @@ function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
     if (action.kind === 'wake') {
       statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
     } else {
-      statements.insertRun.run(action.runId, at, action.origin.hook, action.name, action.sessionKey, JSON.stringify(action));
+      // A notify has no session: the key stays empty.
+      const sessionKey = action.kind === 'agent' ? action.sessionKey : '';
+      statements.insertRun.run(action.runId, at, action.origin.hook, action.name, sessionKey, JSON.stringify(action), action.kind);
     }
   }
   return (item: WriteItem, prepared: Prepared, at: number): ItemOutcome => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunFinish } from '../../../src/store/port.js';
+import { notifyAcceptance } from '../acceptances.js';
 import { NOW, contractStores, queueRun } from './fixture.js';
 import type { ContractFactory } from './index.js';
 
@@ -20,6 +21,33 @@ function okEnd(sessionKey: string, summary = 'Hook Test: done'): RunFinish {
 export function describeRunsContract(makeStore: ContractFactory): void {
   describe('runs', () => {
     const stores = contractStores(makeStore);
+
+    it('keeps a notify as a run of kind notify: queued with its action, no session, no event, and shown with kind', async () => {
+      const { store } = await stores.open();
+      const acceptance = notifyAcceptance('Payment failed for cus_1');
+      await store.ingress.accept(acceptance);
+      const action = acceptance.actions[0] as { runId: string };
+      const [row] = await store.runs.listQueued(10);
+      expect(row).toMatchObject({ run_id: action.runId, kind: 'notify', session_key: '', hook: 'stripe', name: 'stripe' });
+      expect(JSON.parse(row?.action ?? '{}')).toEqual(acceptance.actions[0]);
+      expect(await store.session.countPending()).toBe(0);
+      expect(await store.runs.view(action.runId)).toMatchObject({ runId: action.runId, kind: 'notify', status: 'queued', sessionKey: '' });
+      const agent = await queueRun(store);
+      expect((await store.runs.view(agent.runId))?.kind).toBeUndefined();
+      expect((await store.runs.listQueued(10)).map((queued) => queued.kind)).toEqual(['notify', 'agent']);
+    });
+
+    it('retries a failed notify as a notify', async () => {
+      const { store } = await stores.open();
+      const acceptance = notifyAcceptance('Payment failed');
+      await store.ingress.accept(acceptance);
+      const runId = (acceptance.actions[0] as { runId: string }).runId;
+      await store.runs.claim(runId, LEASE);
+      await store.runs.finish(runId, { status: 'error', at: NOW + 5, summary: 'Notify stripe (error): telegram down', error: 'telegram down' });
+      const outcome = await store.runs.retry(runId, 'retry-of-notify', NOW + 10);
+      expect(outcome).toEqual({ kind: 'queued', runId: 'retry-of-notify' });
+      expect(await store.runs.view('retry-of-notify')).toMatchObject({ kind: 'notify', status: 'queued', retryOf: runId });
+    });
 
     it('lets exactly one of many concurrent claimers take a queued run, and counts the attempt', async () => {
       const { store } = await stores.open();

@@ -28,7 +28,8 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
       <dt>Status</dt><dd>${statusBadge(run.status)}</dd>
       <dt>Hook</dt><dd class="mono">${run.hook}</dd>
       <dt>Name</dt><dd>${run.name}</dd>
-      <dt>Session</dt><dd class="mono">${run.sessionKey}</dd>
+      <dt>Kind</dt><dd>${run.kind === 'notify' ? 'notify: text sent to a channel, no model' : 'agent run'}</dd>
+      ${run.kind === 'notify' ? null : html`<dt>Session</dt><dd class="mono">${run.sessionKey}</dd>`}
       <dt>Created</dt><dd>${time(run.createdAt)}</dd>
       <dt>Started</dt><dd>${time(run.startedAt)}</dd>
       <dt>Finished</dt><dd>${time(run.finishedAt)}</dd>

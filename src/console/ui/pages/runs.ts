@@ -36,7 +36,7 @@ export function RunsPage({ onUnauthorized }: { onUnauthorized: () => void }) {
         <td>${statusBadge(run.status)}</td>
         <td class="mono">${run.hook}</td>
         <td>${run.name}</td>
-        <td class="mono small">${run.sessionKey}</td>
+        <td class="mono small">${run.kind === 'notify' ? html`<span class="muted">notify (no session)</span>` : run.sessionKey}</td>
         <td class="clip">${run.summary ?? run.error ?? ''}</td>
       </tr>`)}</tbody>
     </table>

@@ -1,0 +1,79 @@
+import Type from 'typebox';
+import { defineChannel } from './define.js';
+import { detail, field, isRetryableStatus, joinUrl, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
+import { allowed, fitRendered, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { parseRetryAfterMs } from '../retry.js';
+import { DeliveryError } from './types.js';
+
+const DEFAULT_BASE_URL = 'https://gitlab.com';
+/** GitLab refuses notes above 1,000,000 characters. */
+const MAX_CHARS = 1_000_000;
+const PART_CHARS = 900_000;
+/** `group/sub/project#12` (issue) or `group/sub/project!12` (merge request). */
+const TARGET = /^([A-Za-z0-9_.][A-Za-z0-9_./-]*[A-Za-z0-9_])([#!])([1-9][0-9]{0,9})$/;
+
+/** GitLab REST v4 notes: https://docs.gitlab.com/api/notes/ */
+export const gitlabChannel = defineChannel({
+  name: 'gitlab',
+  summary: 'A note (comment) on a GitLab issue or merge request (REST v4 notes). `to` is `group/project#iid` (issue) or `group/project!iid` (merge request).',
+  configSchema: Type.Object(
+    {
+      token: Type.String({ minLength: 1, description: 'Project, group or personal access token with the `api` scope. Use ${GITLAB_TOKEN}; never logged.' }),
+      baseUrl: Type.Optional(Type.String({ minLength: 1, description: `Your GitLab (default ${DEFAULT_BASE_URL}); the API lives under /api/v4.` })),
+      mentions: Type.Optional(MentionsSchema),
+      markup: Type.Optional(MarkupSchema),
+    },
+    { additionalProperties: false },
+  ),
+  maxMessageChars: PART_CHARS,
+  create(config, deps) {
+    const api = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'api/v4');
+    const headers = { 'private-token': config.token };
+    const now = deps.now ?? Date.now;
+    return {
+      name: 'gitlab',
+      maxMessageChars: PART_CHARS,
+      async send(to, text, signal, options?: SendOptions) {
+        const target = parseTarget(requireRecipient(to, 'group/project#iid or group/project!iid'));
+        const url = joinUrl(api, `projects/${encodeURIComponent(target.project)}/${target.kind}/${target.iid}/notes`);
+        const render = (part: string): string =>
+          neutraliseMarkdown(part, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) });
+        for (const body of fitRendered(text, MAX_CHARS, render)) {
+          const reply = await post(deps.fetch, url, { headers, json: { body }, signal });
+          if (reply.status !== 201) throw failure(reply, target, now());
+        }
+      },
+    };
+  },
+});
+
+interface Target {
+  project: string;
+  kind: 'issues' | 'merge_requests';
+  iid: string;
+}
+
+function parseTarget(to: string): Target {
+  const match = TARGET.exec(to);
+  if (match === null) throw new DeliveryError('`to` must be group/project#iid (issue) or group/project!iid (merge request)', { retryable: false });
+  return { project: match[1] as string, kind: match[2] === '!' ? 'merge_requests' : 'issues', iid: match[3] as string };
+}
+
+/** Errors are `{ message }` or `{ error }`; 429 carries Retry-After and RateLimit-Reset (epoch seconds). */
+function failure(reply: HttpReply, target: Target, now: number): DeliveryError {
+  const message = detail(field(reply.json, 'message'), detail(field(reply.json, 'error'), 'GitLab refused the note'));
+  const what = `${target.project}${target.kind === 'issues' ? '#' : '!'}${target.iid}`;
+  const base = { status: reply.status };
+  switch (reply.status) {
+    case 401:
+      return new DeliveryError(`GitLab: ${message}: the token was refused (HTTP 401)`, { ...base, retryable: false });
+    case 403:
+      return new DeliveryError(`GitLab: ${message}: the token may not comment on ${target.project} (needs the api scope and at least Reporter/Guest access) (HTTP 403)`, { ...base, retryable: false });
+    case 404:
+      return new DeliveryError(`GitLab: ${what} not found, or the token has no access to ${target.project} (HTTP 404)`, { ...base, retryable: false });
+    default: {
+      const retryAfterMs = parseRetryAfterMs(reply.headers.get('retry-after')) ?? untilEpochSeconds(reply.headers.get('ratelimit-reset'), now);
+      return new DeliveryError(`GitLab: ${message} (HTTP ${reply.status})`, { ...base, retryable: isRetryableStatus(reply.status), retryAfterMs });
+    }
+  }
+}
