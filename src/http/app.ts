@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): Koa {
 function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const { hooks, gateway } = deps.config;
   const prefix = hooks.path;
-  const handlers = createHookHandlers(deps);
+  const handlers = createHookHandlers({ ...deps, openclawHeaders: hooks.compat.openclawHeaders });
   const auth = hookAuth({
     token,
     throttle: deps.throttle,
