@@ -9,8 +9,10 @@ import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ensureSupportedNode } from './node-check.js';
 import { ensureServerHeapFlags } from './heap-flags.js';
+import { stopWhenOrphaned } from './parent-watch.js';
 
 const root = new URL('../', import.meta.url);
+stopWhenOrphaned();
 await ensureSupportedNode(root, fileURLToPath(import.meta.url));
 ensureServerHeapFlags(fileURLToPath(import.meta.url));
 
