@@ -16,7 +16,9 @@ import type { CommandIo } from './io.js';
 export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
   const args = parseRunsArgs(argv);
   try {
-    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const tolerance = { needed: ['/storage', '/gateway', '/hooks/enabled', '/hooks/token', '/hooks/path'], warnings: [] as string[] };
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
+    for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     const result = (await retryThroughService(config, args.runId, args.url)) ?? (await retryInStore(config, args.runId));
     io.stdout(args.json ? `${JSON.stringify(result)}\n` : `${result.replayed ? 'already retried as' : 'queued retry'} ${result.runId} (retry of ${result.retryOf})\n`);
     return 0;

@@ -42,7 +42,9 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
   const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
   let store: Store | undefined;
   try {
-    const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env);
+    const tolerance = { needed: ['/storage'], warnings: [] as string[] };
+    const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env, tolerance);
+    for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
     const report = await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url));
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));

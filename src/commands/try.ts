@@ -32,7 +32,9 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
   const args = parseTryArgs(argv);
   let runner: { close(): Promise<void> } | undefined;
   try {
-    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const tolerance = { needed: [], warnings: [] as string[] };
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
+    for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     const { payload, body } = await readPayload(resolvePath(io.cwd, args.payload));
     const transforms = usesTransforms(config.hooks.mappings) ? await startTransformRunner(config.hooks, silentLogger()) : undefined;
     runner = transforms;

@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCaptured } from '../helpers/cli.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hookgate-admin-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function config(text: string): string {
+  writeFileSync(join(dir, 'hookgate.json5'), text);
+  writeFileSync(join(dir, 'ci.json'), '{"build":{"number":7}}');
+  return join(dir, 'hookgate.json5');
+}
+
+const SECRET_OF_ANOTHER_MAPPING = `{
+  hooks: { enabled: true, token: "t0ken-for-tests", mappings: [
+    { id: "gh", match: { path: "github" }, signature: { scheme: "github", secret: "\${GH_SECRET}" }, messageTemplate: "push" },
+    { id: "ci", match: { path: "ci" }, messageTemplate: "Build {{build.number}}" },
+  ] },
+  storage: { path: "./data/store.sqlite" },
+}`;
+
+describe('what a new admin hits', () => {
+  it('4. try and status work when only the secret of an unrelated mapping is unset, with a warning naming it; check still refuses', async () => {
+    const path = config(SECRET_OF_ANOTHER_MAPPING);
+    const warning = 'warning: environment variable GH_SECRET is not set (used at /hooks/mappings/0/signature/secret); this command does not need it';
+    const tried = await runCaptured(['try', 'ci', '--payload', 'ci.json', '--config', path], { cwd: dir });
+    expect([tried.code, tried.stderr.trim()]).toEqual([0, warning]);
+    const status = await runCaptured(['status', '--config', path], { cwd: dir });
+    expect(status.stderr).toContain(warning);
+    expect(status.stderr).toContain('the service has not run with this configuration yet'); // past the config, at the store
+    const checked = await runCaptured(['check', '--config', path], { cwd: dir });
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toContain('environment variable GH_SECRET is not set');
+  });
+});
