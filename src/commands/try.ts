@@ -45,7 +45,7 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     io.stdout(
       args.json
         ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature }, null, 2)}\n`
-        : `${formatExplanation(explanation, engine.warnings)}${explanation.mapping === undefined ? '' : formatTrySignature(signature)}`,
+        : `${explanation.mapping === undefined ? '' : formatTrySignature(signature)}${formatExplanation(explanation, engine.warnings)}`,
     );
     if (explanation.mapping === undefined) return 2;
     const badSignature = signature.result !== undefined && signature.result !== 'valid' && signature.result !== 'not-given';

@@ -79,6 +79,9 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
     const altered = await cli(['try', 'github', '--payload', 'push.json', ...given]);
     expect(altered.code).toBe(1);
     expect(altered.out).toContain('INVALID: does not match the payload file');
+    // The verdict comes first: no "→ 202" before it.
+    expect(altered.out.indexOf('→ 401 SIGNATURE_INVALID')).toBeGreaterThan(altered.out.indexOf('INVALID: does not match'));
+    expect(altered.out.indexOf('→ 401 SIGNATURE_INVALID')).toBeLessThan(altered.out.search(/→ 20\d/));
     expect((await cli(['try', 'plain', '--payload', 'push.json'])).out).toContain('signature: not required');
   });
 });
