@@ -80,6 +80,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         refuseUnsupportedFields('agent', payload);
         const request = validateAgent(payload);
         checkAgentSessionMode(request);
+        refuseWaitForCompletion(request);
         const task = request.name?.trim() || undefined;
         const action = deps.builder.agent(request, {
           origin: { hook: 'agent' },
@@ -121,6 +122,13 @@ export function createHookHandlers(deps: HookHandlerDeps) {
 function checkAgentSessionMode(request: { sessionMode?: string | undefined; sessionKey?: string | undefined }): void {
   if (request.sessionMode === 'persistent' && (request.sessionKey ?? '').trim() === '') {
     throw new HookError('INVALID_BODY', 'sessionMode "persistent" requires sessionKey');
+  }
+}
+
+/** OpenClaw's `waitForCompletion` is not carried out: a sender expecting the reply in the answer must learn it. */
+function refuseWaitForCompletion(request: { waitForCompletion?: boolean | undefined }): void {
+  if (request.waitForCompletion === true) {
+    throw new HookError('INVALID_BODY', 'waitForCompletion is not supported: the answer is 202 with runId; poll GET {hooks.path}/runs/<runId> for the reply');
   }
 }
 

@@ -145,6 +145,12 @@ describe('an OpenClaw config file given to --config', () => {
         expect((await post(`${hooks}/agent`, { message: 'hi', channel: 'telegram' })).status).toBe(202);
       });
 
+      it('2. refuses waitForCompletion: true by name (the answer stays 202 with runId)', async () => {
+        const refused = await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: true });
+        expect([refused.status, refused.body?.error]).toEqual([400, expect.stringMatching(/^waitForCompletion is not supported/)]);
+        expect((await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: false })).status).toBe(202);
+      });
+
       it('10. refuses sessionMode "persistent" on /agent without a sessionKey', async () => {
         const refused = await post(`${hooks}/agent`, { message: 'hi', sessionMode: 'persistent' });
         expect([refused.status, refused.body?.error]).toEqual([400, 'sessionMode "persistent" requires sessionKey']);
