@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { collapseLiteralUnions } from '../schema-errors.js';
+import { nearestName } from '../near-name.js';
 
 /**
  * What a transform may return. `allowUnsafeExternalContent` is deliberately refused: opting out of
@@ -89,34 +90,11 @@ function splitUnknown(value: unknown): { known: unknown; ignored: Array<{ key: s
 }
 
 function labelOf(key: string): string {
-  const near = closest(key);
+  const near = nearestName(key, FIELDS);
   return `${JSON.stringify(key.slice(0, 64))}${near === undefined ? '' : ` (did you mean "${near}"?)`}`;
 }
 
 function describeProblem(value: unknown): string {
   const first = collapseLiteralUnions(validator.Errors(value))[0];
   return `${first?.instancePath || '/'}: ${first?.message ?? 'invalid'}`;
-}
-
-/** The known field within edit distance 2 (case ignored), for a typo hint. */
-function closest(name: string): string | undefined {
-  let best: { field: string; distance: number } | undefined;
-  for (const field of FIELDS) {
-    const distance = editDistance(name.toLowerCase(), field.toLowerCase());
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { field, distance };
-  }
-  return best?.field;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
