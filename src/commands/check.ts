@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { configAdvisories } from '../config/advisories.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createModelPolicy, modelEntries } from '../actions/models.js';
 import { createLiveEngine } from '../mapping/live-engine.js';
@@ -28,7 +29,7 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
     return reportConfigError(error, io);
   }
   const problems: string[] = [];
-  const notes: string[] = config.ignored.map((line) => `ignored: ${line}`);
+  const notes: string[] = [...configAdvisories(config).map((line) => `warning: ${line}`), ...config.ignored.map((line) => `ignored: ${line}`)];
   const outbound = { fetch: globalThis.fetch, logger: silentLogger() };
   await collect(problems, () => checkMappings(config, notes));
   const providers = await builtIds(problems, () => createProviders(config.models.providers, outbound));

@@ -3,6 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile } from '../config/load.js';
+import { configAdvisories } from '../config/advisories.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createMappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
@@ -41,6 +42,7 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const builder = createConfiguredActionBuilder(config);
     const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
     const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
+    explanation.notes.unshift(...configAdvisories(config));
     const signature = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
     io.stdout(
       args.json

@@ -37,4 +37,13 @@ describe('what a new admin hits', () => {
     expect(checked.code).toBe(1);
     expect(checked.stderr).toContain('environment variable GH_SECRET is not set');
   });
+
+  it('10. a token and mappings without hooks.enabled: check warns loudly, try says the endpoint is off', async () => {
+    const path = config('{ hooks: { token: "t0ken-for-tests", mappings: [{ id: "ci", match: { path: "ci" }, messageTemplate: "Build {{build.number}}" }] } }');
+    const off = 'hooks.enabled is not true although hooks.token and hooks.mappings are set: the webhook endpoints are OFF and every request to /hooks/… gets 404';
+    const checked = await runCaptured(['check', '--config', path], { cwd: dir });
+    expect(checked.stdout).toContain(`warning: ${off}`);
+    const tried = await runCaptured(['try', 'ci', '--payload', 'ci.json', '--config', path], { cwd: dir });
+    expect(tried.stdout).toContain(`note: ${off}`);
+  });
 });

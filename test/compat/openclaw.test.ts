@@ -39,6 +39,9 @@ describe('an OpenClaw config file given to --config', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('listen        http://127.0.0.1:18789'); // bind "custom" took customBindHost
     expect(stdout).toContain('transforms    ' + join(dir, 'hooks', 'transforms') + ' (2 examples passed)');
+    // 9. The gog watcher block is said to be unused, with the command that sets up Hookgate's own watcher.
+    expect(stdout).toContain('warning: hooks.gmail is not enabled, so no Gmail watcher runs');
+    expect(stdout).toContain('`hookgate gmail setup --account me@example.com --project example --topic gog-gmail-watch`');
     const ignored = stdout.split('\n').filter((line) => line.startsWith('ignored: ')).map((line) => line.slice('ignored: '.length, line.indexOf(':', 'ignored: '.length)));
     expect(ignored.sort()).toEqual(
       [
