@@ -7,6 +7,7 @@ import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
 import { readReloadState, type ReloadState } from '../config/reload-state.js';
+import { findRunningServer } from '../server-state.js';
 
 const RECENT_RUNS = 10;
 const OPEN_GROUPS = 20;
@@ -23,6 +24,17 @@ export interface StatusReport {
   gmail: GmailStatus[];
   /** Debounce groups waiting to fire, soonest first (at most OPEN_GROUPS). */
   debounce: { open: number; groups: DebounceGroupView[] };
+  /** The server running on this store, as it answers /readyz (null: none runs; absent: not asked). */
+  server?: ServerStatus | null;
+}
+
+export interface ServerStatus {
+  url: string;
+  pid: number;
+  /** false when it did not answer /readyz with 200 in time. */
+  ready: boolean;
+  /** Set when requests carry X-Forwarded-For from a peer outside gateway.trustedProxies (src/http/forwarded-notice.ts). */
+  forwardedFor?: { since: string; message: string };
 }
 
 export interface GmailStatus {
@@ -46,7 +58,7 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env, tolerance);
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    const report = await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url));
+    const report = { ...(await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url))), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -56,6 +68,20 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     return 1;
   } finally {
     await store?.close();
+  }
+}
+
+/** The server on this store (its state file), asked for its /readyz; null when none runs. */
+async function askRunningServer(storage: { path: string; url?: string | undefined }): Promise<ServerStatus | null> {
+  const running = findRunningServer(storage);
+  if (running === undefined) return null;
+  const base = { url: running.url, pid: running.pid };
+  try {
+    const response = await fetch(`${running.url}/readyz`, { signal: AbortSignal.timeout(3000) });
+    const body = (await response.json()) as { forwardedFor?: ServerStatus['forwardedFor'] };
+    return { ...base, ready: response.ok, ...(body.forwardedFor === undefined ? {} : { forwardedFor: body.forwardedFor }) };
+  } catch {
+    return { ...base, ready: false };
   }
 }
 
@@ -95,6 +121,7 @@ export function formatStatus(report: StatusReport): string {
   const { runs } = report;
   const lines = [
     `store: ${report.store}`,
+    ...formatServer(report.server),
     `pending events: ${report.events.pending}`,
     `runs: ${runs.queued} queued, ${runs.running} running (finished: ${runs.ok} ok, ${runs.error} error, ${runs.timeout} timeout, ${runs.interrupted} interrupted)`,
     `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
@@ -105,6 +132,14 @@ export function formatStatus(report: StatusReport): string {
     ...formatDebounce(report.debounce),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function formatServer(server: StatusReport['server']): string[] {
+  if (server === undefined) return [];
+  if (server === null) return ['server: none running on this store'];
+  const lines = [`server: ${server.ready ? 'running' : 'NOT READY'} at ${server.url} (pid ${server.pid})`];
+  if (server.forwardedFor !== undefined) lines.push(`  warning: ${server.forwardedFor.message} (since ${server.forwardedFor.since})`);
+  return lines;
 }
 
 function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck } from '../../src/commands/check.js';
 import { runTry } from '../../src/commands/try.js';
+import { runStatus } from '../../src/commands/status.js';
 import { loadConfigFile } from '../../src/config/load.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
@@ -152,6 +153,16 @@ describe('an OpenClaw config file given to --config', () => {
         const refused = await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: true });
         expect([refused.status, refused.body?.error]).toEqual([400, expect.stringMatching(/^waitForCompletion is not supported/)]);
         expect((await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: false })).status).toBe(202);
+      });
+
+      it('11. says once (log, /readyz, hookgate status) that X-Forwarded-For comes from a peer outside trustedProxies', async () => {
+        for (const client of ['203.0.113.7', '203.0.113.8']) await post(`${hooks}/wake`, { text: 'via proxy' }, { 'x-openclaw-token': TOKEN, 'x-forwarded-for': client });
+        expect(logged('http.untrusted_forwarded_for')).toEqual([expect.objectContaining({ peer: '127.0.0.1' })]);
+        const ready = (await (await fetch(`${service.url}/readyz`)).json()) as { forwardedFor?: { message: string } };
+        expect(ready.forwardedFor?.message).toMatch(/^requests arrive with X-Forwarded-For from a peer that is not in gateway.trustedProxies/);
+        const status = await cli(runStatus, ['--config', 'openclaw.json'], dir);
+        expect(status.stdout).toContain(`server: running at ${service.url}`);
+        expect(status.stdout).toContain('  warning: requests arrive with X-Forwarded-For from a peer that is not in gateway.trustedProxies');
       });
 
       it('10. refuses sessionMode "persistent" on /agent without a sessionKey', async () => {
