@@ -38,9 +38,14 @@ function newestSource() {
   return newest;
 }
 
+/**
+ * An installed package (`npm i -g hookgate-x.tgz`, under node_modules) always runs its dist/: Node
+ * strips no types there, and an install does not keep the files' times, so they compare nothing.
+ */
 function freshBuild() {
   try {
-    return statSync(new URL('dist/main.js', root)).mtimeMs >= newestSource();
+    const built = statSync(new URL('dist/main.js', root)).mtimeMs;
+    return fileURLToPath(root).split(/[\\/]/).includes('node_modules') || built >= newestSource();
   } catch {
     return false;
   }
