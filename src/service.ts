@@ -7,6 +7,7 @@ import type { ResolvedConfig } from './config/load.js';
 import { openStore, type StoreSeams } from './store/open.js';
 import type { IngressStore, Store } from './store/port.js';
 import { createConfiguredActionBuilder } from './actions/build.js';
+import { catalogsOf } from './actions/models.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
 import { listen, type Listening } from './http/listen.js';
@@ -105,6 +106,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     // A restarted container may get the same host name and pid: the suffix keeps owners distinct.
     instanceId: `${instance}:${randomUUID().slice(0, 8)}`,
     ...(shared ? { leaseMs, sharedSweepMs: Math.max(500, leaseMs / 2) } : {}),
+    catalogs: catalogsOf(config.models.providers),
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
     channels: createChannels(config.channels, { ...outbound, digest }),

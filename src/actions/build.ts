@@ -2,7 +2,7 @@ import { HookError, type ErrorCode } from '../errors.js';
 import { CHANNEL_NAMES, normalizeChannelName } from '../channels/index.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
 import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, WakeMode } from './types.js';
-import { createModelPolicy, type ModelPolicy } from './models.js';
+import { catalogsOf, createModelPolicy, type ModelPolicy } from './models.js';
 import { newTimeOrderedId } from './ids.js';
 import { ANY_RECIPIENT, createRecipientPolicy, defaultLastChannel, type AllowToConfig, type RecipientPolicy } from '../channels/recipients.js';
 import type { Config } from '../config/schema.js';
@@ -110,11 +110,11 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
 }
 
 /** The builder a configuration asks for: its model allow-list and its channels' recipient lists. */
-export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels' | 'hooks'>): ActionBuilder {
+export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels' | 'hooks'> & Partial<Pick<Config, 'models'>>): ActionBuilder {
   const defaults = config.agents.defaults;
   const { allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey, allowedAgentIds } = config.hooks;
   return createActionBuilder({
-    models: createModelPolicy(defaults),
+    models: createModelPolicy(defaults, catalogsOf(config.models?.providers ?? {})),
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     lastChannel: defaultLastChannel(defaults),
     sessions: createSessionKeyPolicy({ allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey }),

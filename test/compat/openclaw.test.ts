@@ -40,6 +40,8 @@ describe('an OpenClaw config file given to --config', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('listen        http://127.0.0.1:18789'); // bind "custom" took customBindHost
     expect(stdout).toContain('transforms    ' + join(dir, 'hooks', 'transforms') + ' (2 examples passed)');
+    // 6. A bare model id resolves through the providers' catalogs.
+    expect(stdout).toContain('catalog       llama3 → local/llama3');
     // 9. The gog watcher block is said to be unused, with the command that sets up Hookgate's own watcher.
     expect(stdout).toContain('warning: hooks.gmail is not enabled, so no Gmail watcher runs');
     expect(stdout).toContain('`hookgate gmail setup --account me@example.com --project example --topic gog-gmail-watch`');
@@ -48,7 +50,7 @@ describe('an OpenClaw config file given to --config', () => {
       [
         '/meta', '/wizard', '/tools', '/session', '/messages', '/gateway/mode', '/gateway/controlUi', '/gateway/tailscale', '/gateway/auth/mode',
         '/agents/list', '/agents/defaults/workspace', '/agents/defaults/heartbeat/target', '/hooks/internal', '/models/mode',
-        '/models/providers/local/models', '/models/providers/claude', '/channels/matrix', '/channels/telegram/dmPolicy',
+        '/models/providers/claude', '/channels/matrix', '/channels/telegram/dmPolicy',
         '/channels/telegram/allowFrom', '/logging/file', '/agents/defaults/model/fallbacks', '/agents/defaults/models/local/llama3/params',
       ].sort(),
     );
@@ -147,6 +149,12 @@ describe('an OpenClaw config file given to --config', () => {
         const unconfigured = await post(`${hooks}/agent`, { message: 'hi', channel: 'discord' });
         expect([unconfigured.status, unconfigured.body?.error]).toEqual([400, expect.stringContaining('channel "discord" is not configured')]);
         expect((await post(`${hooks}/agent`, { message: 'hi', channel: 'telegram' })).status).toBe(202);
+      });
+
+      it('6. resolves a bare model id through the providers\' model catalogs', async () => {
+        const accepted = await post(`${hooks}/agent`, { message: 'hi', model: 'llama3' });
+        expect(accepted.status).toBe(202);
+        expect(JSON.parse(runs().at(-1)?.action ?? '{}')).toMatchObject({ model: 'local/llama3' });
       });
 
       it('2. refuses waitForCompletion: true by name (the answer stays 202 with runId)', async () => {
