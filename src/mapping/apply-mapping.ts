@@ -6,6 +6,8 @@ import type { CompiledMapping } from './compiled.js';
 import { buildTemplateContext, type SafeRecord } from './context.js';
 import { splitItems, type FanOutItem } from './fan-out.js';
 import { checkOverride } from './override.js';
+import { checkRequired } from './required-fields.js';
+import { FIELD_POINTERS } from './compiled.js';
 import { buildAction, renderFields, type RenderedFields } from './render.js';
 import type { TransformOverride, TransformPort, VerifiedSignature } from './transform-port.js';
 
@@ -88,6 +90,7 @@ export async function runMapping(mapping: CompiledMapping, request: PreparedRequ
 
 async function runItem(mapping: CompiledMapping, request: PreparedRequest, item: FanOutItem, deps: RunDeps, notes: string[]): Promise<ItemTrace> {
   const trace: ItemTrace = { index: item.index, transform: undefined, override: undefined, rendered: {}, action: undefined };
+  if (mapping.required !== undefined) checkRequired(mapping.required, item.payload, mapping.id);
   let override: TransformOverride = {};
   if (mapping.transform !== undefined) {
     const result = await runTransform(mapping, request, item, deps);
@@ -102,10 +105,20 @@ async function runItem(mapping: CompiledMapping, request: PreparedRequest, item:
   const kind = override.action ?? mapping.action;
   const context = buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
   trace.rendered = renderFields(mapping, kind, context, override);
+  noteLiteralOnly(mapping, trace.rendered, notes);
   trace.action = buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name });
   const debounce = mapping.admission?.debounce;
   if (debounce !== undefined) trace.debounceKey = debounce.key(context).trim();
   return trace;
+}
+
+/** A template whose fields all rendered empty (`Order  by : item(s)`): the payload lacks what it expects. */
+function noteLiteralOnly(mapping: CompiledMapping, rendered: RenderedFields, notes: string[]): void {
+  for (const [field, text] of Object.entries(rendered) as Array<[keyof RenderedFields, string]>) {
+    if (mapping.blankRenders?.[field] !== text) continue;
+    const line = `template ${FIELD_POINTERS[field].replace('/', '.')} rendered only its literal text: none of its fields are in this payload (list them in "required" to refuse such payloads)`;
+    if (!notes.includes(line)) notes.push(line);
+  }
 }
 
 /** Keys a transform returned that Hookgate does not use: a note for `hookgate try`, one log warning per module. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../helpers/cli.js';
+import { post, startTestService } from '../helpers/service.js';
 
 let dir: string;
 beforeEach(() => {
@@ -45,5 +46,26 @@ describe('what a new admin hits', () => {
     expect(checked.stdout).toContain(`warning: ${off}`);
     const tried = await runCaptured(['try', 'ci', '--payload', 'ci.json', '--config', path], { cwd: dir });
     expect(tried.stdout).toContain(`note: ${off}`);
+  });
+
+  it('12. required fields refuse a payload without them (400 FIELD_MISSING); try flags a template that rendered only literal text', async () => {
+    const mappings = [
+      { id: 'strict', match: { path: 'strict' }, required: ['order.id', 'customer.name'], messageTemplate: 'Order {{order.id}} by {{customer.name}}' },
+      { id: 'loose', match: { path: 'loose' }, messageTemplate: 'Order {{order.id}} by {{customer.name}}: {{count}} item(s)' },
+    ];
+    const path = config(JSON.stringify({ hooks: { enabled: true, token: 't0ken-for-tests', mappings } }));
+    writeFileSync(join(dir, 'partial.json'), '{"order":{"id":"A1"},"customer":{"name":""}}');
+    const loose = await runCaptured(['try', 'loose', '--payload', 'ci.json', '--config', path], { cwd: dir });
+    expect(loose.stdout).toContain('note: template messageTemplate rendered only its literal text: none of its fields are in this payload');
+    const strict = await runCaptured(['try', 'strict', '--payload', 'partial.json', '--config', path], { cwd: dir });
+    expect([strict.code, strict.stdout]).toEqual([1, expect.stringContaining('error 400 FIELD_MISSING: field "customer.name" is missing (mapping "strict" requires it)')]);
+    const svc = await startTestService({ hooks: { mappings } });
+    try {
+      const refused = await post(`${svc.hooksUrl}/strict`, { order: { id: 'A1' } });
+      expect([refused.status, refused.body]).toEqual([400, { ok: false, code: 'FIELD_MISSING', error: 'field "customer.name" is missing (mapping "strict" requires it)' }]);
+      expect((await post(`${svc.hooksUrl}/strict`, { order: { id: 'A1' }, customer: { name: 'Ada' } })).status).toBe(202);
+    } finally {
+      await svc.close();
+    }
   });
 });
