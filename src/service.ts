@@ -133,6 +133,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     },
     engine: mappings,
     logger,
+    startedWith: config,
     onReloaded: (next) => {
       liveHooks = next.hooks;
     },

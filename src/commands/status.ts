@@ -151,7 +151,8 @@ function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {
 
 function formatReload(state: ReloadState | null): string {
   if (state === null) return 'not recorded yet';
-  if (!state.reloadFailed) return `ok, mappings loaded at ${state.lastSuccessAt}`;
+  const restart = state.restartNeeded === undefined || state.restartNeeded.length === 0 ? '' : `; RESTART NEEDED: ${state.restartNeeded.join(', ')} changed (only a restart applies them)`;
+  if (!state.reloadFailed) return `ok, mappings loaded at ${state.lastSuccessAt}${restart}`;
   return `FAILED at ${state.lastReloadAt}, the mappings loaded at ${state.lastSuccessAt} stay in force — ${state.lastError ?? 'no reason recorded'}`;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -64,6 +64,21 @@ describe('what a new admin hits', () => {
       const refused = await post(`${svc.hooksUrl}/strict`, { order: { id: 'A1' } });
       expect([refused.status, refused.body]).toEqual([400, { ok: false, code: 'FIELD_MISSING', error: 'field "customer.name" is missing (mapping "strict" requires it)' }]);
       expect((await post(`${svc.hooksUrl}/strict`, { order: { id: 'A1' }, customer: { name: 'Ada' } })).status).toBe(202);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('1. a reload that changes models.providers or channels says a restart is needed (log, state, status)', async () => {
+    const svc = await startTestService({}, { dir, configFile: true });
+    try {
+      const raw = JSON.parse(readFileSync(join(dir, 'hookgate.json5'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ ...raw, models: { providers: { mock: { api: 'echo' } } } }));
+      expect(await svc.service.reload()).toBe(true);
+      expect(svc.service.reloadState().restartNeeded).toEqual(['models.providers']);
+      expect(svc.logs.filter((line) => line['event'] === 'config.restart_needed').at(-1)).toMatchObject({ sections: ['models.providers'] });
+      const status = await runCaptured(['status', '--config', join(dir, 'hookgate.json5')], { cwd: dir });
+      expect(status.stdout).toContain('RESTART NEEDED: models.providers changed');
     } finally {
       await svc.close();
     }
