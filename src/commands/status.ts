@@ -8,6 +8,9 @@ import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
 import { readReloadState, type ReloadState } from '../config/reload-state.js';
 import { findRunningServer } from '../server-state.js';
+import { storageOfBrokenConfig } from './status-fallback.js';
+import Value from 'typebox/value';
+import { StorageSchema } from '../config/storage-schema.js';
 
 const RECENT_RUNS = 10;
 const OPEN_GROUPS = 20;
@@ -53,9 +56,13 @@ export interface GmailStatus {
 export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
   const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
   let store: Store | undefined;
+  const configPath = configPathFrom(args.values.config, io.env, io.cwd);
   try {
     const tolerance = { needed: ['/storage'], warnings: [] as string[] };
-    const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env, tolerance);
+    const config = await loadConfigFile(configPath, io.env, tolerance).catch(async (error: unknown) => {
+      if (error instanceof ConfigError) await reportDespiteBrokenConfig(configPath, args.values.json, io);
+      throw error;
+    });
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
     const report = { ...(await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url))), server: await askRunningServer(config.storage) };
@@ -66,6 +73,23 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     if (error instanceof StoreMissingError) io.stderr(`${message}: the service has not run with this configuration yet\n`);
     else io.stderr(`${error instanceof ConfigError ? message : `cannot read the store: ${message}`}\n`);
     return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+/** The store and the server on it as the broken file still names them; the caller then prints the file's error. */
+async function reportDespiteBrokenConfig(configPath: string, json: boolean, io: CommandIo): Promise<void> {
+  const storage = await storageOfBrokenConfig(configPath);
+  if (storage === undefined) return;
+  let store: Store | undefined;
+  try {
+    const settings = Value.Default(StorageSchema, { path: storage.path }) as Parameters<typeof openStore>[0];
+    store = await openStore(settings, { logger: silentLogger(), idempotencyTtlMs: 3_600_000, role: 'command' });
+    const report = { ...(await readStatus(store, storage.path)), server: await askRunningServer(storage) };
+    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${formatStatus(report)}the config file has problems (the running server keeps the config it last loaded):\n`);
+  } catch {
+    // no store yet: only the file's error is printed
   } finally {
     await store?.close();
   }

@@ -83,4 +83,18 @@ describe('what a new admin hits', () => {
       await svc.close();
     }
   });
+
+  it('5. status with a broken config file reports the store and the running server first, then the file\'s error', async () => {
+    const svc = await startTestService({}, { dir, configFile: true });
+    try {
+      writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabeld: true }, storage: { path: 'hookgate.sqlite' } }));
+      const status = await runCaptured(['status', '--config', join(dir, 'hookgate.json5')], { cwd: dir });
+      expect(status.code).toBe(1);
+      expect(status.stdout).toContain(`server: running at ${svc.url}`);
+      expect(status.stdout).toContain('the config file has problems (the running server keeps the config it last loaded):');
+      expect(status.stderr).toContain('/hooks/enabeld: unknown key; did you mean "enabled"?');
+    } finally {
+      await svc.close();
+    }
+  });
 });
