@@ -9,8 +9,10 @@ import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ensureSupportedNode } from './node-check.js';
 import { ensureServerHeapFlags } from './heap-flags.js';
+import { stopWhenOrphaned } from './parent-watch.js';
 
 const root = new URL('../', import.meta.url);
+stopWhenOrphaned();
 await ensureSupportedNode(root, fileURLToPath(import.meta.url));
 ensureServerHeapFlags(fileURLToPath(import.meta.url));
 
@@ -36,9 +38,14 @@ function newestSource() {
   return newest;
 }
 
+/**
+ * An installed package (`npm i -g hookgate-x.tgz`, under node_modules) always runs its dist/: Node
+ * strips no types there, and an install does not keep the files' times, so they compare nothing.
+ */
 function freshBuild() {
   try {
-    return statSync(new URL('dist/main.js', root)).mtimeMs >= newestSource();
+    const built = statSync(new URL('dist/main.js', root)).mtimeMs;
+    return fileURLToPath(root).split(/[\\/]/).includes('node_modules') || built >= newestSource();
   } catch {
     return false;
   }

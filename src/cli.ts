@@ -11,9 +11,23 @@ function overview(): string {
 commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}${command.summary}`).join('\n')}
 
-\`hookgate <command> --help\` shows a command's options. Most commands take --config FILE
-(default: $HOOKGATE_CONFIG, else ./hookgate.json5).
+\`hookgate <command> --help\` shows a command's options, \`hookgate --version\` its version. Most
+commands take --config FILE (default: $HOOKGATE_CONFIG, else ./hookgate.json5).
 `;
+}
+
+/** The version in package.json, read from the package root whether running from src/ or dist/. */
+async function packageVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  for (const relative of ['../package.json', '../../package.json']) {
+    try {
+      const parsed = JSON.parse(await readFile(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (parsed.name === 'hookgate' && typeof parsed.version === 'string') return parsed.version;
+    } catch {
+      // not the package root
+    }
+  }
+  return 'unknown';
 }
 
 function find(name: string): CommandEntry | undefined {
@@ -52,6 +66,10 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number | un
     return USAGE_EXIT_CODE;
   }
   if (name === 'help' || HELP_FLAGS.has(name)) return runHelp(rest[0], io);
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout(`hookgate ${await packageVersion()}\n`);
+    return 0;
+  }
   const command = find(name);
   if (command === undefined) {
     io.stderr(`hookgate: unknown command "${name}"\n\n${overview()}`);

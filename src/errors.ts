@@ -16,6 +16,7 @@ export const ERROR_CATALOG = {
   AMBIGUOUS_CREDENTIALS: { status: 400, expose: true },
   SESSION_KEY_NOT_ALLOWED: { status: 400, expose: true },
   MAPPING_INVALID: { status: 400, expose: true },
+  FIELD_MISSING: { status: 400, expose: true },
   PUBSUB_PUSH_MISDIRECTED: { status: 400, expose: true },
   UNAUTHORIZED: { status: 401, expose: true },
   SIGNATURE_INVALID: { status: 401, expose: true },

@@ -7,6 +7,7 @@ import type { ResolvedConfig } from './config/load.js';
 import { openStore, type StoreSeams } from './store/open.js';
 import type { IngressStore, Store } from './store/port.js';
 import { createConfiguredActionBuilder } from './actions/build.js';
+import { catalogsOf } from './actions/models.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
 import { listen, type Listening } from './http/listen.js';
@@ -27,6 +28,7 @@ import type { GmailSource, GmailSourceSeams } from './sources/gmail/index.js';
 import { StartedParts, stopAll } from './started-parts.js';
 import { createDebounceFirer } from './admission/debounce.js';
 import { runOrPendingView } from './admission/pending-view.js';
+import { writeServerState } from './server-state.js';
 
 export interface Service {
   readonly url: string;
@@ -104,6 +106,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     // A restarted container may get the same host name and pid: the suffix keeps owners distinct.
     instanceId: `${instance}:${randomUUID().slice(0, 8)}`,
     ...(shared ? { leaseMs, sharedSweepMs: Math.max(500, leaseMs / 2) } : {}),
+    catalogs: catalogsOf(config.models.providers),
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
     channels: createChannels(config.channels, { ...outbound, digest }),
@@ -130,6 +133,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     },
     engine: mappings,
     logger,
+    startedWith: config,
     onReloaded: (next) => {
       liveHooks = next.hooks;
     },
@@ -184,6 +188,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     maxConnections: http.maxConnections,
   });
   started.add('listening socket', () => listening.close(0));
+  const forgetServerState = advertiseServer(config, listening.url, logger);
+  started.add('server state file', forgetServerState);
   logger.info({ event: 'server.listening', url: listening.url, hooks: config.hooks.enabled ? config.hooks.path : null }, 'hookgate listening');
   void gmail?.watcher.start();
 
@@ -213,10 +219,22 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
         { name: 'runtime', stop: () => runtime.stop() },
         { name: 'store', stop: () => stored.close() },
         { name: 'mapping engine', stop: () => mappings.close() },
+        { name: 'server state file', stop: forgetServerState },
       ]).then(() => logger.info({ event: 'server.stopped' }, 'hookgate stopped'));
       return closed;
     },
   };
+}
+
+/** The state file that lets commands find this server (src/server-state.ts); a failure to write it costs only that. */
+function advertiseServer(config: ResolvedConfig, url: string, logger: Logger): () => void {
+  try {
+    const state = { pid: process.pid, url, hooksPath: config.hooks.enabled ? config.hooks.path : null, startedAt: new Date().toISOString() };
+    return writeServerState(config.storage, state) ?? (() => undefined);
+  } catch (error) {
+    logger.warn({ event: 'server.state_unsaved', err: (error as Error).message }, 'cannot write the server state file: commands will not find this server');
+    return () => undefined;
+  }
 }
 
 /**

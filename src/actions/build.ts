@@ -2,7 +2,7 @@ import { HookError, type ErrorCode } from '../errors.js';
 import { CHANNEL_NAMES, normalizeChannelName } from '../channels/index.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
 import type { ActionOrigin, AdmittedAgentAction, AdmittedWakeAction, NotifyAction, WakeMode } from './types.js';
-import { createModelPolicy, type ModelPolicy } from './models.js';
+import { catalogsOf, createModelPolicy, type ModelPolicy } from './models.js';
 import { newTimeOrderedId } from './ids.js';
 import { ANY_RECIPIENT, createRecipientPolicy, defaultLastChannel, type AllowToConfig, type RecipientPolicy } from '../channels/recipients.js';
 import type { Config } from '../config/schema.js';
@@ -64,6 +64,8 @@ export interface ActionBuilderDeps {
   sessions?: SessionKeyPolicy;
   /** hooks.allowedAgentIds; undefined: any id may be named (only `main` exists). */
   allowedAgentIds?: readonly string[] | undefined;
+  /** Channels that can deliver (configured blocks and `log`); undefined: any known channel is accepted. */
+  configuredChannels?: ReadonlySet<string> | undefined;
   newRunId?: () => string;
 }
 
@@ -83,6 +85,7 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
       const message = requireText(fields.message, context, 'message');
       if (fields.agentId !== undefined) checkAgentId(fields.agentId, deps.allowedAgentIds);
       const channel = resolveChannel(fields.channel);
+      if (deps.configuredChannels !== undefined) checkConfigured(channel, deps.configuredChannels, context);
       const action: AdmittedAgentAction = {
         kind: 'agent',
         runId: newRunId(),
@@ -125,16 +128,34 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
 }
 
 /** The builder a configuration asks for: its model allow-list and its channels' recipient lists. */
-export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels' | 'hooks'>): ActionBuilder {
+export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels' | 'hooks'> & Partial<Pick<Config, 'models'>>): ActionBuilder {
   const defaults = config.agents.defaults;
   const { allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey, allowedAgentIds } = config.hooks;
   return createActionBuilder({
-    models: createModelPolicy(defaults),
+    models: createModelPolicy(defaults, catalogsOf(config.models?.providers ?? {})),
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     lastChannel: defaultLastChannel(defaults),
     sessions: createSessionKeyPolicy({ allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey }),
     allowedAgentIds,
+    configuredChannels: configuredChannelNames(config.channels),
   });
+}
+
+/** `log` and every `channels.<name>` block not switched off: the channels a delivery can reach. */
+export function configuredChannelNames(channels: Config['channels']): ReadonlySet<string> {
+  const names = new Set(['log']);
+  for (const [name, block] of Object.entries(channels as Record<string, { enabled?: boolean } | undefined>)) {
+    if (block !== undefined && block.enabled !== false) names.add(name);
+  }
+  return names;
+}
+
+/** A channel that is known but not configured would fail at delivery, after a 202: refused at admission. */
+function checkConfigured(channel: string, configured: ReadonlySet<string>, context: BuildContext): void {
+  if (channel === 'last' || configured.has(channel)) return;
+  const listed = ['last', ...configured].map((name) => JSON.stringify(name)).join(', ');
+  const where = context.via === 'mapped' ? `hook mapping "${context.origin.mappingId ?? context.origin.hook}": ` : '';
+  throw new HookError(context.via === 'mapped' ? 'MAPPING_INVALID' : 'INVALID_BODY', `${where}channel "${channel}" is not configured (no channels.${channel} block); configured: ${listed}`);
 }
 
 function requireText(value: string, context: BuildContext, field: 'message' | 'text'): string {

@@ -23,7 +23,27 @@ export function modelEntries(models: Defaults['models']): Array<{ id: string; al
   return Object.entries(models).map(([id, entry]) => ({ id, alias: entry.alias }));
 }
 
-export function createModelPolicy(defaults: Defaults & Partial<Config['agents']['defaults']>): ModelPolicy {
+/** Provider id → the model ids its catalog (`models.providers.<id>.models`) lists. */
+export type ModelCatalogs = ReadonlyMap<string, readonly string[]>;
+
+export function catalogsOf(providers: Readonly<Record<string, { models?: ReadonlyArray<{ id: string }> | undefined }>>): ModelCatalogs {
+  return new Map(Object.entries(providers).flatMap(([id, provider]) => (provider.models === undefined ? [] : [[id, provider.models.map((entry) => entry.id)] as const])));
+}
+
+/**
+ * A bare model id (no `provider/`) as OpenClaw resolves it: the one provider whose catalog lists it.
+ * Undefined when no catalog lists it (the id is then used as given); 400 when several do.
+ */
+export function resolveBareModel(model: string, catalogs: ModelCatalogs): string | undefined {
+  if (model.includes('/')) return undefined;
+  const providers = [...catalogs].filter(([, ids]) => ids.includes(model)).map(([id]) => id);
+  if (providers.length > 1) {
+    throw new HookError('INVALID_BODY', `model "${truncate(model)}" is in the catalogs of several providers (${providers.join(', ')}): name it as provider/model`);
+  }
+  return providers.length === 1 ? `${providers[0]}/${model}` : undefined;
+}
+
+export function createModelPolicy(defaults: Defaults & Partial<Config['agents']['defaults']>, catalogs: ModelCatalogs = new Map()): ModelPolicy {
   const aliases = new Map<string, string>();
   const allowed = new Set<string>();
   for (const { id, alias } of modelEntries(defaults.models)) {
@@ -31,7 +51,10 @@ export function createModelPolicy(defaults: Defaults & Partial<Config['agents'][
     if (alias !== undefined) aliases.set(alias, id);
   }
   const enforced = defaults.models !== undefined;
-  const canonical = (model: string): string => aliases.get(model) ?? model;
+  const canonical = (model: string): string => {
+    const id = aliases.get(model) ?? model;
+    return resolveBareModel(id, catalogs) ?? id;
+  };
   return {
     defaultModel: canonical(primaryModel(defaults.model)),
     resolveOverride(model: string): string {

@@ -1,4 +1,4 @@
-import { createModelPolicy, primaryModel, type ModelPolicy } from '../actions/models.js';
+import { catalogsOf, createModelPolicy, primaryModel, type ModelPolicy } from '../actions/models.js';
 import { normalizeChannelName } from '../channels/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { HookError } from '../errors.js';
@@ -22,7 +22,7 @@ export interface RouteFindings {
  * Templated models are only known per request and are not followed.
  */
 export function checkRoutes(config: ResolvedConfig, providers: ReadonlySet<string>, channels: ReadonlySet<string>): RouteFindings {
-  const policy = createModelPolicy(config.agents.defaults);
+  const policy = createModelPolicy(config.agents.defaults, catalogsOf(config.models.providers));
   const findings: RouteFindings = { problems: [], warnings: [] };
   const defaultProblem = modelProblem(policy.defaultModel, primaryModel(config.agents.defaults.model), providers);
   if (defaultProblem !== undefined) findings.problems.push(`  /agents/defaults/model: ${defaultProblem}`);

@@ -1,8 +1,9 @@
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { configAdvisories } from '../config/advisories.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
-import { createModelPolicy, modelEntries } from '../actions/models.js';
+import { catalogsOf, createModelPolicy, modelEntries, resolveBareModel } from '../actions/models.js';
 import { createLiveEngine } from '../mapping/live-engine.js';
 import { createProviders } from '../providers/index.js';
 import { createChannels } from '../channels/index.js';
@@ -28,7 +29,7 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
     return reportConfigError(error, io);
   }
   const problems: string[] = [];
-  const notes: string[] = config.ignored.map((line) => `ignored: ${line}`);
+  const notes: string[] = [...configAdvisories(config).map((line) => `warning: ${line}`), ...config.ignored.map((line) => `ignored: ${line}`)];
   const outbound = { fetch: globalThis.fetch, logger: silentLogger() };
   await collect(problems, () => checkMappings(config, notes));
   const providers = await builtIds(problems, () => createProviders(config.models.providers, outbound));
@@ -92,13 +93,27 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     `hooks         ${hooks.enabled ? `enabled at ${hooks.path} (token set, body ≤ ${hooks.maxBodyBytes} bytes)` : 'disabled'}`,
     `mappings      ${hooks.mappings.length} custom${signedSummary(hooks.mappings)}; presets: ${hooks.presets.length === 0 ? 'none' : hooks.presets.join(', ')}`,
     `transforms    ${hooks.transformsDir ?? 'none'}${examples.length === 0 ? '' : ` (${examples.length} examples passed)`}`,
-    `model         ${createModelPolicy(agents.defaults).defaultModel}${agents.defaults.models === undefined ? '' : ` (allow-list of ${modelEntries(agents.defaults.models).length})`}`,
+    `model         ${createModelPolicy(agents.defaults, catalogsOf(config.models.providers)).defaultModel}${agents.defaults.models === undefined ? '' : ` (allow-list of ${modelEntries(agents.defaults.models).length})`}`,
+    ...catalogLines(config.models.providers),
     `providers     echo${Object.keys(config.models.providers).filter((id) => id !== 'echo').map((id) => `, ${id}`).join('')}`,
     `channels      log${Object.keys(config.channels).filter((name) => name !== 'log').map((name) => `, ${name}`).join('')}`,
     `store         ${describeStore(storage)}`,
     ...notes,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** How each bare model id of the providers' catalogs resolves (`mock-model → local/mock-model`, or the providers it is ambiguous between). */
+function catalogLines(providers: ResolvedConfig['models']['providers']): string[] {
+  const catalogs = catalogsOf(providers as Parameters<typeof catalogsOf>[0]);
+  const ids = [...new Set([...catalogs.values()].flat())];
+  return ids.map((id) => {
+    try {
+      return `catalog       ${id} → ${resolveBareModel(id, catalogs) ?? id}`;
+    } catch {
+      return `catalog       ${id} → ambiguous (${[...catalogs].filter(([, list]) => list.includes(id)).map(([provider]) => provider).join(', ')}): name it as provider/model`;
+    }
+  });
 }
 
 /** The store line: the SQLite file, or the PostgreSQL URL without its password. */

@@ -190,10 +190,16 @@ async function writeConfig(text: string, path: string, env: NodeJS.ProcessEnv, p
   print(`✓ wrote hooks.gmail and enabled the gmail preset in ${path} (comments and layout kept)`);
 }
 
-async function promptOnTerminal(question: string): Promise<string> {
-  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+export async function promptOnTerminal(question: string, input: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  const terminal = createInterface({ input, output: process.stderr });
+  // A closed stdin (`< /dev/null`, a pipe that ended, no terminal) never answers: fail with what to do
+  // instead of leaving the question pending (Node would exit 13, "unsettled top-level await").
+  const closed = new Promise<never>((_resolve, reject) => {
+    terminal.once('close', () => reject(new Error('stdin closed before the code was pasted: run `hookgate gmail setup` in a terminal (or without --no-browser, which catches the code itself)')));
+  });
+  closed.catch(() => undefined); // closing after an answer is not a failure
   try {
-    return await terminal.question(question);
+    return await Promise.race([terminal.question(question), closed]);
   } finally {
     terminal.close();
   }

@@ -101,15 +101,19 @@ ${HELP_OPTION}
   {
     name: 'sign',
     summary: 'print the signed headers (and a curl command) a sender would send',
-    usage: `usage: hookgate sign <hook> --payload FILE [--delivery ID] [--config FILE]
+    usage: `usage: hookgate sign <hook> --payload FILE [--event NAME] [--delivery ID] [--config FILE]
 
 Signs the payload file's bytes as the sender of the mapping that would receive POST
 {hooks.path}/<hook> would (its signature scheme, first secret, the current time) and prints the
 headers and a curl command that sends them, to try a signed mapping locally (docs/signatures.md).
+The curl command names the server running on the config's store (wherever it listens), else the
+configured gateway address.
 Exit 0 printed, 1 no signed mapping receives it or the file is unreadable, 2 a wrong command line.
 
 options:
   --payload FILE  the request body to sign, sent byte for byte (required)
+  --event NAME    the event header (GitHub: X-GitHub-Event); default the first of the mapping's
+                  events, else the scheme's (push)
   --delivery ID   the delivery id to put in the headers (default: a new UUID)
 ${CONFIG_OPTION}
 ${HELP_OPTION}
@@ -122,9 +126,10 @@ ${HELP_OPTION}
     usage: `usage: hookgate runs retry <runId> [--config FILE] [--url URL] [--json]
 
 Queues the run again as a new run with the same action, linked to it (retryOf). Asks the running
-service (POST {hooks.path}/runs/<runId>/retry with the hook token) at --url, default the configured
-gateway address; when nothing listens there, writes the retry into the store and the service runs
-it when it starts. Retrying the same run again prints the first retry and creates nothing.
+service (POST {hooks.path}/runs/<runId>/retry with the hook token) at --url, else the server running
+on the config's store (found through <store>.server.json, whatever --port it was started with),
+else the configured gateway address; when no server runs, writes the retry into the store and the
+service runs it when it starts. Retrying the same run again prints the first retry and creates nothing.
 Exit 0 queued (or already retried), 1 refused (unknown run, or queued/running/ok) or failed.
 
 options:

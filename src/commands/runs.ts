@@ -6,6 +6,7 @@ import { retryResponse } from '../http/run-routes.js';
 import { silentLogger } from '../log.js';
 import { openStore } from '../store/open.js';
 import { StoreMissingError } from '../store/port.js';
+import { findRunningServer } from '../server-state.js';
 import { parseCommandLine, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
 
@@ -16,7 +17,9 @@ import type { CommandIo } from './io.js';
 export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
   const args = parseRunsArgs(argv);
   try {
-    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const tolerance = { needed: ['/storage', '/gateway', '/hooks/enabled', '/hooks/token', '/hooks/path'], warnings: [] as string[] };
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
+    for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     const result = (await retryThroughService(config, args.runId, args.url)) ?? (await retryInStore(config, args.runId));
     io.stdout(args.json ? `${JSON.stringify(result)}\n` : `${result.replayed ? 'already retried as' : 'queued retry'} ${result.runId} (retry of ${result.retryOf})\n`);
     return 0;
@@ -46,17 +49,23 @@ type RetryResult = ReturnType<typeof retryResponse>;
 /** The service's answer; undefined when nothing listens there (the store is then written directly). */
 async function retryThroughService(config: ResolvedConfig, runId: string, url: string | undefined): Promise<RetryResult | undefined> {
   const { hooks } = config;
+  // The server running on this store, wherever it listens (its state file): never written behind.
+  const running = url === undefined ? findRunningServer(config.storage) : undefined;
+  if (running !== undefined && (running.hooksPath === null || hooks.token === undefined)) {
+    throw new HookError('INTERNAL', `a server runs on this store (pid ${running.pid}, ${running.url}) with its hooks off: retry from its console, or stop it and retry again (the retry then runs at its next start)`);
+  }
   if (!hooks.enabled || hooks.token === undefined) return undefined;
-  const base = url ?? `http://${loopbackFor(config.gateway.bind)}:${config.gateway.port}`;
+  const explicit = url ?? running?.url;
+  const base = explicit ?? `http://${loopbackFor(config.gateway.bind)}:${config.gateway.port}`;
   let response: Response;
   try {
-    response = await fetch(`${base.replace(/\/+$/, '')}${hooks.path}/runs/${encodeURIComponent(runId)}/retry`, {
+    response = await fetch(`${base.replace(/\/+$/, '')}${running?.hooksPath ?? hooks.path}/runs/${encodeURIComponent(runId)}/retry`, {
       method: 'POST',
       headers: { authorization: `Bearer ${hooks.token}` },
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    if (url === undefined && isRefused(error)) return undefined;
+    if (explicit === undefined && isRefused(error)) return undefined;
     throw new Error(`cannot reach the service at ${base}: ${(error as Error).message}`);
   }
   const body = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string; code?: string } & Partial<RetryResult>;

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { configPathFrom, loadConfigFile } from '../config/load.js';
+import { configAdvisories } from '../config/advisories.js';
 import { startService, type Service } from '../service.js';
 import { parseCommandLine, parsePortOption, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
@@ -34,6 +35,7 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   const config = values.host === undefined ? loaded : { ...loaded, gateway: { ...loaded.gateway, bind: values.host.trim() } };
   const logger = createLogger({ level: config.logging.level });
   for (const line of config.ignored) logger.warn({ event: 'config.ignored', key: line.slice(0, line.indexOf(':')) }, `ignored: ${line}`);
+  for (const line of configAdvisories(config)) logger.warn({ event: 'config.advisory' }, line);
   // Handlers go in before the service starts: a signal that arrives while it starts must not hit
   // Node's default action (which ends the process without closing the store).
   let service: Service | undefined;

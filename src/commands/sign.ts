@@ -7,6 +7,7 @@ import { compileSignature, type CompiledSignature, type SignedDelivery } from '.
 import { mismatchReason } from '../mapping/match.js';
 import { trimSlashes } from '../mapping/compile.js';
 import { parseCommandLine, UsageError } from './args.js';
+import { findRunningServer } from '../server-state.js';
 import type { CommandIo } from './io.js';
 
 /** No signed mapping receives the request, or the payload file cannot be read: printed, exit 1. */
@@ -23,10 +24,11 @@ export async function runSign(argv: string[], io: CommandIo): Promise<number> {
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
     const payloadPath = resolvePath(io.cwd, args.payload);
     const body = await readBody(payloadPath);
-    const { id, signature } = signedMappingFor(config, args.name, body);
+    const { id, signature, events } = signedMappingFor(config, args.name, body);
     const now = Math.floor(Date.now() / 1000);
     if (signature.scheme.sign === undefined) throw new SignError(`hookgate sign: scheme ${signature.scheme.name} is signed with the provider's private key, which only the provider holds; send a real delivery, or check its headers with hookgate try`);
-    const delivery = await signature.scheme.sign(signature.settings, body.bytes, now, args.delivery ?? randomUUID());
+    const signed = await signature.scheme.sign(signature.settings, body.bytes, now, args.delivery ?? randomUUID());
+    const delivery = { ...signed, headers: withEvent(signed.headers, args.event ?? events[0]) };
     io.stdout(formatSigned({ config, name: args.name, mappingId: id, signature, delivery, now, payloadPath, body: body.bytes, contentType: body.contentType }));
     return 0;
   } catch (error) {
@@ -44,12 +46,25 @@ function parseSignArgs(argv: string[]) {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { payload: { type: 'string' }, delivery: { type: 'string' }, config: { type: 'string' } },
+    options: { payload: { type: 'string' }, delivery: { type: 'string' }, config: { type: 'string' }, event: { type: 'string' } },
   });
   const [name, ...extra] = parsed.positionals;
   if (name === undefined || extra.length > 0) throw new UsageError('exactly one hook name is expected');
   if (parsed.values.payload === undefined) throw new UsageError('--payload FILE is required');
-  return { name: trimSlashes(name), payload: parsed.values.payload, delivery: parsed.values.delivery, config: parsed.values.config };
+  if (parsed.values.event?.trim() === '') throw new UsageError('--event wants an event name, e.g. pull_request');
+  return { name: trimSlashes(name), payload: parsed.values.payload, delivery: parsed.values.delivery, config: parsed.values.config, event: parsed.values.event?.trim() };
+}
+
+/**
+ * The scheme signs a default event (GitHub: push); the one the mapping takes (its `events`) or
+ * --event replaces it, so the printed request is one the mapping does not skip. The event header
+ * is not signed by any scheme that has one.
+ */
+function withEvent(headers: Record<string, string>, event: string | undefined): Record<string, string> {
+  const name = Object.keys(headers).find((header) => /-event$/i.test(header));
+  if (event === undefined) return headers;
+  if (name === undefined) throw new SignError(`hookgate sign: this scheme sends no event header for --event ${JSON.stringify(event)}`);
+  return { ...headers, [name]: event };
 }
 
 interface Body {
@@ -76,7 +91,7 @@ async function readBody(path: string): Promise<Body> {
 }
 
 /** The first of hooks.mappings that would receive this request (presets never sign), with its signature. */
-function signedMappingFor(config: ResolvedConfig, name: string, body: Body): { id: string; signature: CompiledSignature } {
+function signedMappingFor(config: ResolvedConfig, name: string, body: Body): { id: string; signature: CompiledSignature; events: string[] } {
   const source = typeof body.fields['source'] === 'string' ? body.fields['source'] : undefined;
   for (const [index, mapping] of config.hooks.mappings.entries()) {
     const entry = { path: mapping.match?.path === undefined ? undefined : trimSlashes(mapping.match.path), source: mapping.match?.source };
@@ -85,9 +100,17 @@ function signedMappingFor(config: ResolvedConfig, name: string, body: Body): { i
     if (mapping.signature === undefined) throw new SignError(`hookgate sign: mapping "${id}" receives "${name}" but has no signature (it takes the hook token)`);
     const { signature, problems } = compileSignature(mapping.signature);
     if (signature === undefined) throw new SignError(`hookgate sign: mapping "${id}": ${problems.map((problem) => problem.message).join('; ')}`);
-    return { id, signature };
+    return { id, signature, events: eventsOf(mapping) };
   }
   throw new SignError(`hookgate sign: no mapping in hooks.mappings receives "${name}" with this payload`);
+}
+
+/**
+ * The event headers the mapping's `events` admits: `issues.opened` is sent as the header `issues`
+ * (GitHub puts the action in the body); wildcards name no single event.
+ */
+function eventsOf(mapping: { events?: readonly string[] | undefined }): string[] {
+  return (mapping.events ?? []).filter((event) => !event.includes('*')).map((event) => event.split('.')[0] as string);
 }
 
 interface Signed {
@@ -104,9 +127,8 @@ interface Signed {
 
 function formatSigned(signed: Signed): string {
   const { config, signature, delivery } = signed;
-  const host = config.gateway.bind === '0.0.0.0' || config.gateway.bind === '::' ? '127.0.0.1' : config.gateway.bind;
   const query = delivery.query === undefined || delivery.query === '' ? '' : `?${delivery.query}`;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.gateway.port}${config.hooks.path}/${signed.name}${query}`;
+  const url = `${serverBase(config)}${config.hooks.path}/${signed.name}${query}`;
   const window = signature.scheme.timestamped ? `, valid for ${signature.settings.toleranceSeconds} s` : '';
   const lines = [`# mapping "${signed.mappingId}", scheme ${signature.scheme.name}, signed at ${new Date(signed.now * 1000).toISOString()}${window}`];
   // A header that carries the secret itself (GitLab's token) is shown as a placeholder: this command never prints a secret.
@@ -123,6 +145,14 @@ function formatSigned(signed: Signed): string {
 }
 
 const SECRET_PLACEHOLDER = '<signature.secret>';
+
+/** The running server's address (its state file: the real --port), else the configured one. */
+function serverBase(config: ResolvedConfig): string {
+  const running = findRunningServer(config.storage);
+  if (running !== undefined) return running.url.replace(/\/+$/, '');
+  const host = config.gateway.bind === '0.0.0.0' || config.gateway.bind === '::' ? '127.0.0.1' : config.gateway.bind;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.gateway.port}`;
+}
 
 /** POSIX shell single quotes. */
 function quote(text: string): string {

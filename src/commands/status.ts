@@ -7,6 +7,10 @@ import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
 import { readReloadState, type ReloadState } from '../config/reload-state.js';
+import { findRunningServer } from '../server-state.js';
+import { storageOfBrokenConfig } from './status-fallback.js';
+import Value from 'typebox/value';
+import { StorageSchema } from '../config/storage-schema.js';
 
 const RECENT_RUNS = 10;
 const OPEN_GROUPS = 20;
@@ -23,6 +27,17 @@ export interface StatusReport {
   gmail: GmailStatus[];
   /** Debounce groups waiting to fire, soonest first (at most OPEN_GROUPS). */
   debounce: { open: number; groups: DebounceGroupView[] };
+  /** The server running on this store, as it answers /readyz (null: none runs; absent: not asked). */
+  server?: ServerStatus | null;
+}
+
+export interface ServerStatus {
+  url: string;
+  pid: number;
+  /** false when it did not answer /readyz with 200 in time. */
+  ready: boolean;
+  /** Set when requests carry X-Forwarded-For from a peer outside gateway.trustedProxies (src/http/forwarded-notice.ts). */
+  forwardedFor?: { since: string; message: string };
 }
 
 export interface GmailStatus {
@@ -41,10 +56,16 @@ export interface GmailStatus {
 export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
   const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
   let store: Store | undefined;
+  const configPath = configPathFrom(args.values.config, io.env, io.cwd);
   try {
-    const config = await loadConfigFile(configPathFrom(args.values.config, io.env, io.cwd), io.env);
+    const tolerance = { needed: ['/storage'], warnings: [] as string[] };
+    const config = await loadConfigFile(configPath, io.env, tolerance).catch(async (error: unknown) => {
+      if (error instanceof ConfigError) await reportDespiteBrokenConfig(configPath, args.values.json, io);
+      throw error;
+    });
+    for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    const report = await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url));
+    const report = { ...(await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url))), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -54,6 +75,37 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     return 1;
   } finally {
     await store?.close();
+  }
+}
+
+/** The store and the server on it as the broken file still names them; the caller then prints the file's error. */
+async function reportDespiteBrokenConfig(configPath: string, json: boolean, io: CommandIo): Promise<void> {
+  const storage = await storageOfBrokenConfig(configPath);
+  if (storage === undefined) return;
+  let store: Store | undefined;
+  try {
+    const settings = Value.Default(StorageSchema, { path: storage.path }) as Parameters<typeof openStore>[0];
+    store = await openStore(settings, { logger: silentLogger(), idempotencyTtlMs: 3_600_000, role: 'command' });
+    const report = { ...(await readStatus(store, storage.path)), server: await askRunningServer(storage) };
+    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${formatStatus(report)}the config file has problems (the running server keeps the config it last loaded):\n`);
+  } catch {
+    // no store yet: only the file's error is printed
+  } finally {
+    await store?.close();
+  }
+}
+
+/** The server on this store (its state file), asked for its /readyz; null when none runs. */
+async function askRunningServer(storage: { path: string; url?: string | undefined }): Promise<ServerStatus | null> {
+  const running = findRunningServer(storage);
+  if (running === undefined) return null;
+  const base = { url: running.url, pid: running.pid };
+  try {
+    const response = await fetch(`${running.url}/readyz`, { signal: AbortSignal.timeout(3000) });
+    const body = (await response.json()) as { forwardedFor?: ServerStatus['forwardedFor'] };
+    return { ...base, ready: response.ok, ...(body.forwardedFor === undefined ? {} : { forwardedFor: body.forwardedFor }) };
+  } catch {
+    return { ...base, ready: false };
   }
 }
 
@@ -93,6 +145,7 @@ export function formatStatus(report: StatusReport): string {
   const { runs } = report;
   const lines = [
     `store: ${report.store}`,
+    ...formatServer(report.server),
     `pending events: ${report.events.pending}`,
     `runs: ${runs.queued} queued, ${runs.running} running (finished: ${runs.ok} ok, ${runs.error} error, ${runs.timeout} timeout, ${runs.interrupted} interrupted)`,
     `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
@@ -105,6 +158,14 @@ export function formatStatus(report: StatusReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+function formatServer(server: StatusReport['server']): string[] {
+  if (server === undefined) return [];
+  if (server === null) return ['server: none running on this store'];
+  const lines = [`server: ${server.ready ? 'running' : 'NOT READY'} at ${server.url} (pid ${server.pid})`];
+  if (server.forwardedFor !== undefined) lines.push(`  warning: ${server.forwardedFor.message} (since ${server.forwardedFor.since})`);
+  return lines;
+}
+
 function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {
   if (heartbeat === null) return 'none yet';
   const when = heartbeat.finishedAt ?? heartbeat.startedAt;
@@ -114,7 +175,8 @@ function formatHeartbeat(heartbeat: StatusReport['lastHeartbeat']): string {
 
 function formatReload(state: ReloadState | null): string {
   if (state === null) return 'not recorded yet';
-  if (!state.reloadFailed) return `ok, mappings loaded at ${state.lastSuccessAt}`;
+  const restart = state.restartNeeded === undefined || state.restartNeeded.length === 0 ? '' : `; RESTART NEEDED: ${state.restartNeeded.join(', ')} changed (only a restart applies them)`;
+  if (!state.reloadFailed) return `ok, mappings loaded at ${state.lastSuccessAt}${restart}`;
   return `FAILED at ${state.lastReloadAt}, the mappings loaded at ${state.lastSuccessAt} stay in force — ${state.lastError ?? 'no reason recorded'}`;
 }
 

@@ -39,5 +39,10 @@ const RESULTS: Record<NonNullable<TrySignature['result']>, string> = {
 export function formatTrySignature(check: TrySignature): string {
   if (!check.required) return 'signature: not required (the mapping takes the hook token)\n';
   const token = check.allowToken === true ? '; the hook token is also accepted (allowToken)' : '; the hook token alone is refused';
-  return `signature: required, scheme ${check.scheme} (${check.expects})${token}\n  ${RESULTS[check.result ?? 'not-given']}\n`;
+  const result = check.result ?? 'not-given';
+  const line = `signature: required, scheme ${check.scheme} (${check.expects})${token}\n  ${RESULTS[result]}\n`;
+  if (result === 'valid' || result === 'not-given') return line;
+  // The verdict comes before what the mapping would do: a sender with this signature gets only the 401.
+  const code = result === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID';
+  return `${line}→ 401 ${code}: the request stops here; below is what a correctly signed request would do\n`;
 }

@@ -3,6 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile } from '../config/load.js';
+import { configAdvisories } from '../config/advisories.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createMappingEngine } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
@@ -32,18 +33,21 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
   const args = parseTryArgs(argv);
   let runner: { close(): Promise<void> } | undefined;
   try {
-    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const tolerance = { needed: [], warnings: [] as string[] };
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
+    for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     const { payload, body } = await readPayload(resolvePath(io.cwd, args.payload));
     const transforms = usesTransforms(config.hooks.mappings) ? await startTransformRunner(config.hooks, silentLogger()) : undefined;
     runner = transforms;
     const builder = createConfiguredActionBuilder(config);
     const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
     const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
+    explanation.notes.unshift(...configAdvisories(config));
     const signature = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
     io.stdout(
       args.json
         ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature }, null, 2)}\n`
-        : `${formatExplanation(explanation, engine.warnings)}${explanation.mapping === undefined ? '' : formatTrySignature(signature)}`,
+        : `${explanation.mapping === undefined ? '' : formatTrySignature(signature)}${formatExplanation(explanation, engine.warnings)}`,
     );
     if (explanation.mapping === undefined) return 2;
     const badSignature = signature.result !== undefined && signature.result !== 'valid' && signature.result !== 'not-given';

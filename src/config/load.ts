@@ -11,8 +11,18 @@ export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv,
   return resolvePath(cwd, flag ?? env['HOOKGATE_CONFIG'] ?? 'hookgate.json5');
 }
 
+/**
+ * For commands that read the config without needing its secrets (`status`, `runs`, `try`): an
+ * unset `${VAR}` outside the `needed` parts (JSON pointers such as `/storage`) keeps its `${VAR}`
+ * text and is reported in `warnings` instead of failing the command.
+ */
+export interface UnsetEnvTolerance {
+  needed: readonly string[];
+  warnings: string[];
+}
+
 /** Reads, substitutes ${VAR}, validates and resolves a config file; throws ConfigError with every problem. */
-export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedConfig> {
+export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env, tolerance?: UnsetEnvTolerance): Promise<ResolvedConfig> {
   const absolute = resolvePath(path);
   let text: string;
   try {
@@ -24,12 +34,12 @@ export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = proc
         : (error as Error).message;
     throw new ConfigError([{ path: '', message: `cannot read ${absolute}: ${reason}` }], absolute);
   }
-  return parseConfigText(text, { configDir: dirname(absolute), configPath: absolute, env });
+  return parseConfigText(text, { configDir: dirname(absolute), configPath: absolute, env, ...(tolerance === undefined ? {} : { tolerance }) });
 }
 
 export function parseConfigText(
   text: string,
-  options: { configDir: string; configPath?: string; env: NodeJS.ProcessEnv },
+  options: { configDir: string; configPath?: string; env: NodeJS.ProcessEnv; tolerance?: UnsetEnvTolerance },
 ): ResolvedConfig {
   let raw: unknown;
   try {
@@ -39,8 +49,17 @@ export function parseConfigText(
   }
   const issues: ConfigIssue[] = [];
   const substituted = substituteEnv(raw, options.env, '', issues);
-  if (issues.length > 0) throw new ConfigError(issues, options.configPath);
+  const blocking = options.tolerance === undefined ? issues : tolerate(issues, options.tolerance);
+  if (blocking.length > 0) throw new ConfigError(blocking, options.configPath);
   return resolveConfig(substituted, options);
+}
+
+/** The issues the command needs fixed; the others become warnings naming the variable and where it is used. */
+function tolerate(issues: readonly ConfigIssue[], tolerance: UnsetEnvTolerance): ConfigIssue[] {
+  const needed = (path: string) => tolerance.needed.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  const blocking = issues.filter((issue) => needed(issue.path));
+  for (const issue of issues) if (!needed(issue.path)) tolerance.warnings.push(`${issue.message} (used at ${issue.path}); this command does not need it`);
+  return blocking;
 }
 
 const ENV_REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

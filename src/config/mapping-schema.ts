@@ -69,6 +69,11 @@ export const MappingSchema = Type.Object(
     eventField: Type.Optional(EventFieldSchema),
     filter: Type.Optional(FilterSchema),
     debounce: Type.Optional(DebounceSchema),
+    required: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Payload fields the mapping needs (`order.id`, `items[0].sku`): a payload without one (absent, null or "") gets 400 FIELD_MISSING naming the first.',
+      }),
+    ),
     forEach: Type.Optional(
       Type.String({
         minLength: 1,

@@ -49,7 +49,6 @@ const HOOKS = [{ path: 'hooks/internal', reason: 'internal (event script) hooks 
 
 const MODELS = [
   { path: 'models/mode', reason: 'providers are exactly those configured (no built-in catalog to merge with)' },
-  { path: 'models/providers/*/models', reason: 'a provider\'s model catalog: Hookgate sends any model id to the provider' },
   { path: 'models/providers/*/auth', reason: 'apiKey is sent as a bearer token' },
 ];
 

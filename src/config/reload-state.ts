@@ -11,6 +11,8 @@ export interface ReloadState {
   lastSuccessAt: string;
   /** Why the last reload failed (config paths and problems, one line), or null. */
   lastError: string | null;
+  /** Sections changed on disk that only a restart applies (models.providers, channels, …); absent when none. */
+  restartNeeded?: string[];
 }
 
 /** The `state` table row the service keeps up to date, so the offline `hookgate status` can show it. */

@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { ResolvedConfig } from './load.js';
 import type { LiveEngine } from '../mapping/live-engine.js';
 import { reloadReason, type ReloadState } from './reload-state.js';
+import { sectionsNeedingRestart } from './restart-needed.js';
 
 export interface Reloader {
   /**
@@ -25,6 +26,8 @@ export interface ReloaderOptions {
   onReloaded?: (config: ResolvedConfig) => void;
   /** Told every new state (metrics, the store). */
   onState: (state: ReloadState) => void;
+  /** The config the server started with: sections other than hooks only change at a restart. */
+  startedWith?: ResolvedConfig;
 }
 
 export function createReloader(options: ReloaderOptions): Reloader {
@@ -34,10 +37,12 @@ export function createReloader(options: ReloaderOptions): Reloader {
   let closed = false;
   const attempt = async (): Promise<boolean> => {
     if (closed) return false;
+    let restartNeeded: string[] = [];
     try {
       const next = await options.load();
       await options.engine.reload(next.hooks);
       options.onReloaded?.(next);
+      if (options.startedWith !== undefined) restartNeeded = sectionsNeedingRestart(options.startedWith, next);
     } catch (error) {
       const reason = reloadReason(error);
       state = { ...state, reloadFailed: true, lastReloadAt: new Date(now()).toISOString(), lastError: reason };
@@ -46,9 +51,15 @@ export function createReloader(options: ReloaderOptions): Reloader {
       return false;
     }
     const at = new Date(now()).toISOString();
-    state = { reloadFailed: false, lastReloadAt: at, lastSuccessAt: at, lastError: null };
+    state = { reloadFailed: false, lastReloadAt: at, lastSuccessAt: at, lastError: null, ...(restartNeeded.length === 0 ? {} : { restartNeeded }) };
     options.onState(state);
     options.logger.info({ event: 'config.reloaded', mappings: options.engine.current()?.mappingCount ?? 0 }, 'mappings reloaded');
+    if (restartNeeded.length > 0) {
+      options.logger.warn(
+        { event: 'config.restart_needed', sections: restartNeeded },
+        `restart needed: ${restartNeeded.join(', ')} changed in the config file; runs keep the providers and channels this server started with until it restarts`,
+      );
+    }
     return true;
   };
   options.onState(state);

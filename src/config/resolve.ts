@@ -4,6 +4,7 @@ import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { usesTransforms } from './mapping-schema.js';
+import { nearestName } from '../near-name.js';
 import { collapseLiteralUnions } from '../schema-errors.js';
 import { createProviders } from '../providers/index.js';
 import { silentLogger } from '../log.js';
@@ -67,6 +68,23 @@ function schemaKnows(segments: string[]): boolean {
   return true;
 }
 
+/** `unknown key`, with the nearest key the schema has at that place (`transformDir` → `transformsDir`). */
+function unknownKeyMessage(pointer: string): string {
+  const segments = pointer.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const key = segments.pop() ?? '';
+  let schema: unknown = ConfigSchema;
+  for (const segment of segments) {
+    const node = schema as { properties?: Record<string, unknown>; patternProperties?: Record<string, unknown>; items?: unknown };
+    if (node.properties !== undefined && Object.hasOwn(node.properties, segment)) schema = node.properties[segment];
+    else if (node.items !== undefined && /^\d+$/.test(segment)) schema = node.items;
+    else if (node.patternProperties !== undefined) schema = Object.values(node.patternProperties)[0];
+    else return 'unknown key';
+  }
+  const known = (schema as { properties?: Record<string, unknown> }).properties;
+  const near = known === undefined ? undefined : nearestName(key, Object.keys(known));
+  return near === undefined ? 'unknown key' : `unknown key; did you mean "${near}"?`;
+}
+
 // Checked once per load or reload: typebox's interpreter (Value) costs less than compiling a
 // validator for the whole schema at every start (bench/RESULTS.md, "Measured trades").
 function schemaIssues(value: unknown): ConfigIssue[] {
@@ -81,7 +99,7 @@ function schemaIssues(value: unknown): ConfigIssue[] {
       continue;
     }
     if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
-      issue = { path: error.instancePath, message: 'unknown key' };
+      issue = { path: error.instancePath, message: unknownKeyMessage(error.instancePath) };
     } else if (error.keyword === 'additionalProperties') {
       continue; // reported per key above
     } else {

@@ -15,6 +15,7 @@ import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
 import type { AdmissionDeps } from './admission-commit.js';
+import { createForwardedForNotice } from './forwarded-notice.js';
 import { hookGate } from './signature-auth.js';
 import { subscriptionCheck } from './subscription-check.js';
 import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
@@ -64,6 +65,8 @@ export function createApp(deps: AppDeps): Koa {
   }
   app.use(errorResponder(deps.logger));
   app.use(securityHeaders);
+  const forwarded = createForwardedForNotice(deps.config.gateway.trustedProxies, deps.logger);
+  app.use(forwarded.middleware);
   if (deps.console !== undefined) app.use(deps.console.middleware);
   const router = new Router({ sensitive: true, strict: false });
   router.get('/healthz', (ctx) => {
@@ -79,7 +82,8 @@ export function createApp(deps: AppDeps): Koa {
     // /readyz needs no token: it says whether a reload failed and when, never why (the reason names
     // mappings and files; `hookgate status`, the console and the log carry it).
     const { lastError: _reason, ...visible } = deps.reloadState();
-    ctx.body = { ok: true, config: visible };
+    const notice = forwarded.state();
+    ctx.body = { ok: true, config: visible, ...(notice === undefined ? {} : { forwardedFor: notice }) };
   });
   if (deps.metrics !== undefined) {
     const { auth, trustedProxies } = deps.config.gateway;
@@ -94,7 +98,7 @@ export function createApp(deps: AppDeps): Koa {
 function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const { hooks, gateway } = deps.config;
   const prefix = hooks.path;
-  const handlers = createHookHandlers(deps);
+  const handlers = createHookHandlers({ ...deps, openclawHeaders: hooks.compat.openclawHeaders });
   const auth = hookAuth({
     token,
     throttle: deps.throttle,

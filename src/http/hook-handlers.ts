@@ -11,6 +11,7 @@ import { rawBodyOf } from './body.js';
 import { AUTHENTICATED_FOR_STATE, ENGINE_STATE, SIGNED_STATE, type SignedState } from './signature-auth.js';
 import { joinsFor, skippedResponse, type AdmissionDeps } from './admission-commit.js';
 import type { DebounceJoin } from '../store/debounce-port.js';
+import { refuseUnsupportedFields, requestIdempotencyKey } from './openclaw-fields.js';
 
 export interface HookHandlerDeps {
   store: IngressStore;
@@ -19,6 +20,8 @@ export interface HookHandlerDeps {
   logger: Logger;
   /** Debounce groups and the admission metrics; none → a debounced mapping's actions are accepted at once. */
   admission?: AdmissionDeps;
+  /** hooks.compat.openclawHeaders (X-OpenClaw-Idempotency-Key). */
+  openclawHeaders?: boolean;
 }
 
 type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse; joins?: DebounceJoin[] };
@@ -28,8 +31,11 @@ const validateAgent = requestValidator(AgentRequestSchema, ['message']);
 
 export function createHookHandlers(deps: HookHandlerDeps) {
   async function commit(ctx: Context, hook: string, produce: () => Promise<Produced>): Promise<void> {
-    // A signed delivery's id is its replay key; Idempotency-Key serves requests without one.
-    const key = signedState(ctx)?.deliveryKey ?? idempotencyKey(ctx);
+    // A signed delivery's id is its replay key; Idempotency-Key serves requests without one. The
+    // body's idempotencyKey (OpenClaw's field) only on /wake and /agent: elsewhere the body is the sender's payload.
+    const direct = hook === 'wake' || hook === 'agent';
+    const body = direct ? (ctx.state['payload'] as Record<string, unknown>) : undefined;
+    const key = signedState(ctx)?.deliveryKey ?? requestIdempotencyKey(ctx, { openclawHeaders: deps.openclawHeaders === true, body });
     const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, rawBodyOf(ctx)) };
     if (idempotency !== undefined) {
       const previous = await deps.store.replay(idempotency.key, idempotency.fingerprint);
@@ -60,7 +66,9 @@ export function createHookHandlers(deps: HookHandlerDeps) {
   return {
     wake: (ctx: Context) =>
       commit(ctx, 'wake', async () => {
-        const request = validateWake(ctx.state['payload'] as Record<string, unknown>);
+        const payload = ctx.state['payload'] as Record<string, unknown>;
+        refuseUnsupportedFields('wake', payload);
+        const request = validateWake(payload);
         // Wrapped as any payload text is: the heartbeat prompt puts it inside its envelope.
         const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: { source: 'Webhook' } });
         return { actions: [action], response: { status: 200, body: { ok: true, mode: action.mode } } };
@@ -68,7 +76,11 @@ export function createHookHandlers(deps: HookHandlerDeps) {
 
     agent: (ctx: Context) =>
       commit(ctx, 'agent', async () => {
-        const request = validateAgent(ctx.state['payload'] as Record<string, unknown>);
+        const payload = ctx.state['payload'] as Record<string, unknown>;
+        refuseUnsupportedFields('agent', payload);
+        const request = validateAgent(payload);
+        checkAgentSessionMode(request);
+        refuseWaitForCompletion(request);
         const task = request.name?.trim() || undefined;
         const action = deps.builder.agent(request, {
           origin: { hook: 'agent' },
@@ -104,6 +116,20 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         return { actions: outcome.actions, response: responseFor(outcome.actions), ...(joins === undefined ? {} : { joins }) };
       }),
   };
+}
+
+/** OpenClaw's `sessionMode` on /agent: `persistent` continues a named session, so it needs `sessionKey`. */
+function checkAgentSessionMode(request: { sessionMode?: string | undefined; sessionKey?: string | undefined }): void {
+  if (request.sessionMode === 'persistent' && (request.sessionKey ?? '').trim() === '') {
+    throw new HookError('INVALID_BODY', 'sessionMode "persistent" requires sessionKey');
+  }
+}
+
+/** OpenClaw's `waitForCompletion` is not carried out: a sender expecting the reply in the answer must learn it. */
+function refuseWaitForCompletion(request: { waitForCompletion?: boolean | undefined }): void {
+  if (request.waitForCompletion === true) {
+    throw new HookError('INVALID_BODY', 'waitForCompletion is not supported: the answer is 202 with runId; poll GET {hooks.path}/runs/<runId> for the reply');
+  }
 }
 
 function signedState(ctx: Context): SignedState | undefined {
@@ -147,17 +173,6 @@ function noMappingMatched(name: string, payload: Record<string, unknown>): HookE
 function quoted(text: string): string {
   const points = Array.from(text.replace(/[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/gu, '\uFFFD'));
   return JSON.stringify(points.length > 100 ? `${points.slice(0, 100).join('')}…` : points.join(''));
-}
-
-const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;
-
-function idempotencyKey(ctx: Context): string | undefined {
-  const value = ctx.req.headers['idempotency-key'];
-  if (value === undefined) return undefined;
-  if (Array.isArray(value) || !KEY_SHAPE.test(value)) {
-    throw new HookError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 256 visible ASCII characters');
-  }
-  return value;
 }
 
 /**

@@ -4,13 +4,16 @@ import { HookError } from '../errors.js';
 import { WakeModeSchema } from '../actions/types.js';
 import { collapseLiteralUnions } from '../schema-errors.js';
 
-/** POST {hooks.path}/wake. Unknown fields are ignored. */
+const IdempotencyKeyField = Type.Optional(Type.String({ description: "OpenClaw's body form of the Idempotency-Key header (the header wins)." }));
+
+/** POST {hooks.path}/wake. Unknown fields are ignored; OpenClaw's routing fields are refused (openclaw-fields.ts). */
 export const WakeRequestSchema = Type.Object({
   text: Type.String({ description: 'Description of the event.' }),
   mode: Type.Optional(WakeModeSchema),
+  idempotencyKey: IdempotencyKeyField,
 });
 
-/** POST {hooks.path}/agent. Unknown fields are ignored. */
+/** POST {hooks.path}/agent. Unknown fields are ignored; OpenClaw's `accountId` is refused (openclaw-fields.ts). */
 export const AgentRequestSchema = Type.Object({
   message: Type.String({ description: 'Prompt or message for the agent.' }),
   name: Type.Optional(Type.String({ maxLength: 200, description: 'Hook name, prefix of the summary.' })),
@@ -23,6 +26,11 @@ export const AgentRequestSchema = Type.Object({
   thinking: Type.Optional(Type.String({ maxLength: 64, description: 'Thinking-level override.' })),
   timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: 'Run time limit, seconds.' })),
   agentId: Type.Optional(Type.String({ maxLength: 200, description: 'OpenClaw agent routing; only `main` (within hooks.allowedAgentIds).' })),
+  idempotencyKey: IdempotencyKeyField,
+  sessionMode: Type.Optional(
+    Type.Union([Type.Literal('isolated'), Type.Literal('persistent')], { description: '`persistent` continues the session named by `sessionKey`, which it requires.' }),
+  ),
+  waitForCompletion: Type.Optional(Type.Boolean({ description: 'OpenClaw: hold the answer until the run ends. Only false is accepted (true: 400).' })),
 });
 
 /** A validator that turns the first schema error into a 400 naming the field (an enum lists its values). */

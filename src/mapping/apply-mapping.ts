@@ -6,6 +6,8 @@ import type { CompiledMapping } from './compiled.js';
 import { buildTemplateContext, type SafeRecord } from './context.js';
 import { splitItems, type FanOutItem } from './fan-out.js';
 import { checkOverride } from './override.js';
+import { checkRequired } from './required-fields.js';
+import { FIELD_POINTERS } from './compiled.js';
 import { buildAction, renderFields, type RenderedFields } from './render.js';
 import type { TransformOverride, TransformPort, VerifiedSignature } from './transform-port.js';
 
@@ -53,6 +55,8 @@ export interface RunDeps {
   builder: ActionBuilder;
   transforms: TransformPort | undefined;
   logger: Logger;
+  /** Transform modules already warned about for returning keys Hookgate does not use (one warning per module). */
+  warnedModules?: Set<string>;
 }
 
 /**
@@ -70,7 +74,7 @@ export async function runMapping(mapping: CompiledMapping, request: PreparedRequ
   if (fanOut.items.length === 0) return { outcome: { kind: 'skip', mappingId: mapping.id, reason: 'empty-fan-out' }, notes };
   const results = await Promise.all(
     fanOut.items.map(async (item, slot) => {
-      const trace = await runItem(mapping, request, item, deps);
+      const trace = await runItem(mapping, request, item, deps, notes);
       traces[slot] = trace;
       return trace;
     }),
@@ -84,22 +88,48 @@ export async function runMapping(mapping: CompiledMapping, request: PreparedRequ
   return { outcome: { kind: 'actions', mappingId: mapping.id, actions, debounce }, notes };
 }
 
-async function runItem(mapping: CompiledMapping, request: PreparedRequest, item: FanOutItem, deps: RunDeps): Promise<ItemTrace> {
+async function runItem(mapping: CompiledMapping, request: PreparedRequest, item: FanOutItem, deps: RunDeps, notes: string[]): Promise<ItemTrace> {
   const trace: ItemTrace = { index: item.index, transform: undefined, override: undefined, rendered: {}, action: undefined };
+  if (mapping.required !== undefined) checkRequired(mapping.required, item.payload, mapping.id);
   let override: TransformOverride = {};
   if (mapping.transform !== undefined) {
     const result = await runTransform(mapping, request, item, deps);
     trace.transform = result.kind;
     if (result.kind === 'skip') return trace;
-    if (result.kind === 'override') override = trace.override = checkOverride(result.value, mapping.id);
+    if (result.kind === 'override') {
+      const checked = checkOverride(result.value, mapping.id);
+      override = trace.override = checked.value;
+      reportIgnoredKeys(mapping, [...(result.ignored ?? []), ...checked.ignored], deps, notes);
+    }
   }
   const kind = override.action ?? mapping.action;
   const context = buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
   trace.rendered = renderFields(mapping, kind, context, override);
+  noteLiteralOnly(mapping, trace.rendered, notes);
   trace.action = buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name });
   const debounce = mapping.admission?.debounce;
   if (debounce !== undefined) trace.debounceKey = debounce.key(context).trim();
   return trace;
+}
+
+/** A template whose fields all rendered empty (`Order  by : item(s)`): the payload lacks what it expects. */
+function noteLiteralOnly(mapping: CompiledMapping, rendered: RenderedFields, notes: string[]): void {
+  for (const [field, text] of Object.entries(rendered) as Array<[keyof RenderedFields, string]>) {
+    if (mapping.blankRenders?.[field] !== text) continue;
+    const line = `template ${FIELD_POINTERS[field].replace('/', '.')} rendered only its literal text: none of its fields are in this payload (list them in "required" to refuse such payloads)`;
+    if (!notes.includes(line)) notes.push(line);
+  }
+}
+
+/** Keys a transform returned that Hookgate does not use: a note for `hookgate try`, one log warning per module. */
+function reportIgnoredKeys(mapping: CompiledMapping, ignored: string[], deps: RunDeps, notes: string[]): void {
+  if (ignored.length === 0 || mapping.transform === undefined) return;
+  const module = mapping.transform.spec.module;
+  const line = `transform "${module}" returned keys Hookgate does not use, ignored: ${[...new Set(ignored)].join(', ')}`;
+  if (!notes.includes(line)) notes.push(line);
+  if (deps.warnedModules === undefined || deps.warnedModules.has(module)) return;
+  deps.warnedModules.add(module);
+  deps.logger.warn({ event: 'transform.ignored_keys', mappingId: mapping.id, module, keys: ignored.slice(0, 10) }, line);
 }
 
 async function runTransform(mapping: CompiledMapping, request: PreparedRequest, item: FanOutItem, deps: RunDeps) {

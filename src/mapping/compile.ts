@@ -4,7 +4,8 @@ import { unknownChannelMessage, type ActionBuilder } from '../actions/build.js';
 import { compileSignature, type CompiledSignature } from '../auth/signatures/index.js';
 import { normalizeChannelName } from '../channels/index.js';
 import type { MappingConfig } from '../config/mapping-schema.js';
-import { isForbiddenKey } from './context.js';
+import { buildTemplateContext, isForbiddenKey, toSafeRecord } from './context.js';
+import { compileRequired } from './required-fields.js';
 import { FIELD_POINTERS, type CompiledMapping, type TemplatedField } from './compiled.js';
 import type { MappingSource } from './mapping-records.js';
 import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from './template.js';
@@ -50,6 +51,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
   const admission = compileAdmission(config, deps.templates, problem);
+  const required = compileRequired(config.required, (message) => problem('required', message));
   if ((config.action ?? 'agent') === 'wake') {
     const unused = (['sessionKey', 'sessionMode', 'agentId'] as const).filter((field) => config[field] !== undefined);
     if (unused.length > 0) warnings.push(`mapping "${source.id}": ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} not used by a wake mapping (a wake event always goes to the main session)`);
@@ -79,6 +81,8 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     signature,
     persistentSessionKey: config.sessionMode === 'persistent' ? persistentKey(source.id) : undefined,
     admission,
+    required,
+    blankRenders: blankRenders(config, templates),
   };
   return { mapping, issues, warnings };
 }
@@ -119,6 +123,22 @@ function compileTemplates(config: MappingConfig, compiler: TemplateCompiler, pro
     }
   }
   return compiled;
+}
+
+/** Each template with a `{{` rendered against an empty payload: only its literal text remains. */
+function blankRenders(config: MappingConfig, templates: Partial<Record<TemplatedField, CompiledTemplate>>): Partial<Record<TemplatedField, string>> {
+  const blank: Partial<Record<TemplatedField, string>> = {};
+  const empty = buildTemplateContext(toSafeRecord({}), { headers: toSafeRecord({}), query: toSafeRecord({}), path: '', now: '' });
+  for (const [field, text] of Object.entries(templateSources(config)) as Array<[TemplatedField, string | undefined]>) {
+    const template = templates[field];
+    if (text === undefined || template === undefined || !text.includes('{{')) continue;
+    try {
+      blank[field] = template(empty);
+    } catch {
+      // a template that needs its fields to render at all is not literal-only
+    }
+  }
+  return blank;
 }
 
 /** An action needs its text from somewhere: its template, or a transform that returns it. */

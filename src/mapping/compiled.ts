@@ -4,6 +4,7 @@ import type { UntrustedSource } from '../envelope/envelope.js';
 import type { CompiledTemplate } from './template.js';
 import type { TransformHandle } from './transform-port.js';
 import type { CompiledAdmission } from '../admission/compile-admission.js';
+import type { FieldPath } from './required-fields.js';
 
 export type MappingAction = 'wake' | 'agent' | 'notify';
 
@@ -35,6 +36,10 @@ export interface CompiledMapping {
   readonly persistentSessionKey: string | undefined;
   /** `events`, `filter` and `debounce` (src/admission/); undefined when the mapping has none. */
   readonly admission?: CompiledAdmission | undefined;
+  /** `required`: payload fields checked before the mapping runs. */
+  readonly required?: readonly FieldPath[];
+  /** What each template with fields renders when none of them is present (its literal text), for `hookgate try`. */
+  readonly blankRenders?: Readonly<Partial<Record<TemplatedField, string>>>;
 }
 
 /** Where each templated field lives in the mapping record, for error paths. */

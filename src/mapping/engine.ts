@@ -114,7 +114,7 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
   const index = createMatchIndex(mappings);
   const signatureHeaders: ReadonlySet<string> = new Set([...SIGNATURE_HEADER_NAMES, ...mappings.flatMap((mapping) => mapping.signature?.secretHeaders ?? [])]);
   const now = options.now ?? (() => new Date());
-  const runDeps = { builder: options.builder, transforms: options.transforms, logger: options.logger };
+  const runDeps = { builder: options.builder, transforms: options.transforms, logger: options.logger, warnedModules: new Set<string>() };
 
   return {
     mappingCount: mappings.length,

@@ -5,6 +5,7 @@ import type { EnvelopeMeta } from '../envelope/envelope.js';
 import { FIELD_POINTERS, type CompiledMapping, type MappingAction, type TemplatedField } from './compiled.js';
 import type { SafeRecord } from './context.js';
 import type { TransformOverride } from './transform-port.js';
+import { persistentKey } from './compile.js';
 
 export type RenderedFields = Partial<Record<TemplatedField, string>>;
 
@@ -66,7 +67,7 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
     {
       message: override.message ?? rendered.message ?? '',
       name,
-      sessionKey: optional(override.sessionKey ?? rendered.sessionKey) ?? mapping.persistentSessionKey,
+      sessionKey: optional(override.sessionKey ?? rendered.sessionKey) ?? sessionOfMode(mapping, override.sessionMode),
       wakeMode,
       deliver: override.deliver ?? mapping.deliver,
       channel: override.channel ?? mapping.channel,
@@ -74,9 +75,16 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
       model: optional(override.model ?? rendered.model),
       thinking: optional(override.thinking ?? rendered.thinking),
       timeoutSeconds: override.timeoutSeconds ?? mapping.timeoutSeconds,
+      agentId: override.agentId,
     },
     context,
   );
+}
+
+/** A run without a key: the mapping's sessionMode, unless the transform chose one. */
+function sessionOfMode(mapping: CompiledMapping, mode: 'isolated' | 'persistent' | undefined): string | undefined {
+  if (mode === undefined) return mapping.persistentSessionKey;
+  return mode === 'persistent' ? persistentKey(mapping.id) : undefined;
 }
 
 function envelopeMeta(mapping: CompiledMapping, task: string, rendered: RenderedFields): EnvelopeMeta {

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { ModelCatalogField } from './catalog-schema.js';
 import { defineProvider } from './define.js';
 import { runProgram, type ProgramOutcome } from './command-process.js';
 import { abortedError, ProviderError, type CompletionRequest, type CompletionResult, type Provider } from './types.js';
@@ -26,6 +27,7 @@ export const CommandConfigSchema = Type.Object(
         description: 'Default `text`: `System: …`/`User: …`/`Assistant: …` blocks. `json`: one line {model, thinking, messages}.',
       }),
     ),
+    models: ModelCatalogField,
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'Upper bound of one call in ms, on top of the run\'s timeoutSeconds (reason `timeout`).' }),
     ),

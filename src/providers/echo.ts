@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { ModelCatalogField } from './catalog-schema.js';
 import { defineProvider } from './define.js';
 import { abortedError, type ChatMessage } from './types.js';
 import { unwrapEnvelopes } from '../envelope/unwrap.js';
@@ -10,6 +11,7 @@ export const ECHO_MAX_CHARS = 500;
 export const EchoConfigSchema = Type.Object(
   {
     api: Type.Literal('echo', { description: 'Deterministic built-in provider: no network, replies from the last user message.' }),
+    models: ModelCatalogField,
   },
   { additionalProperties: false, description: 'An echo provider (the built-in `echo` id needs no configuration).' },
 );

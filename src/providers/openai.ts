@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { defineProvider, type ProviderDeps } from './define.js';
+import { ModelCatalogField } from './catalog-schema.js';
 import { errorFromResponse, parseCompletion, readCappedText } from './openai-response.js';
 import { abortedError, ProviderError, type CompletionRequest, type CompletionResult, type Provider } from './types.js';
 
@@ -23,6 +24,7 @@ export const OpenAiCompletionsConfigSchema = Type.Object(
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'Upper bound of one request in ms, on top of the run\'s timeoutSeconds (reason `timeout`).' }),
     ),
+    models: ModelCatalogField,
   },
   { additionalProperties: false, description: 'An OpenAI-compatible Chat Completions endpoint.' },
 );
@@ -105,8 +107,12 @@ class OpenAiCompletionsProvider implements Provider {
       model: request.model,
       messages: request.messages.map(({ role, content }) => ({ role, content })),
     };
+    const entry = this.config.models?.find((model) => model.id === request.model);
+    if (entry?.maxTokens !== undefined) body['max_tokens'] = entry.maxTokens;
     const thinking = request.thinking;
-    if (thinking !== undefined && (REASONING_EFFORTS as readonly string[]).includes(thinking)) {
+    if (thinking !== undefined && entry?.reasoning === false) {
+      this.deps.logger.info({ event: 'provider.thinking_not_sent', provider: this.id, model: request.model.slice(0, 100) }, 'the catalog says this model takes no thinking level');
+    } else if (thinking !== undefined && (REASONING_EFFORTS as readonly string[]).includes(thinking)) {
       body['reasoning_effort'] = thinking;
     } else if (thinking !== undefined) {
       this.deps.logger.debug({ event: 'provider.thinking_ignored', provider: this.id, thinking: thinking.slice(0, 40), supported: REASONING_EFFORTS });

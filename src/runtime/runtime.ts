@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmittedAction } from '../actions/types.js';
-import { createModelPolicy } from '../actions/models.js';
+import { createModelPolicy, type ModelCatalogs } from '../actions/models.js';
 import { deliverText } from '../channels/deliver.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
@@ -67,6 +67,8 @@ export interface RuntimeOptions {
    * for runs a dead instance left (shared-sweep.ts). Unset: this process is the store's only user.
    */
   sharedSweepMs?: number;
+  /** models.providers.<id>.models: a bare default model resolves through them. */
+  catalogs?: ModelCatalogs;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -74,7 +76,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? realClock;
   const shutdown = new AbortController();
   const historyBudgetChars = options.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET_CHARS;
-  const defaultModel = createModelPolicy(defaults).defaultModel;
+  const defaultModel = createModelPolicy(defaults, options.catalogs).defaultModel;
   const routing: RoutingDeps = {
     store,
     defaults,

@@ -1,10 +1,12 @@
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { collapseLiteralUnions } from '../schema-errors.js';
+import { nearestName } from '../near-name.js';
 
 /**
- * What a transform may return. `allowUnsafeExternalContent` is deliberately absent: opting out of
- * the envelope is a configuration decision, never something payload-driven code can make.
+ * What a transform may return. `allowUnsafeExternalContent` is deliberately refused: opting out of
+ * the envelope is a configuration decision, never something payload-driven code can make. Other
+ * keys outside this schema are dropped and reported (`ignored`), as OpenClaw ignores them.
  */
 export const TransformOverrideSchema = Type.Object(
   {
@@ -16,6 +18,12 @@ export const TransformOverrideSchema = Type.Object(
     name: Type.Optional(Type.String()),
     sessionKey: Type.Optional(Type.String()),
     wakeMode: Type.Optional(Type.Union([Type.Literal('now'), Type.Literal('next-heartbeat')])),
+    /** OpenClaw's wake-result name for `wakeMode`; normalised away like `kind`. */
+    mode: Type.Optional(Type.Union([Type.Literal('now'), Type.Literal('next-heartbeat')])),
+    agentId: Type.Optional(Type.String({ description: 'Only `main` (within hooks.allowedAgentIds).' })),
+    sessionMode: Type.Optional(Type.Union([Type.Literal('isolated'), Type.Literal('persistent')])),
+    /** OpenClaw marks where a key came from; Hookgate fences every key alike, so it changes nothing. */
+    sessionKeySource: Type.Optional(Type.Union([Type.Literal('static'), Type.Literal('templated')])),
     deliver: Type.Optional(Type.Boolean()),
     channel: Type.Optional(Type.String()),
     to: Type.Optional(Type.String()),
@@ -25,12 +33,17 @@ export const TransformOverrideSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type TransformOverride = Static<typeof TransformOverrideSchema>;
+export type TransformOverride = Omit<Static<typeof TransformOverrideSchema>, 'kind' | 'mode' | 'sessionKeySource'>;
 
 const validator = Compile(TransformOverrideSchema);
 const FIELDS = Object.keys(TransformOverrideSchema.properties);
+/** Keys a transform may not set even though OpenClaw's transforms can: refused by name, never dropped. */
+const REFUSED: Readonly<Record<string, string>> = {
+  allowUnsafeExternalContent: 'only the mapping in the config file may turn the envelope off',
+};
 
-export type OverrideCheck = { ok: true; value: TransformOverride } | { ok: false; reason: string };
+/** `ignored`: unknown keys dropped from the result (with a "did you mean" when one is near), for one warning per module. */
+export type OverrideCheck = { ok: true; value: TransformOverride; ignored?: string[] } | { ok: false; reason: string };
 
 /** Parses the JSON a guest produced; returns the override or a one-line reason naming the field. */
 export function parseOverride(json: string): OverrideCheck {
@@ -48,45 +61,40 @@ export function parseOverride(json: string): OverrideCheck {
  * field and why: `/actoin: unknown field; did you mean "action"?`, `/timeoutSeconds: must be number`.
  */
 export function checkOverrideValue(value: unknown): OverrideCheck {
-  if (!validator.Check(value)) return { ok: false, reason: `invalid override ${describeProblem(value)}` };
-  const { kind, ...rest } = value;
-  if (kind !== undefined && rest.action !== undefined && kind !== rest.action) {
-    return { ok: false, reason: `invalid override /kind: "${kind}" contradicts /action "${rest.action}" (kind is a synonym of action)` };
+  const { known, ignored } = splitUnknown(value);
+  const refused = Object.keys(REFUSED).find((key) => ignored.some((entry) => entry.key === key));
+  if (refused !== undefined) return { ok: false, reason: `invalid override /${refused}: not allowed in a transform result (${REFUSED[refused]})` };
+  if (!validator.Check(known)) return { ok: false, reason: `invalid override ${describeProblem(known)}` };
+  const { kind, mode, sessionKeySource: _source, ...rest } = known;
+  const conflict = synonymConflict('kind', kind, 'action', rest.action) ?? synonymConflict('mode', mode, 'wakeMode', rest.wakeMode);
+  if (conflict !== undefined) return { ok: false, reason: conflict };
+  const folded: TransformOverride = { ...rest, ...(kind === undefined ? {} : { action: kind }), ...(mode === undefined ? {} : { wakeMode: mode }) };
+  return ignored.length === 0 ? { ok: true, value: folded } : { ok: true, value: folded, ignored: ignored.map((entry) => entry.label) };
+}
+
+function synonymConflict(synonym: string, given: string | undefined, field: string, other: string | undefined): string | undefined {
+  if (given === undefined || other === undefined || given === other) return undefined;
+  return `invalid override /${synonym}: "${given}" contradicts /${field} "${other}" (${synonym} is a synonym of ${field})`;
+}
+
+/** The result without keys outside the schema, and those keys labelled for a warning (`actoin (did you mean "action"?)`). */
+function splitUnknown(value: unknown): { known: unknown; ignored: Array<{ key: string; label: string }> } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { known: value, ignored: [] };
+  const known: Record<string, unknown> = {};
+  const ignored: Array<{ key: string; label: string }> = [];
+  for (const [key, field] of Object.entries(value)) {
+    if (FIELDS.includes(key)) known[key] = field;
+    else ignored.push({ key, label: labelOf(key) });
   }
-  return { ok: true, value: kind === undefined ? rest : { ...rest, action: kind } };
+  return { known, ignored };
+}
+
+function labelOf(key: string): string {
+  const near = nearestName(key, FIELDS);
+  return `${JSON.stringify(key.slice(0, 64))}${near === undefined ? '' : ` (did you mean "${near}"?)`}`;
 }
 
 function describeProblem(value: unknown): string {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const unknown = Object.keys(value).find((key) => !FIELDS.includes(key));
-    if (unknown !== undefined) {
-      const near = closest(unknown);
-      return `/${unknown.slice(0, 64)}: unknown field${near === undefined ? ` (fields: ${FIELDS.join(', ')})` : `; did you mean "${near}"?`}`;
-    }
-  }
   const first = collapseLiteralUnions(validator.Errors(value))[0];
   return `${first?.instancePath || '/'}: ${first?.message ?? 'invalid'}`;
-}
-
-/** The known field within edit distance 2 (case ignored), for a typo hint. */
-function closest(name: string): string | undefined {
-  let best: { field: string; distance: number } | undefined;
-  for (const field of FIELDS) {
-    const distance = editDistance(name.toLowerCase(), field.toLowerCase());
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { field, distance };
-  }
-  return best?.field;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -193,7 +193,7 @@ class SandboxRunner implements SandboxTransformRunner {
     if (reply.kind === 'undefined') return { ok: true, result: { kind: 'unchanged' } };
     const parsed = parseOverride(reply.json);
     if (!parsed.ok) return { ok: false, reason: 'invalid', error: parsed.reason, durationMs };
-    return { ok: true, result: { kind: 'override', value: parsed.value } };
+    return { ok: true, result: parsed.ignored === undefined ? { kind: 'override', value: parsed.value } : { kind: 'override', value: parsed.value, ignored: parsed.ignored } };
   }
 }
 
@@ -202,6 +202,10 @@ function compareExample(example: Example, outcome: Outcome): ExampleOutcome {
   const result = outcome.result;
   const expected = example.expectKind === 'null' ? 'skip' : example.expectKind === 'undefined' ? 'unchanged' : 'override';
   if (result.kind !== expected) return { name: example.name, ok: false, detail: `expected ${expected}, got ${result.kind}` };
+  // An example asserts what the module returns: keys a request would drop are the author's mistake.
+  if (result.kind === 'override' && result.ignored !== undefined) {
+    return { name: example.name, ok: false, detail: `returned keys Hookgate does not use (ignored on requests): ${result.ignored.join(', ')}` };
+  }
   if (result.kind === 'override' && !isDeepStrictEqual(result.value, example.expect)) {
     return { name: example.name, ok: false, detail: `expected ${JSON.stringify(example.expect)}, got ${JSON.stringify(result.value)}` };
   }

@@ -32,7 +32,7 @@ export interface VerifiedSignature {
 
 export type TransformResult =
   /** An object was returned: the engine merges it over the mapping's fields. */
-  | { kind: 'override'; value: TransformOverride }
+  | { kind: 'override'; value: TransformOverride; ignored?: string[] }
   /** `null` was returned: the engine answers 204. */
   | { kind: 'skip' }
   /** `undefined` was returned: the mapping applies as configured. */

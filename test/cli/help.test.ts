@@ -18,6 +18,11 @@ describe('hookgate help', () => {
     expect(result.stdout).toMatch(/^usage: hookgate status /);
   });
 
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(await (await import('node:fs/promises')).readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await runCaptured(['--version'])).toEqual({ code: 0, stdout: `hookgate ${version}\n`, stderr: '' });
+  });
+
   it('no command prints the overview on stderr and exits 2', async () => {
     const result = await runCaptured([]);
     expect(result).toMatchObject({ code: 2, stdout: '' });

@@ -55,7 +55,7 @@ function script(path: string, body: string): string {
 /** A copy of the bin in an install of its own, so what lies in its .tools/ is up to the test. */
 function fakeInstall(): string {
   mkdirSync(join(dir, 'bin'));
-  for (const file of ['hookgate.js', 'node-check.js', 'heap-flags.js']) copyFileSync(join(BIN, '..', file), join(dir, 'bin', file));
+  for (const file of ['hookgate.js', 'node-check.js', 'heap-flags.js', 'parent-watch.js']) copyFileSync(join(BIN, '..', file), join(dir, 'bin', file));
   return join(dir, 'bin', 'hookgate.js');
 }
 

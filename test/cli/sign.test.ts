@@ -51,6 +51,17 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
     expect(response.status).toBe(200);
   });
 
+  it('signs the event given with --event, and names the port the server running on the store listens on', async () => {
+    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings: MAPPINGS }, storage: { path: 'hookgate.sqlite' } }));
+    const unsigned = await cli(['sign', 'github', '--payload', 'push.json']);
+    expect(unsigned.out).toContain("curl -sS -X POST 'http://127.0.0.1:8787/hooks/github'");
+    svc = await startTestService({ hooks: { mappings: MAPPINGS.slice(2) } }, { dir });
+    const signed = await cli(['sign', 'github', '--payload', 'push.json', '--event', 'pull_request']);
+    expect(headersOf(signed.out)['X-GitHub-Event']).toBe('pull_request');
+    expect(signed.out).toContain(`curl -sS -X POST '${svc.url}/hooks/github'`);
+    expect(svc.url).not.toContain(':8787');
+  });
+
   it('hookgate check names the signed mappings and never prints a secret', async () => {
     const checked = await cli(['check']);
     expect(checked.code).toBe(0);
@@ -79,6 +90,9 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
     const altered = await cli(['try', 'github', '--payload', 'push.json', ...given]);
     expect(altered.code).toBe(1);
     expect(altered.out).toContain('INVALID: does not match the payload file');
+    // The verdict comes first: no "→ 202" before it.
+    expect(altered.out.indexOf('→ 401 SIGNATURE_INVALID')).toBeGreaterThan(altered.out.indexOf('INVALID: does not match'));
+    expect(altered.out.indexOf('→ 401 SIGNATURE_INVALID')).toBeLessThan(altered.out.search(/→ 20\d/));
     expect((await cli(['try', 'plain', '--payload', 'push.json'])).out).toContain('signature: not required');
   });
 });

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck } from '../../src/commands/check.js';
 import { runTry } from '../../src/commands/try.js';
+import { runStatus } from '../../src/commands/status.js';
 import { loadConfigFile } from '../../src/config/load.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
 
 // The fixture is copied to a temp dir: its default store path (./data) is relative to the config file.
@@ -39,12 +40,17 @@ describe('an OpenClaw config file given to --config', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('listen        http://127.0.0.1:18789'); // bind "custom" took customBindHost
     expect(stdout).toContain('transforms    ' + join(dir, 'hooks', 'transforms') + ' (2 examples passed)');
+    // 6. A bare model id resolves through the providers' catalogs.
+    expect(stdout).toContain('catalog       llama3 → local/llama3');
+    // 9. The gog watcher block is said to be unused, with the command that sets up Hookgate's own watcher.
+    expect(stdout).toContain('warning: hooks.gmail is not enabled, so no Gmail watcher runs');
+    expect(stdout).toContain('`hookgate gmail setup --account me@example.com --project example --topic gog-gmail-watch`');
     const ignored = stdout.split('\n').filter((line) => line.startsWith('ignored: ')).map((line) => line.slice('ignored: '.length, line.indexOf(':', 'ignored: '.length)));
     expect(ignored.sort()).toEqual(
       [
         '/meta', '/wizard', '/tools', '/session', '/messages', '/gateway/mode', '/gateway/controlUi', '/gateway/tailscale', '/gateway/auth/mode',
         '/agents/list', '/agents/defaults/workspace', '/agents/defaults/heartbeat/target', '/hooks/internal', '/models/mode',
-        '/models/providers/local/models', '/models/providers/claude', '/channels/matrix', '/channels/telegram/dmPolicy',
+        '/models/providers/claude', '/channels/matrix', '/channels/telegram/dmPolicy',
         '/channels/telegram/allowFrom', '/logging/file', '/agents/defaults/model/fallbacks', '/agents/defaults/models/local/llama3/params',
       ].sort(),
     );
@@ -54,9 +60,12 @@ describe('an OpenClaw config file given to --config', () => {
     let service: Service;
     let db: DatabaseSync;
     let hooks: string;
+    const logLines: string[] = [];
+    const logged = (event: string) => logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['event'] === event);
     beforeAll(async () => {
       const config = await loadConfigFile(join(dir, 'openclaw.json'), {});
-      service = await startService({ config, logger: silentLogger(), port: 0, watch: false });
+      const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void logLines.push(line) } });
+      service = await startService({ config, logger, port: 0, watch: false });
       db = new DatabaseSync(config.storage.path);
       hooks = `${service.url}/hooks`;
     }, 60_000);
@@ -96,25 +105,108 @@ describe('an OpenClaw config file given to --config', () => {
       expect((await post(`${hooks}/gmail`, { source: 'gmail', messages: [{ id: 'm1', from: 'a@example.com', subject: 's', body: large }] })).status).toBe(202);
       expect((await post(`${hooks}/agent`, { message: large })).status).toBe(413);
     });
+
+    describe('drop-in, round 2', () => {
+      const count = (hook: string) => runs().filter((row) => row.hook === hook).length;
+
+      it('1. replays X-OpenClaw-Idempotency-Key and the body idempotencyKey like Idempotency-Key: same runId, one run', async () => {
+        const before = count('agent');
+        const headers = { 'x-openclaw-token': TOKEN, 'x-openclaw-idempotency-key': 'oc-key-1' };
+        const first = await post(`${hooks}/agent`, { message: 'once' }, headers);
+        const again = await post(`${hooks}/agent`, { message: 'once' }, headers);
+        expect([first.status, again.status, again.body?.runId]).toEqual([202, 202, first.body?.runId]);
+        const byBody = await post(`${hooks}/agent`, { message: 'body key', idempotencyKey: 'oc-body-1' });
+        const byBodyAgain = await post(`${hooks}/agent`, { message: 'body key', idempotencyKey: 'oc-body-1' });
+        expect(byBodyAgain.body?.runId).toBe(byBody.body?.runId);
+        expect(count('agent') - before).toBe(2);
+        expect((await post(`${hooks}/agent`, { message: 'x', idempotencyKey: '' })).body?.code).toBe('INVALID_IDEMPOTENCY_KEY');
+      });
+
+      it('3. refuses sessionKey and agentId on /wake, naming the field (main included)', async () => {
+        for (const [field, value] of [['sessionKey', 'hook:x'], ['sessionKey', 'main'], ['agentId', 'main']] as const) {
+          const refused = await post(`${hooks}/wake`, { text: 'hi', [field]: value });
+          expect([refused.status, refused.body?.code]).toEqual([400, 'INVALID_BODY']);
+          expect(refused.body?.error).toMatch(new RegExp(`^${field} is not supported on /wake`));
+        }
+      });
+
+      it('4, 5. understands mode, agentId, sessionMode, sessionKeySource and input.url as a URL; ignores other keys with one warning', async () => {
+        const deployed = await post(`${hooks}/deploy?env=prod`, { ref: 'v1' });
+        expect(deployed.status).toBe(202);
+        expect((await post(`${hooks}/deploy?env=prod`, { ref: 'v2' })).status).toBe(202);
+        const rows = runs().filter((row) => row.hook === 'deploy');
+        expect(rows.map((row) => row.session_key)).toEqual(['hook:mapping:deploy', 'hook:mapping:deploy']);
+        expect(rows[0]?.action).toContain('Deploy to prod via /hooks/deploy (/hooks/deploy?env=prod)');
+        expect(logged('transform.ignored_keys')).toEqual([expect.objectContaining({ module: 'deploy.js', keys: ['"priority"'] })]);
+        const woken = await post(`${hooks}/alert`, { title: 'disk' });
+        expect([woken.status, woken.body]).toEqual([200, { ok: true, mode: 'next-heartbeat' }]);
+        expect((await post(`${hooks}/deploy`, { unsafe: true })).status).toBe(500);
+      });
+
+      it('8. refuses accountId and a channel that is not configured at admission', async () => {
+        const account = await post(`${hooks}/agent`, { message: 'hi', accountId: 'work' });
+        expect([account.status, account.body?.error]).toEqual([400, expect.stringMatching(/^accountId is not supported on \/agent/)]);
+        const unconfigured = await post(`${hooks}/agent`, { message: 'hi', channel: 'discord' });
+        expect([unconfigured.status, unconfigured.body?.error]).toEqual([400, expect.stringContaining('channel "discord" is not configured')]);
+        expect((await post(`${hooks}/agent`, { message: 'hi', channel: 'telegram' })).status).toBe(202);
+      });
+
+      it('6. resolves a bare model id through the providers\' model catalogs', async () => {
+        const accepted = await post(`${hooks}/agent`, { message: 'hi', model: 'llama3' });
+        expect(accepted.status).toBe(202);
+        expect(JSON.parse(runs().at(-1)?.action ?? '{}')).toMatchObject({ model: 'local/llama3' });
+      });
+
+      it('2. refuses waitForCompletion: true by name (the answer stays 202 with runId)', async () => {
+        const refused = await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: true });
+        expect([refused.status, refused.body?.error]).toEqual([400, expect.stringMatching(/^waitForCompletion is not supported/)]);
+        expect((await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: false })).status).toBe(202);
+      });
+
+      it('11. says once (log, /readyz, hookgate status) that X-Forwarded-For comes from a peer outside trustedProxies', async () => {
+        for (const client of ['203.0.113.7', '203.0.113.8']) await post(`${hooks}/wake`, { text: 'via proxy' }, { 'x-openclaw-token': TOKEN, 'x-forwarded-for': client });
+        expect(logged('http.untrusted_forwarded_for')).toEqual([expect.objectContaining({ peer: '127.0.0.1' })]);
+        const ready = (await (await fetch(`${service.url}/readyz`)).json()) as { forwardedFor?: { message: string } };
+        expect(ready.forwardedFor?.message).toMatch(/^requests arrive with X-Forwarded-For from a peer that is not in gateway.trustedProxies/);
+        const status = await cli(runStatus, ['--config', 'openclaw.json'], dir);
+        expect(status.stdout).toContain(`server: running at ${service.url}`);
+        expect(status.stdout).toContain('  warning: requests arrive with X-Forwarded-For from a peer that is not in gateway.trustedProxies');
+      });
+
+      it('10. refuses sessionMode "persistent" on /agent without a sessionKey', async () => {
+        const refused = await post(`${hooks}/agent`, { message: 'hi', sessionMode: 'persistent' });
+        expect([refused.status, refused.body?.error]).toEqual([400, 'sessionMode "persistent" requires sessionKey']);
+        expect((await post(`${hooks}/agent`, { message: 'hi', sessionMode: 'isolated' })).status).toBe(202);
+      });
+    });
   });
 
-  it('hookgate try and check name the field of an invalid override', async () => {
+  it('hookgate try shows the keys a transform returned that Hookgate ignores', async () => {
+    writeFileSync(join(dir, 'deploy.json'), '{"ref":"v1"}');
+    const tried = await cli(runTry, ['deploy', '--payload', 'deploy.json', '--config', 'openclaw.json'], dir);
+    expect(tried.code).toBe(0);
+    expect(tried.stdout).toContain('note: transform "deploy.js" returned keys Hookgate does not use, ignored: "priority"');
+  }, 60_000);
+
+  it('hookgate try names an unknown override key (ignored, with a hint) and a wrong type; check fails the example', async () => {
     const bad = mkdtempSync(join(tmpdir(), 'hookgate-compat-bad-'));
     try {
       cpSync(FIXTURE, bad, { recursive: true });
-      writeFileSync(
-        join(bad, 'hooks', 'transforms', 'github.js'),
-        "export default () => ({ actoin: 'agent', message: 'x' });\nexport const examples = [{ name: 'typo', input: { payload: {} }, expect: { message: 'x' } }];\n",
-      );
+      const github = join(bad, 'hooks', 'transforms', 'github.js');
+      writeFileSync(github, "export default () => ({ actoin: 'agent', message: 'x' });\nexport const examples = [{ name: 'typo', input: { payload: {} }, expect: { message: 'x' } }];\n");
       writeFileSync(join(bad, 'push.json'), '{"sender":{"login":"ada"},"repository":{"full_name":"o/r"}}');
       const tried = await cli(runTry, ['github', '--payload', 'push.json', '--config', 'openclaw.json'], bad);
-      expect(tried.code).toBe(1);
-      expect(tried.stdout).toMatch(/error 500 TRANSFORM_FAILED: hook mapping failed\n {2}why: .*\/actoin: unknown field; did you mean "action"\?/);
+      expect(tried.code).toBe(0);
+      expect(tried.stdout).toContain('note: transform "github.js" returned keys Hookgate does not use, ignored: "actoin" (did you mean "action"?)');
       const checked = await cli(runCheck, ['--config', 'openclaw.json'], bad);
       expect(checked.code).toBe(1);
-      expect(checked.stderr).toMatch(/example typo FAILED: invalid: invalid override \/actoin: unknown field; did you mean "action"\?/);
+      expect(checked.stderr).toContain('example typo FAILED: returned keys Hookgate does not use (ignored on requests): "actoin" (did you mean "action"?)');
+      writeFileSync(github, "export default () => ({ message: 'x', timeoutSeconds: 'soon' });\n");
+      const wrongType = await cli(runTry, ['github', '--payload', 'push.json', '--config', 'openclaw.json'], bad);
+      expect(wrongType.code).toBe(1);
+      expect(wrongType.stdout).toMatch(/error 500 TRANSFORM_FAILED: hook mapping failed\n {2}why: .*\/timeoutSeconds: must be number/);
     } finally {
       rmSync(bad, { recursive: true, force: true });
     }
-  }, 60_000); // two sandbox start-ups (try, then check)
+  }, 90_000); // three sandbox start-ups (try, check, try)
 });

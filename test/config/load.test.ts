@@ -47,7 +47,7 @@ describe('configuration loading', () => {
     const issues = issuesOf('{ hooks: { enabled: "yes", maxBodyBytes: -1, tokn: "x" }, gateway: { port: 70000 }, extra: 1 }');
     const paths = issues.map((issue) => issue.path).sort();
     expect(paths).toEqual(['/extra', '/gateway/port', '/hooks/enabled', '/hooks/maxBodyBytes', '/hooks/tokn'].sort());
-    expect(issues.find((issue) => issue.path === '/hooks/tokn')?.message).toBe('unknown key');
+    expect(issues.find((issue) => issue.path === '/hooks/tokn')?.message).toBe('unknown key; did you mean "token"?');
   });
 
   it('requires hooks.token when hooks are enabled', () => {
@@ -90,5 +90,12 @@ describe('provider configuration errors', () => {
     expect(issues.length).toBeGreaterThan(0);
     expect(issues.length).toBeLessThan(3);
     expect(issues.every((issue) => issue.path.startsWith('/models/providers/local'))).toBe(true);
+  });
+  it('names the key meant by a mistyped one', () => {
+    expect(issuesOf('{ hooks: { transformDir: "t", mappings: [{ mtach: { path: "x" }, messageTemplate: "m" }] } }')).toEqual([
+      { path: '/hooks/transformDir', message: 'unknown key; did you mean "transformsDir"?' },
+      { path: '/hooks/mappings/0/mtach', message: 'unknown key; did you mean "match"?' },
+    ]);
+    expect(issuesOf('{ zzzzzz: 1 }')).toEqual([{ path: '/zzzzzz', message: 'unknown key' }]);
   });
 });

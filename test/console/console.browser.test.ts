@@ -133,6 +133,9 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
     // The retry runs the same action with the same always-failing provider: it ends in error again.
     await page.waitForFunction(() => document.querySelector('[data-testid="run"] .badge')?.textContent === 'error', { timeout: 20_000 });
     await shoot('retry');
+    // In the runs list, the retried run's row links to the new run.
+    await go('#/runs', '[data-testid="retried-by"]');
+    expect(await textOf('[data-testid="retried-by"]')).toBe(`retried as ${newRunId}`);
   });
 
   it('shows the main session and the mappings', async () => {

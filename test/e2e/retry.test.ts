@@ -85,6 +85,31 @@ describe('retrying a run', () => {
   });
 });
 
+describe('hookgate runs retry with a server started on another port than the config says', () => {
+  it('finds the server through the state file next to the store and retries through it', async () => {
+    const svc = await startTestService(retryTestConfig());
+    try {
+      const { body } = await post(`${svc.hooksUrl}/agent`, { message: 'please fail', model: 'broken/x' });
+      expect((await finished(svc, body.runId)).status).toBe('error');
+      const { writeFileSync, existsSync } = await import('node:fs');
+      const store = join(svc.dir, 'hookgate.sqlite');
+      expect(existsSync(`${store}.server.json`)).toBe(true);
+      const configPath = join(svc.dir, 'default-port.json5');
+      // gateway.port is the default 8787, not the port the service listens on
+      writeFileSync(configPath, JSON.stringify({ hooks: { enabled: true, token: TEST_TOKEN }, storage: { path: store } }));
+      const out: string[] = [];
+      const io = { stdout: (s: string) => void out.push(s), stderr: (s: string) => void out.push(s), env: {}, cwd: svc.dir };
+      expect(await runCli(['runs', 'retry', body.runId, '--config', configPath, '--json'], io)).toBe(0);
+      const printed = JSON.parse(out.join('')) as { runId: string };
+      expect(svc.logs.filter((line) => line['event'] === 'run.retry_queued').map((line) => line['runId'])).toEqual([printed.runId]);
+      await svc.service.close();
+      expect(existsSync(`${store}.server.json`)).toBe(false);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
 describe('hookgate runs retry without a running service', () => {
   it('writes the retry into the store, and refuses an ok run with a clear message', async () => {
     const svc = await startTestService(retryTestConfig());
@@ -108,6 +133,14 @@ describe('hookgate runs retry without a running service', () => {
       expect(err.join('')).toBe('');
       expect(code).toBe(0);
       expect(out.join('')).toMatch(/^queued retry \S+ \(retry of /);
+      // Picked up when a server starts on that store.
+      const queued = /^queued retry (\S+)/.exec(out.join(''))?.[1] ?? '';
+      const restarted = await startTestService(retryTestConfig(), { dir: svc.dir });
+      try {
+        expect(await finished(restarted, queued)).toMatchObject({ retryOf: body.runId, status: 'error', attempts: 1 });
+      } finally {
+        await restarted.service.close();
+      }
       expect(await runCli(['runs', 'retry', ok.runId, '--config', configPath], io)).toBe(1);
       expect(err.join('')).toContain('run is ok');
       expect(await runCli(['runs', 'retry'], io)).toBe(2);

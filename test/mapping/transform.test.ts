@@ -57,10 +57,19 @@ describe('transforms', () => {
     await expect(engine.resolve(request('x'))).rejects.toMatchObject({ code: 'MAPPING_INVALID', message: 'hook mapping requires message' });
   });
 
-  it('refuses an override with unknown or mistyped fields as TRANSFORM_FAILED without leaking details', async () => {
-    const fake = fakeTransforms(() => ({ kind: 'override', value: { mesage: 'typo' } as never }));
+  it('refuses an override with mistyped fields as TRANSFORM_FAILED without leaking details', async () => {
+    const fake = fakeTransforms(() => ({ kind: 'override', value: { message: 'm', timeoutSeconds: 'soon' } as never }));
     const engine = await engineWith({ transforms: fake.port, mappings: [{ id: 't', transform: { module: 't.js' }, messageTemplate: 'x' }] });
     await expect(engine.resolve(request('x'))).rejects.toMatchObject({ code: 'TRANSFORM_FAILED', status: 500, message: 'hook mapping failed' });
+  });
+
+  it('drops unknown override keys, as OpenClaw does, and explains them to hookgate try', async () => {
+    const fake = fakeTransforms(() => ({ kind: 'override', value: { mesage: 'typo', message: 'kept' } as never }));
+    const engine = await engineWith({ transforms: fake.port, mappings: [{ id: 't', transform: { module: 't.js' }, messageTemplate: 'x' }] });
+    const outcome = await engine.resolve(request('x'));
+    expect(outcome.kind === 'actions' ? outcome.actions[0] : undefined).toMatchObject({ message: 'kept' });
+    const explained = await engine.explain(request('x'));
+    expect(explained.notes).toContain('transform "t.js" returned keys Hookgate does not use, ignored: "mesage" (did you mean "message"?)');
   });
 
   it('passes the runner HookErrors through unchanged and turns other throws into TRANSFORM_FAILED', async () => {

@@ -73,6 +73,16 @@ describe('openai-completions provider', () => {
     expect(lines.join('')).not.toContain(API_KEY);
   });
 
+  it('follows its catalog: maxTokens is sent as max_tokens, and no thinking level to a model with reasoning: false', async () => {
+    const catalog = { models: [{ id: 'gpt-test', reasoning: false, maxTokens: 512, contextWindow: 8192 }, { id: 'thinker', reasoning: true }] };
+    await provider(catalog).complete(request({ thinking: 'high' }));
+    await provider(catalog).complete(request({ model: 'thinker', thinking: 'high' }));
+    expect(server.requests[0]?.body).toMatchObject({ model: 'gpt-test', max_tokens: 512 });
+    expect(server.requests[0]?.body).not.toHaveProperty('reasoning_effort');
+    expect(server.requests[1]?.body).toMatchObject({ model: 'thinker', reasoning_effort: 'high' });
+    expect(server.requests[1]?.body).not.toHaveProperty('max_tokens');
+  });
+
   it('joins the text of a reply given as content parts', async () => {
     server.handle((_req, res) => sendJson(res, 200, completion([{ type: 'text', text: 'one ' }, { type: 'text', text: 'two' }])));
     await expect(provider().complete(request())).resolves.toEqual({ text: 'one two' });

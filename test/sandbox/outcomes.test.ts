@@ -29,6 +29,12 @@ describe('what a transform returns decides the outcome', () => {
     await expect(runExport('asyncOverride', {}, 'ci')).resolves.toEqual({ kind: 'override', value: { text: 'async ci', wakeMode: 'next-heartbeat' } });
   });
 
+  it('input.url is a URL (pathname, search, searchParams) whose string form is the path and query', async () => {
+    const handle = await t.runner.load({ module: 'outcomes.js', export: 'urlParts' });
+    const result = await t.runner.run(handle, input({}, { url: '/hooks/x?a=1%202&b=p&b=q+r' }));
+    expect(result).toEqual({ kind: 'override', value: { message: 'function /hooks/x ?a=1%202&b=p&b=q+r 1 2 p|q r  /hooks/x?a=1%202&b=p&b=q+r', name: '/hooks/x?a=1%202&b=p&b=q+r' } });
+  });
+
   it('null means skip and undefined means unchanged', async () => {
     await expect(runExport('skip')).resolves.toEqual({ kind: 'skip' });
     await expect(runExport('unchanged')).resolves.toEqual({ kind: 'unchanged' });
@@ -46,7 +52,7 @@ describe('what a transform returns decides the outcome', () => {
   it('a transform may not opt out of the envelope', async () => {
     const error = (await runExport('unsafe').catch((e: unknown) => e)) as HookError;
     expect(error).toMatchObject({ code: 'TRANSFORM_FAILED' });
-    expect(String((error.cause as Error | undefined)?.message)).toMatch(/invalid override \/allowUnsafeExternalContent: unknown field/);
+    expect(String((error.cause as Error | undefined)?.message)).toMatch(/invalid override \/allowUnsafeExternalContent: not allowed in a transform result/);
   });
 
   it('a limit failure is TRANSFORM_UNAVAILABLE with Retry-After 1', async () => {

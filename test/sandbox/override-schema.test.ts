@@ -12,8 +12,23 @@ describe('transform overrides', () => {
   });
 
   it('name the field and why when invalid', () => {
-    expect(parseOverride('{"actoin":"agent"}')).toEqual({ ok: false, reason: 'invalid override /actoin: unknown field; did you mean "action"?' });
-    expect(parseOverride('{"zzzzzzzz":1}')).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid override \/zzzzzzzz: unknown field \(fields: action, kind, text/) });
     expect(parseOverride('{"timeoutSeconds":"10"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid override \/timeoutSeconds: /) });
+    expect(parseOverride('{"mode":"soon"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid override \/mode: must be one of "now", "next-heartbeat"/) });
+  });
+
+  it('drop unknown keys and name them, with a hint for a near field (OpenClaw ignores them)', () => {
+    expect(parseOverride('{"actoin":"agent","message":"m"}')).toEqual({ ok: true, value: { message: 'm' }, ignored: ['"actoin" (did you mean "action"?)'] });
+    expect(parseOverride('{"zzzzzzzz":1}')).toEqual({ ok: true, value: {}, ignored: ['"zzzzzzzz"'] });
+  });
+
+  it('refuse allowUnsafeExternalContent by name, whatever its value', () => {
+    expect(checkOverrideValue({ message: 'm', allowUnsafeExternalContent: true })).toEqual({ ok: false, reason: expect.stringContaining('/allowUnsafeExternalContent: not allowed in a transform result') as unknown as string });
+    expect(checkOverrideValue({ allowUnsafeExternalContent: false }).ok).toBe(false);
+  });
+
+  it('understand the fields of OpenClaw transform results: mode, agentId, sessionMode, sessionKeySource', () => {
+    expect(checkOverrideValue({ kind: 'wake', text: 't', mode: 'next-heartbeat' })).toEqual({ ok: true, value: { action: 'wake', text: 't', wakeMode: 'next-heartbeat' } });
+    expect(checkOverrideValue({ agentId: 'main', sessionMode: 'persistent', sessionKeySource: 'static' })).toEqual({ ok: true, value: { agentId: 'main', sessionMode: 'persistent' } });
+    expect(checkOverrideValue({ mode: 'now', wakeMode: 'next-heartbeat' })).toEqual({ ok: false, reason: expect.stringContaining('/mode: "now" contradicts /wakeMode') as unknown as string });
   });
 });

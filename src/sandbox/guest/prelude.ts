@@ -13,6 +13,7 @@
  * described from own data properties only, so no guest getter runs.
  */
 import type { GuestOptions } from './options.js';
+import { urlValue } from './url.js';
 
 type Call = (inputJson: string) => Promise<string>;
 type Bind = (exportName: string) => string;
@@ -22,6 +23,7 @@ type Bag = Record<PropertyKey, unknown>;
 const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty, keys, create } = Object;
 const { ownKeys } = Reflect;
 const stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, Str = String;
+const stringValueOf = String.prototype.valueOf;
 const MAX_LINES = 20, MAX_LINE = 500, MAX_FIELDS = 64;
 const G = globalThis as unknown as Bag;
 /** V8's own `stack` accessor, shared by every error it makes: the only `stack` getter describe runs. */
@@ -46,7 +48,7 @@ export function startGuest(options: GuestOptions): [Call, Bind] {
   const call: Call = async (inputJson) => {
     logs = [];
     let value: unknown;
-    try { value = await fn!(parse(inputJson)); } catch (e) { return stringify({ s: 'threw', error: describe(e), name: kindOf(e), at: locate(e), logs }); }
+    try { value = await fn!(withUrl(parse(inputJson))); } catch (e) { return stringify({ s: 'threw', error: describe(e), name: kindOf(e), at: locate(e), logs }); }
     try { return encode(value, options.maxOutputChars); } catch (e) { return fail('invalid', 'result could not be read: ' + describe(e)); }
   };
   const bind: Bind = (exportName) => {
@@ -59,6 +61,18 @@ export function startGuest(options: GuestOptions): [Call, Bind] {
     catch (e) { return stringify({ s: 'error', error: describe(e) }); }
   };
   return [call, bind];
+}
+
+/** A String object (such as `input.url`) as its text; anything else unchanged. Never runs guest code. */
+function primitiveString(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  try { return stringValueOf.call(v); } catch { return v; }
+}
+
+function withUrl(input: unknown): unknown {
+  const bag = input as Bag;
+  if (typeof bag === 'object' && bag !== null && typeof bag['url'] === 'string') bag['url'] = urlValue(bag['url'] as string);
+  return input;
 }
 
 function removeUnsafeGlobals(): void {
@@ -187,7 +201,7 @@ function encode(value: unknown, maxOut: number): string {
   const out = create(null) as Bag;
   let size = 2;
   for (const k of ks) {
-    const v = (value as Bag)[k], t = typeof v;
+    const v = primitiveString((value as Bag)[k]), t = typeof v;
     if (v === undefined) continue;
     if (t !== 'string' && t !== 'number' && t !== 'boolean') {
       return fail('invalid', 'field "' + k.slice(0, 64) + '" is ' + (v === null ? 'null' : 'a ' + t) + '; expected a string, number or boolean');

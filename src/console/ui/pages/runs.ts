@@ -20,6 +20,9 @@ export function RunsPage({ onUnauthorized }: { onUnauthorized: () => void }) {
     setFilters({ ...filters, [name]: (e.target as HTMLInputElement).value });
     setBefore([]);
   };
+  // The list's own retry rows say which run retried which (the list API carries retryOf only).
+  const retries = new Map((data?.runs ?? []).flatMap((row) => (row.retryOf === undefined ? [] : [[row.retryOf, row.runId] as const])));
+  const retriedAs = (row: { runId: string; retriedBy?: string | undefined }): string | undefined => row.retriedBy ?? retries.get(row.runId);
   return html`<section>
     <h1>Runs</h1>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
@@ -32,7 +35,7 @@ export function RunsPage({ onUnauthorized }: { onUnauthorized: () => void }) {
       <thead><tr><th>Created</th><th>Run</th><th>Status</th><th>Hook</th><th>Name</th><th>Session</th><th>Summary</th></tr></thead>
       <tbody>${(data?.runs ?? []).map((run) => html`<tr>
         <td class="nowrap">${time(run.createdAt)}</td>
-        <td>${runLink(run.runId)}${run.retryOf === undefined ? null : html`<div class="muted small">retry</div>`}</td>
+        <td>${runLink(run.runId)}${run.retryOf === undefined ? null : html`<div class="muted small">retry of ${runLink(run.retryOf)}</div>`}${retriedAs(run) === undefined ? null : html`<div class="muted small" data-testid="retried-by">retried as ${runLink(retriedAs(run) as string)}</div>`}</td>
         <td>${statusBadge(run.status)}</td>
         <td class="mono">${run.hook}</td>
         <td>${run.name}</td>
