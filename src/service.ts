@@ -167,6 +167,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     builder,
     mappings: () => mappings.current(),
     runView: (runId) => runOrPendingView(stored, runId),
+    runCompletion: (runId) => stored.runs.completion(runId),
     admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission },
     retryRun: (runId) => runtime.retry(runId),
     throttle,

@@ -119,6 +119,12 @@ const HooksSchema = Type.Object(
     path: Type.String({ default: '/hooks', description: 'Path prefix of the endpoints; normalised, may not be `/`.' }),
     maxBodyBytes: Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024, default: 262144, description: 'Largest accepted body; larger gets 413.' }),
     bodyTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'A body not fully received within this time gets 408.' }),
+    maxWaitSeconds: Type.Integer({
+      minimum: 1,
+      maximum: 3600,
+      default: 120,
+      description: 'Longest time `waitForCompletion: true` on /agent holds the answer (never past the run\'s own timeout); past it the answer is the usual 202.',
+    }),
     bodyBudgetBytes: Type.Integer({
       minimum: 1,
       maximum: 1024 * 1024 * 1024,

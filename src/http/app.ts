@@ -14,6 +14,7 @@ import { BodyBudget, bodyBudgetGuard } from './body-budget.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers } from './hook-handlers.js';
+import type { ReadCompletion } from './run-completion.js';
 import type { AdmissionDeps } from './admission-commit.js';
 import { createForwardedForNotice } from './forwarded-notice.js';
 import { hookGate } from './signature-auth.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   mappings: () => MappingEngine | undefined;
   /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
   runView?: (runId: string) => Promise<unknown>;
+  /** Where a run stands, for `waitForCompletion: true` on /agent; none → that field is refused. */
+  runCompletion?: ReadCompletion;
   /** POST {hooks.path}/runs/<runId>/retry (run-routes.ts). */
   retryRun?: NonNullable<RunRouteDeps['retryRun']>;
   throttle: AuthThrottle;
@@ -98,7 +101,12 @@ export function createApp(deps: AppDeps): Koa {
 function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const { hooks, gateway } = deps.config;
   const prefix = hooks.path;
-  const handlers = createHookHandlers({ ...deps, openclawHeaders: hooks.compat.openclawHeaders });
+  const read = deps.runCompletion;
+  const completion =
+    read === undefined
+      ? undefined
+      : { read, boundMs: (action: { timeoutSeconds?: number | undefined }) => 1000 * Math.min(action.timeoutSeconds ?? deps.config.agents.defaults.timeoutSeconds, hooks.maxWaitSeconds) };
+  const handlers = createHookHandlers({ ...deps, openclawHeaders: hooks.compat.openclawHeaders, ...(completion === undefined ? {} : { completion }) });
   const auth = hookAuth({
     token,
     throttle: deps.throttle,

@@ -12,6 +12,7 @@ import { AUTHENTICATED_FOR_STATE, ENGINE_STATE, SIGNED_STATE, type SignedState }
 import { joinsFor, skippedResponse, type AdmissionDeps } from './admission-commit.js';
 import type { DebounceJoin } from '../store/debounce-port.js';
 import { refuseUnsupportedFields, requestIdempotencyKey } from './openclaw-fields.js';
+import { waitForCompletion, type ReadCompletion } from './run-completion.js';
 
 export interface HookHandlerDeps {
   store: IngressStore;
@@ -22,6 +23,8 @@ export interface HookHandlerDeps {
   admission?: AdmissionDeps;
   /** hooks.compat.openclawHeaders (X-OpenClaw-Idempotency-Key). */
   openclawHeaders?: boolean;
+  /** `waitForCompletion: true` on /agent: where a run stands, and the longest wait (its timeout, at most hooks.maxWaitSeconds). */
+  completion?: { read: ReadCompletion; boundMs: (action: { timeoutSeconds?: number | undefined }) => number };
 }
 
 type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse; joins?: DebounceJoin[] };
@@ -74,21 +77,24 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         return { actions: [action], response: { status: 200, body: { ok: true, mode: action.mode } } };
       }),
 
-    agent: (ctx: Context) =>
-      commit(ctx, 'agent', async () => {
+    agent: async (ctx: Context) => {
+      let bound = 0;
+      await commit(ctx, 'agent', async () => {
         const payload = ctx.state['payload'] as Record<string, unknown>;
         refuseUnsupportedFields('agent', payload);
         const request = validateAgent(payload);
         checkAgentSessionMode(request);
-        refuseWaitForCompletion(request);
         const task = request.name?.trim() || undefined;
         const action = deps.builder.agent(request, {
           origin: { hook: 'agent' },
           via: 'direct',
           content: task === undefined ? { source: 'Webhook' } : { source: 'Webhook', task },
         });
+        if (request.waitForCompletion === true) bound = deps.completion?.boundMs(action) ?? 0;
         return { actions: [action], response: { status: 202, body: { ok: true, runId: action.runId } } };
-      }),
+      });
+      if (bound > 0) await answerOnCompletion(ctx, deps, bound);
+    },
 
     mapped: (ctx: Context, name: string) =>
       commit(ctx, name, async () => {
@@ -125,10 +131,25 @@ function checkAgentSessionMode(request: { sessionMode?: string | undefined; sess
   }
 }
 
-/** OpenClaw's `waitForCompletion` is not carried out: a sender expecting the reply in the answer must learn it. */
-function refuseWaitForCompletion(request: { waitForCompletion?: boolean | undefined }): void {
-  if (request.waitForCompletion === true) {
-    throw new HookError('INVALID_BODY', 'waitForCompletion is not supported: the answer is 202 with runId; poll GET {hooks.path}/runs/<runId> for the reply');
+/**
+ * OpenClaw's `waitForCompletion: true`: once the run is committed (202), hold the answer until it
+ * ends, then `200 {ok, runId, completion: {status, reply}}`; past the bound (or when the client
+ * left) the 202 stands. A replayed request waits on the same run.
+ */
+async function answerOnCompletion(ctx: Context, deps: HookHandlerDeps, boundMs: number): Promise<void> {
+  const body = ctx.body as { runId?: unknown } | undefined;
+  if (ctx.status !== 202 || deps.completion === undefined || typeof body?.runId !== 'string') return;
+  const runId = body.runId;
+  const left = new AbortController();
+  const onClose = (): void => left.abort();
+  ctx.res.once('close', onClose); // the client went away before an answer
+  try {
+    const completion = await waitForCompletion(deps.completion.read, runId, { boundMs, signal: left.signal });
+    if (completion === undefined || left.signal.aborted) return;
+    ctx.status = 200;
+    ctx.body = { ok: true, runId, completion: { status: completion.status, reply: completion.reply ?? null } };
+  } finally {
+    ctx.res.off('close', onClose);
   }
 }
 

@@ -30,7 +30,7 @@ export const AgentRequestSchema = Type.Object({
   sessionMode: Type.Optional(
     Type.Union([Type.Literal('isolated'), Type.Literal('persistent')], { description: '`persistent` continues the session named by `sessionKey`, which it requires.' }),
   ),
-  waitForCompletion: Type.Optional(Type.Boolean({ description: 'OpenClaw: hold the answer until the run ends. Only false is accepted (true: 400).' })),
+  waitForCompletion: Type.Optional(Type.Boolean({ description: 'OpenClaw: hold the answer until the run ends (at most its timeout and hooks.maxWaitSeconds): 200 with `completion: {status, reply}`; past the bound, 202.' })),
 });
 
 /** A validator that turns the first schema error into a 400 naming the field (an enum lists its values). */

@@ -59,6 +59,12 @@ export interface RunRow {
 
 export type RunKind = 'agent' | 'notify';
 
+/** Where a run stands for a caller waiting on it: the reply is set once the run ended with one. */
+export interface RunCompletion {
+  status: RunStatus;
+  reply?: string;
+}
+
 /** What GET {hooks.path}/runs/<runId>, the console and `hookgate status` show: never the message or the raw reply. */
 export interface RunView {
   runId: string;

@@ -14,6 +14,7 @@ import type {
   RecoveryDecision,
   RetryOutcome,
   RunClaim,
+  RunCompletion,
   RunFilter,
   RunFinish,
   RunRow,
@@ -135,6 +136,8 @@ export interface RunStore {
    */
   retry(runId: string, newRunId: string, at: number): Promise<RetryOutcome>;
   countByStatus(): Promise<Record<RunStatus, number>>;
+  /** A run's status and, once it ended, its reply (for `waitForCompletion`); undefined when unknown. */
+  completion(runId: string): Promise<RunCompletion | undefined>;
   /** One run as a view, with `retriedBy` when it was retried; undefined when unknown. */
   view(runId: string): Promise<RunView | undefined>;
   /** The newest runs first, filtered; `next` is the cursor of the following page, absent on the last one. */

@@ -157,9 +157,11 @@ describe('an OpenClaw config file given to --config', () => {
         expect(JSON.parse(runs().at(-1)?.action ?? '{}')).toMatchObject({ model: 'local/llama3' });
       });
 
-      it('2. refuses waitForCompletion: true by name (the answer stays 202 with runId)', async () => {
-        const refused = await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: true });
-        expect([refused.status, refused.body?.error]).toEqual([400, expect.stringMatching(/^waitForCompletion is not supported/)]);
+      it('2. waitForCompletion: true holds the answer until the run ended: 200 with its status and reply', async () => {
+        const held = await post(`${hooks}/agent`, { message: 'wait for me', waitForCompletion: true });
+        expect(held.status).toBe(200);
+        expect(held.body).toMatchObject({ ok: true, runId: expect.any(String), completion: { status: 'ok', reply: expect.stringContaining('wait for me') } });
+        expect(db.prepare('SELECT status FROM runs WHERE run_id = ?').get(held.body?.runId)).toEqual({ status: 'ok' });
         expect((await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: false })).status).toBe(202);
       });
 

@@ -27,6 +27,7 @@ export function hooksConfig(overrides: Partial<Config['hooks']> = {}): Config['h
     path: '/hooks',
     maxBodyBytes: 262144,
     bodyTimeoutMs: 10000,
+    maxWaitSeconds: 120,
     bodyBudgetBytes: 64 * 1024 * 1024,
     maxJsonDepth: 64,
     idempotencyTtlHours: 24,

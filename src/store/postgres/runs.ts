@@ -75,6 +75,12 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
       for (const row of rows) counts[row.status] = row.n;
       return counts;
     },
+    async completion(runId) {
+      const { rows } = await query<{ status: RunStatus; reply: string | null }>(pool, 'SELECT status, reply FROM runs WHERE run_id = $1', [runId]);
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      return row.reply === null ? { status: row.status } : { status: row.status, reply: row.reply };
+    },
     async view(runId) {
       const { rows } = await query<RunRow & { retried_by: string | null }>(
         pool,

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached } from './connection.js';
-import type { RecordedDelivery, RunFinish, RunRow, RunStatus, RunView } from '../port-types.js';
+import type { RecordedDelivery, RunCompletion, RunFinish, RunRow, RunStatus, RunView } from '../port-types.js';
 import { insertEvent } from './session-queries.js';
 import { appendExchange, insertDelivery } from './state-queries.js';
 import { toRunView } from '../row-views.js';
@@ -67,6 +67,12 @@ export function countRunsWithStatus(db: DatabaseSync, status: RunStatus): number
 }
 
 /** What GET {hooks.path}/runs/<runId> shows: never the message or the raw reply. */
+export function readRunCompletion(db: DatabaseSync, runId: string): RunCompletion | undefined {
+  const row = prepareCached(db, 'SELECT status, reply FROM runs WHERE run_id = ?').get(runId) as { status: RunStatus; reply: string | null } | undefined;
+  if (row === undefined) return undefined;
+  return row.reply === null ? { status: row.status } : { status: row.status, reply: row.reply };
+}
+
 export function readRunView(db: DatabaseSync, runId: string): RunView | undefined {
   const row = prepareCached(db, 'SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
   if (row === undefined) return undefined;

@@ -9,6 +9,7 @@ import {
   finishRun,
   listQueuedRuns,
   listUnfinishedRuns,
+  readRunCompletion,
   readRunView,
   requeueRun,
   setRunDelivery,
@@ -59,6 +60,7 @@ export function createSqliteRunStore(db: DatabaseSync, reads: DatabaseSync): Run
     setDelivery: (runId, delivery) => writeWhenFree(() => setRunDelivery(db, runId, delivery)),
     retry: (runId, newRunId, at) => writeWhenFree(() => queueRetry(db, runId, newRunId, at)),
     countByStatus: async () => countRunsByStatus(reads),
+    completion: async (runId) => readRunCompletion(reads, runId),
     view: async (runId) => readRunView(reads, runId),
     listViews: async (filter) => listRunViews(reads, filter),
   };

@@ -49,6 +49,17 @@ export function describeRunsContract(makeStore: ContractFactory): void {
       expect(await store.runs.view('retry-of-notify')).toMatchObject({ kind: 'notify', status: 'queued', retryOf: runId });
     });
 
+    it('tells a waiting caller where a run stands, and its reply once it ended', async () => {
+      const { store } = await stores.open();
+      const action = await queueRun(store);
+      expect(await store.runs.completion(action.runId)).toEqual({ status: 'queued' });
+      await store.runs.claim(action.runId, LEASE);
+      expect(await store.runs.completion(action.runId)).toEqual({ status: 'running' });
+      await store.runs.finish(action.runId, { status: 'ok', at: NOW + 5, reply: 'the reply', summary: 'Hook h: the reply' });
+      expect(await store.runs.completion(action.runId)).toEqual({ status: 'ok', reply: 'the reply' });
+      expect(await store.runs.completion('no-such-run')).toBeUndefined();
+    });
+
     it('lets exactly one of many concurrent claimers take a queued run, and counts the attempt', async () => {
       const { store } = await stores.open();
       const action = await queueRun(store);
