@@ -18,7 +18,18 @@ export interface ServerProcess {
 export const SERVER_START_MS = 45_000;
 
 export function spawnServer(configPath: string, env: NodeJS.ProcessEnv = {}, timeoutMs = SERVER_START_MS, extraArgs: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, ...extraArgs], {
+  return spawnEntry(BIN, configPath, env, timeoutMs, extraArgs);
+}
+
+/** The compiled build itself (dist/main.js, made by `npm install` and `npm test`), not the bin's choice between it and src/. */
+export const BUILT_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export function spawnBuiltServer(configPath: string, env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  return spawnEntry(BUILT_MAIN, configPath, env, SERVER_START_MS, []);
+}
+
+function spawnEntry(entry: string, configPath: string, env: NodeJS.ProcessEnv, timeoutMs: number, extraArgs: string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [entry, 'serve', '--config', configPath, ...extraArgs], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
