@@ -45,6 +45,12 @@ export const AgentActionSchema = Type.Object(
     thinking: Type.Optional(Type.String({ minLength: 1 })),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     origin: ActionOriginSchema,
+    limitKeys: Type.Optional(
+      Type.Object(
+        { throttle: Type.Optional(Type.String()), concurrency: Type.Optional(Type.String()) },
+        { additionalProperties: false, description: "The mapping's throttle and concurrency keys, rendered from the delivery at admission (docs/run-limits.md)." },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -19,6 +19,7 @@ import { startSharedSweep } from './shared-sweep.js';
 import type { RoutingDeps } from './routing.js';
 import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
 import { createRunQueue } from './run-queue.js';
+import { setUpGates, type RunGateOptions } from './gates/setup.js';
 
 /** Characters of earlier exchanges sent with a turn; older exchanges are dropped first. */
 export const DEFAULT_HISTORY_BUDGET_CHARS = 32_000;
@@ -69,6 +70,8 @@ export interface RuntimeOptions {
   sharedSweepMs?: number;
   /** models.providers.<id>.models: a bare default model resolves through them. */
   catalogs?: ModelCatalogs;
+  /** Run limits (throttle, concurrency keys, budgets, provider circuits: gates/); absent, only maxConcurrent bounds runs. */
+  gates?: RunGateOptions;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -88,7 +91,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     signal: shutdown.signal,
     ...(options.observer === undefined ? {} : { observer: options.observer }),
   };
-  const common = { store, clock, providers: options.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
+  const gates = setUpGates(options.gates, { defaults, defaultModel, providers: options.providers, clock, logger, pump: () => queue.pump() });
+  const common = { store, clock, providers: gates.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
   const heartbeat = createHeartbeatScheduler({
     clock,
     everyMs: heartbeatPeriod(defaults),
@@ -112,6 +116,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     execute: (row) => (row.kind === 'notify' ? executeNotify(common, row) : executeRun({ ...common, defaultModel, requestHeartbeat }, row)),
     ready: () => recovered,
     logger,
+    ...(gates.gatekeeper === undefined ? {} : { gates: gates.gatekeeper }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
   let sweep: { stop(): void } | undefined;
