@@ -6,7 +6,7 @@ import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { newTimeOrderedId } from '../actions/ids.js';
-import type { RetryOutcome } from '../store/port.js';
+import type { ForceOutcome, RetryOutcome } from '../store/port.js';
 import { executeRun } from './agent-run.js';
 import { executeNotify } from './notify-run.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
@@ -43,6 +43,8 @@ export interface Runtime {
   whenIdle(): Promise<void>;
   /** Queues a manual retry of a failed, timed-out or interrupted run (the store's runs.retry) and wakes the queue. */
   retry(runId: string): Promise<RetryOutcome>;
+  /** Lets a queued run start past its budget and throttle (`hookgate runs start --force`, the console's button); logged. Needs `gates`. */
+  forceStart(runId: string, by: string): Promise<ForceOutcome>;
 }
 
 export interface RuntimeOptions {
@@ -171,6 +173,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const outcome = await store.runs.retry(runId, newTimeOrderedId(), clock.now());
       if (outcome.kind === 'queued') {
         logger.info({ event: 'run.retry_queued', runId: outcome.runId, retryOf: runId }, 'run queued again as a retry');
+        queue.pump();
+      }
+      return outcome;
+    },
+    async forceStart(runId, by) {
+      if (options.gates === undefined) return { kind: 'not-found' };
+      const outcome = await options.gates.limits.forceStart(runId, clock.now());
+      if (outcome.kind === 'forced') {
+        logger.warn({ event: 'run.force_started', runId, by }, 'run started by hand past its budget and throttle');
         queue.pump();
       }
       return outcome;

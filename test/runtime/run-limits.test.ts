@@ -93,7 +93,7 @@ describe('run gates', () => {
     const provider = blockingProvider('fake');
     const h = gatedRuntime({ limits: { concurrency: { limit: 1, key: '{{id}}' } }, providers: new Map([['fake', provider]]) });
     await h.runtime.start();
-    const [a1, a2, b1, b2] = queue(h, [mapped('a'), mapped('a'), mapped('b'), mapped('b')]) as AgentAction[];
+    const [a1, a2, b1, b2] = queue(h, [mapped('a'), mapped('a'), mapped('b'), mapped('b')]) as [AgentAction, AgentAction, AgentAction, AgentAction];
     await turn(h.clock, 10);
     expect(provider.inFlight()).toBe(2);
     expect(runningPerKey()).toEqual(new Map([['a', 1], ['b', 1]]));
@@ -172,7 +172,7 @@ describe('run gates', () => {
     const provider = timedProvider(clock);
     const h = gatedRuntime({ clock, defaults: makeDefaults({ budget: { runsPerDay: 1 } }), providers: new Map([['fake', provider]]) });
     await h.runtime.start();
-    const [, second] = queue(h, [agentAction(), agentAction()]) as AgentAction[];
+    const [, second] = queue(h, [agentAction(), agentAction()]) as [AgentAction, AgentAction];
     await drain(h.clock, h.runtime);
     expect(await h.store.runs.view(second.runId)).toMatchObject({ waitingFor: 'budget' });
     expect(await h.store.limits.forceStart(second.runId, clock.now())).toEqual({ kind: 'forced' });
