@@ -43,6 +43,7 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
     limits: store.limits,
     clock: realClock,
     logger,
+    lastRecipient: (channel) => store.deliveries.lastRecipient(channel),
   });
   let cached: { hooks: Config['hooks']; lookup: RunLimitsLookup } | undefined;
   const runLimits: RunLimitsLookup = (mappingId) => {

@@ -58,7 +58,7 @@ export const CircuitBreakerSchema = Type.Object(
 export const AlertsSchema = Type.Object(
   {
     channel: Type.String({ minLength: 1, description: 'A configured channel (e.g. `telegram`, `log`).' }),
-    to: Type.Optional(Type.String({ minLength: 1, description: 'Recipient on that channel; default the channel\'s usual route.' })),
+    to: Type.Optional(Type.String({ minLength: 1, description: 'Recipient on that channel; default the last recipient a heartbeat reply reached there.' })),
   },
   {
     additionalProperties: false,

@@ -22,6 +22,8 @@ export interface AlerterDeps {
   limits: LimitStore;
   clock: Clock;
   logger: Logger;
+  /** Without `alerts.to`: the last recipient a heartbeat reached on the channel (the store's deliveries.lastRecipient). */
+  lastRecipient?: (channel: string) => Promise<string | undefined>;
 }
 
 export const NO_ALERTS: Alerter = { alert: () => undefined };
@@ -37,7 +39,8 @@ export function createAlerter(deps: AlerterDeps): Alerter {
   async function send(condition: string, text: string): Promise<void> {
     const verdict = await deps.limits.rateHit(`alert:${condition}`, { limit: 1, periodMs: ALERT_EVERY_MS }, deps.clock.now());
     if (!verdict.allowed) return;
-    const outcome = await deps.deliver(channel as ChannelPort, config?.to ?? '', `Hookgate: ${text}`, { signal: AbortSignal.timeout(30_000) });
+    const to = config?.to ?? (await deps.lastRecipient?.(config?.channel ?? '')) ?? '';
+    const outcome = await deps.deliver(channel as ChannelPort, to, `Hookgate: ${text}`, { signal: AbortSignal.timeout(30_000) });
     deps.logger.info({ event: 'alert.sent', condition, status: outcome.status }, 'operator alert');
   }
   return {
