@@ -19,16 +19,19 @@ export interface QueueGuardOptions {
  * agents.defaults.maxQueued: with that many runs queued, a request that would queue more is
  * refused with 503 SERVER_BUSY and Retry-After before anything is stored. The count comes from
  * the store (every instance's runs), read at most once a second; runs this instance admitted
- * since the read are added, so a burst cannot overshoot between two reads.
+ * since are added, so a burst cannot overshoot between two reads (only by the few commits in
+ * flight while a read runs, and by other instances' admissions within a second).
  */
 export function createQueueGuard(options: QueueGuardOptions): (actions: readonly AdmittedAction[], hook: string) => Promise<void> {
   let counted: { queued: number; at: number; admittedSince: number } | undefined;
   let reading: Promise<void> | undefined;
   const read = (): Promise<void> => {
+    // Runs admitted while the count is read may or may not be in it: they stay counted (the safe side).
+    const before = counted?.admittedSince ?? 0;
     reading ??= options
       .depths()
       .then((depths) => {
-        counted = { queued: depths.runs.queued, at: options.now(), admittedSince: 0 };
+        counted = { queued: depths.runs.queued, at: options.now(), admittedSince: (counted?.admittedSince ?? 0) - before };
       })
       .finally(() => {
         reading = undefined;

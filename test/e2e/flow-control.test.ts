@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
 
@@ -83,14 +86,48 @@ describe('run limits over HTTP', () => {
     svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, agents: { defaults: { maxQueued: 2, budget: { runsPerDay: 1 } } } });
     const service = svc;
     const answers = [];
-    for (let i = 0; i < 6; i += 1) answers.push(await post(`${service.hooksUrl}/agent`, { message: `run ${i}` }, auth));
+    for (let i = 0; i < 8; i += 1) answers.push(await post(`${service.hooksUrl}/agent`, { message: `run ${i}` }, auth));
     const refused = answers.filter((answer) => answer.status === 503);
-    expect(refused.length).toBeGreaterThanOrEqual(3);
+    // One run executes, two may queue: the rest are refused (give or take a commit in flight while the count is read).
+    expect(refused.length).toBeGreaterThanOrEqual(4);
     expect(refused[0]?.body).toMatchObject({ ok: false, code: 'SERVER_BUSY' });
     expect(refused[0]?.headers.get('retry-after')).toBe('30');
     expect(countRuns(service)).toBe(answers.filter((answer) => answer.status === 202).length);
     // Wakes are never refused for the run queue.
     expect((await post(`${service.hooksUrl}/wake`, { text: 'still here' }, auth)).status).toBe(200);
-    expect(await metrics(service)).toMatch(/hookgate_hook_rejected_total\{mapping="agent",reason="queue-full"\} [3-6]/);
+    expect(await metrics(service)).toMatch(/hookgate_hook_rejected_total\{mapping="agent",reason="queue-full"\} [4-8]/);
+  });
+});
+
+describe('hookgate runs start --force and hookgate status', () => {
+  function cliIo(dir: string) {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { stdout: (s: string) => void out.push(s), stderr: (s: string) => void err.push(s), env: {}, cwd: dir } };
+  }
+
+  it('starts a waiting run through the service, insists on --force, and status shows the waits and budgets', async () => {
+    svc = await startTestService({ agents: { defaults: { budget: { runsPerHour: 1 } } } });
+    const service = svc;
+    const first = await post(`${service.hooksUrl}/agent`, { message: 'one' }, auth);
+    await until(async () => (await runOf(service, first.body.runId))['status'] === 'ok');
+    const second = await post(`${service.hooksUrl}/agent`, { message: 'two' }, auth);
+    await until(async () => (await runOf(service, second.body.runId))['waitingFor'] === 'budget');
+    const configPath = join(service.dir, 'cli.json5');
+    writeFileSync(configPath, JSON.stringify({ hooks: { enabled: true, token: TEST_TOKEN }, agents: { defaults: { budget: { runsPerHour: 1 } } }, storage: { path: join(service.dir, 'hookgate.sqlite') } }));
+
+    const status = cliIo(service.dir);
+    expect(await runCli(['status', '--config', configPath], status.io)).toBe(0);
+    expect(status.out.join('')).toContain('runs waiting: 1 for budget');
+    expect(status.out.join('')).toContain('budget service per hour: 1 of 1 used, 0 left');
+
+    const refused = cliIo(service.dir);
+    expect(await runCli(['runs', 'start', second.body.runId, '--config', configPath, '--url', service.url], refused.io)).toBe(2);
+    expect(refused.err.join('')).toContain('needs --force');
+    const started = cliIo(service.dir);
+    expect(await runCli(['runs', 'start', second.body.runId, '--force', '--config', configPath, '--url', service.url], started.io)).toBe(0);
+    expect(started.err.join('')).toBe('');
+    expect(started.out.join('')).toContain(`run ${second.body.runId} may start past its budget`);
+    await until(async () => (await runOf(service, second.body.runId))['status'] === 'ok');
   });
 });

@@ -8,8 +8,12 @@ import { query, transaction, type Queryable } from './sql.js';
  * on the bucket for its transaction; a gated claim and a circuit update hold one lock for all
  * gates of the schema, so two instances never both take a key's last slot or a budget's last start.
  */
+/** Rate hits between two sweeps of spent buckets (a bucket whose time has passed holds nothing). */
+const PRUNE_EVERY_HITS = 1000;
+
 export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore {
   const gatesLock = `hookgate.gates.${schema}`;
+  let hits = 0;
   const lockGates = (client: pg.PoolClient) => client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [gatesLock]);
   return {
     async rateHit(bucket, rule, now, peek = false) {
@@ -17,6 +21,8 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
         const verdict = gcra(await readTat(pool, bucket), rule, now);
         return verdict.allowed ? { allowed: true, retryAfterMs: 0 } : verdict;
       }
+      hits += 1;
+      if (hits % PRUNE_EVERY_HITS === 0) await query(pool, 'DELETE FROM limit_buckets WHERE tat < $1', [now]);
       return transaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`hookgate.bucket.${schema}.${bucket}`]);
         const verdict = gcra(await readTat(client, bucket), rule, now);
