@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
-import { configPathFrom, loadConfigFile } from '../config/load.js';
+import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { configAdvisories } from '../config/advisories.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createMappingEngine } from '../mapping/engine.js';
