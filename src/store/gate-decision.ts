@@ -17,12 +17,22 @@ export const MAX_OPEN_MS = HOUR_MS;
  * limit + burst hits conform, and a refusal knows exactly when the next hit would.
  */
 export function gcra(tat: number | undefined, rule: RateRule, now: number): { allowed: true; tat: number } | { allowed: false; retryAfterMs: number } {
-  const interval = rule.periodMs / rule.limit;
-  const tolerance = (rule.limit - 1 + (rule.burst ?? 0)) * interval;
+  const { interval, tolerance } = gcraSpacing(rule);
   const start = Math.max(tat ?? now, now);
   const ahead = start - now;
   if (ahead > tolerance) return { allowed: false, retryAfterMs: Math.ceil(ahead - tolerance) };
   return { allowed: true, tat: start + interval };
+}
+
+/** A rule's spacing between hits and how far ahead a bucket may be booked (both in ms, fractional). */
+export function gcraSpacing(rule: RateRule): { interval: number; tolerance: number } {
+  const interval = rule.periodMs / rule.limit;
+  return { interval, tolerance: (rule.limit - 1 + (rule.burst ?? 0)) * interval };
+}
+
+/** When a refused hit would conform, from the bucket's time (the same arithmetic as gcra). */
+export function gcraRetryAfter(tat: number, rule: RateRule, now: number): number {
+  return Math.max(1, Math.ceil(Math.max(tat, now) - now - gcraSpacing(rule).tolerance));
 }
 
 /** One budget window as read from the starts recorded for its scope. */

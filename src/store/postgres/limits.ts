@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { budgetWindows, DAY_MS, decideGates, gcra, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
+import { budgetWindows, DAY_MS, decideGates, gcra, gcraRetryAfter, gcraSpacing, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
 import type { CircuitRow, GateOutcome, LimitStore, RunGates, WaitingFor } from '../limit-types.js';
 import { query, transaction, type Queryable } from './sql.js';
 
@@ -23,13 +23,17 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
       }
       hits += 1;
       if (hits % PRUNE_EVERY_HITS === 0) await query(pool, 'DELETE FROM limit_buckets WHERE tat < $1', [now]);
-      return transaction(pool, async (client) => {
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`hookgate.bucket.${schema}.${bucket}`]);
-        const verdict = gcra(await readTat(client, bucket), rule, now);
-        if (!verdict.allowed) return verdict;
-        await writeTat(client, bucket, verdict.tat);
-        return { allowed: true, retryAfterMs: 0 };
-      });
+      // One statement: ON CONFLICT locks the bucket's row, so concurrent hits on it take turns.
+      const { interval, tolerance } = gcraSpacing(rule);
+      const { rows } = await query<{ tat: number }>(
+        pool,
+        `INSERT INTO limit_buckets (bucket, tat) VALUES ($1, $2::float8 + $3::float8)
+         ON CONFLICT (bucket) DO UPDATE SET tat = GREATEST(limit_buckets.tat, $2::float8) + $3::float8 WHERE GREATEST(limit_buckets.tat, $2::float8) - $2::float8 <= $4::float8
+         RETURNING tat`,
+        [bucket, now, interval, tolerance],
+      );
+      if (rows.length > 0) return { allowed: true, retryAfterMs: 0 };
+      return { allowed: false, retryAfterMs: gcraRetryAfter((await readTat(pool, bucket)) ?? now, rule, now) };
     },
     async claimGated(runId, claim, gates) {
       if (claim.signal?.aborted === true) return { kind: 'taken' };

@@ -156,7 +156,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
 
   CREATE TABLE limit_buckets (
     bucket TEXT   PRIMARY KEY,                -- rate:<mapping>:<key> | throttle:<mapping>:<key> | alert:<condition>
-    tat    BIGINT NOT NULL                    -- GCRA theoretical arrival time of the next hit (ms)
+    tat    DOUBLE PRECISION NOT NULL          -- GCRA theoretical arrival time of the next hit (ms, fractional)
   );
 
   CREATE TABLE run_starts (

@@ -1,10 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached, inTransaction } from './connection.js';
-import { decideGates, gcra, nextCircuit, probingCircuit } from '../gate-decision.js';
+import { decideGates, gcra, gcraRetryAfter, gcraSpacing, nextCircuit, probingCircuit } from '../gate-decision.js';
 import type { GateOutcome, LimitStore } from '../limit-types.js';
 import {
   busiestRateBuckets,
   claimGatedRun,
+  hitBucket,
   listCircuits,
   markWaiting,
   pruneBuckets,
@@ -38,15 +39,11 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
       }
       hits += 1;
       const prune = hits % PRUNE_EVERY_HITS === 0;
-      return writeWhenFree(() =>
-        inTransaction(db, () => {
-          if (prune) pruneBuckets(db, now);
-          const verdict = gcra(readTat(db, bucket), rule, now);
-          if (!verdict.allowed) return verdict;
-          writeTat(db, bucket, verdict.tat);
-          return { allowed: true, retryAfterMs: 0 };
-        }),
-      );
+      if (prune) await writeWhenFree(() => pruneBuckets(db, now));
+      const { interval, tolerance } = gcraSpacing(rule);
+      const tat = await writeWhenFree(() => hitBucket(db, bucket, now, interval, tolerance));
+      if (tat !== undefined) return { allowed: true, retryAfterMs: 0 };
+      return { allowed: false, retryAfterMs: gcraRetryAfter(readTat(db, bucket) ?? now, rule, now) };
     },
     async claimGated(runId, claim, gates) {
       const outcome = await writeWhenFree(() => {

@@ -154,7 +154,7 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE TABLE limit_buckets (
     bucket TEXT    PRIMARY KEY,               -- rate:<mapping>:<key> | throttle:<mapping>:<key> | alert:<condition>
-    tat    INTEGER NOT NULL                   -- GCRA theoretical arrival time of the next hit (ms)
+    tat    REAL    NOT NULL                   -- GCRA theoretical arrival time of the next hit (ms, fractional)
   );
 
   CREATE TABLE run_starts (

@@ -25,6 +25,15 @@ export function describeLimitsContract(makeStore: ContractFactory): void {
       expect((await store.limits.rateHit('rate:m:k', rule, NOW + 20_000)).allowed).toBe(true);
     });
 
+    it('admits exactly `limit` of many hits arriving together from two instances', async () => {
+      const made = await stores.open();
+      if (made.sibling === undefined) throw new Error('the limits contract needs a sibling store');
+      const other = await made.sibling();
+      const rule = { limit: 3, periodMs: 60_000 };
+      const verdicts = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? made.store : other).limits.rateHit('rate:m:together', rule, NOW)));
+      expect(verdicts.filter((verdict) => verdict.allowed)).toHaveLength(3);
+    });
+
     it('spaces throttled starts of one key and records the wait on the run', async () => {
       const { store } = await stores.open();
       const [first, second] = [await queueRun(store), await queueRun(store)];
