@@ -84,7 +84,7 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
         const { rows } = await client.query<{ status: string }>('SELECT status FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
         if (rows[0] === undefined) return { kind: 'not-found' as const };
         if (rows[0].status !== 'queued') return { kind: 'not-queued' as const, status: rows[0].status };
-        await client.query('UPDATE runs SET forced = 1, not_before = NULL WHERE run_id = $1', [runId]);
+        await client.query('UPDATE runs SET forced = 1, not_before = NULL, waiting_for = NULL WHERE run_id = $1', [runId]);
         return { kind: 'forced' as const };
       }),
     async overview(budgets, now) {

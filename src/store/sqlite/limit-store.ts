@@ -95,7 +95,7 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
           const run = prepareCached(db, 'SELECT status FROM runs WHERE run_id = ?').get(runId) as { status: string } | undefined;
           if (run === undefined) return { kind: 'not-found' };
           if (run.status !== 'queued') return { kind: 'not-queued', status: run.status };
-          prepareCached(db, 'UPDATE runs SET forced = 1, not_before = NULL WHERE run_id = ?').run(runId);
+          prepareCached(db, 'UPDATE runs SET forced = 1, not_before = NULL, waiting_for = NULL WHERE run_id = ?').run(runId);
           return { kind: 'forced' };
         }),
       ),
