@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
+import { failingProviderConfig } from '../helpers/failing-provider.js';
 
 const GATEWAY_TOKEN = 'gateway-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TEST_TOKEN}` };
@@ -96,6 +97,30 @@ describe('run limits over HTTP', () => {
     // Wakes are never refused for the run queue.
     expect((await post(`${service.hooksUrl}/wake`, { text: 'still here' }, auth)).status).toBe(200);
     expect(await metrics(service)).toMatch(/hookgate_hook_rejected_total\{mapping="agent",reason="queue-full"\} [4-8]/);
+  });
+});
+
+describe('the provider circuit over HTTP', () => {
+  it('opens after consecutive failures: later runs wait for the circuit, the gauge says open, and one alert goes to the channel', async () => {
+    const failing = failingProviderConfig();
+    svc = await startTestService({
+      ...failing,
+      gateway: { auth: { token: GATEWAY_TOKEN } },
+      agents: { defaults: { delivery: { channel: 'log' }, maxConcurrent: 1, circuitBreaker: { failures: 2, openSeconds: 3600 }, alerts: { channel: 'log', to: 'ops' } } },
+    });
+    const service = svc;
+    const runs = [];
+    for (let i = 0; i < 3; i += 1) runs.push((await post(`${service.hooksUrl}/agent`, { message: `m${i}`, model: 'broken/x' }, auth)).body.runId as string);
+    await until(async () => (await runOf(service, runs[2] as string))['waitingFor'] === 'provider-circuit');
+    expect((await runOf(service, runs[0] as string))['status']).toBe('error');
+    expect((await runOf(service, runs[1] as string))['status']).toBe('error');
+    expect(await metrics(service)).toMatch(/hookgate_provider_circuit_state\{provider="broken"\} 2/);
+    await until(() => service.logs.some((line) => line['event'] === 'alert.sent' && line['condition'] === 'circuit-open:broken'));
+    expect(service.logs.filter((line) => line['event'] === 'alert.sent')).toHaveLength(1);
+    expect(service.logs.some((line) => line['event'] === 'circuit.opened' && line['provider'] === 'broken')).toBe(true);
+    // Other providers are not held: an echo run still runs.
+    const echo = await post(`${service.hooksUrl}/agent`, { message: 'fine' }, auth);
+    await until(async () => (await runOf(service, echo.body.runId))['status'] === 'ok');
   });
 });
 
