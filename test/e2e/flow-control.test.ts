@@ -109,7 +109,7 @@ describe('the provider circuit over HTTP', () => {
       agents: { defaults: { delivery: { channel: 'log' }, maxConcurrent: 1, circuitBreaker: { failures: 2, openSeconds: 3600 }, alerts: { channel: 'log', to: 'ops' } } },
     });
     const service = svc;
-    const runs = [];
+    const runs: string[] = [];
     for (let i = 0; i < 3; i += 1) runs.push((await post(`${service.hooksUrl}/agent`, { message: `m${i}`, model: 'broken/x' }, auth)).body.runId as string);
     await until(async () => (await runOf(service, runs[2] as string))['waitingFor'] === 'provider-circuit');
     expect((await runOf(service, runs[0] as string))['status']).toBe('error');
