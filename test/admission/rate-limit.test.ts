@@ -18,7 +18,7 @@ async function limitedEngine(mapping: Partial<MappingConfig>, options: { transfo
     now: () => FIXED_NOW,
     presets: [],
     ...(options.transforms === undefined ? {} : { transforms: options.transforms.port }),
-    admission: { store: buckets, now: () => now, onLimited: (id, over) => void limited.push([id, over]) },
+    rateLimits: { store: buckets, now: () => now, onLimited: (id, over) => void limited.push([id, over]) },
   });
   return { engine, buckets, limited, advance: (ms: number) => (now += ms) };
 }
