@@ -39,7 +39,8 @@ export function createQueueGuard(options: QueueGuardOptions): (actions: readonly
     return reading;
   };
   return async (actions, hook) => {
-    const runs = actions.filter((action) => action.kind === 'agent').length;
+    // Agent runs and notifies are queued runs; a wake is an event.
+    const runs = actions.filter((action) => action.kind !== 'wake').length;
     if (runs === 0) return;
     if (counted === undefined) await read();
     else if (options.now() - counted.at >= QUEUE_COUNT_FRESH_MS) void read().catch(() => undefined);

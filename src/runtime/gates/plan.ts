@@ -17,10 +17,12 @@ export interface PlanDeps {
 /**
  * The gates a queued run passes before it starts: its mapping's concurrency key, throttle and
  * budget, the service's budget and its provider's circuit. Undefined when none applies, so the
- * run is claimed as it always was. Keys were rendered at admission (action.limitKeys); a mapping
+ * run is claimed as it always was (so is a notify, which calls no model). Keys were rendered at admission (action.limitKeys); a mapping
  * given a limit since then holds its earlier runs in one shared bucket.
  */
 export function planGates(row: RunRow, deps: PlanDeps): RunGates | undefined {
+  // A notify sends text to a channel and calls no model: no budget, throttle or circuit is about it.
+  if (row.kind === 'notify') return undefined;
   const action = parseStoredAction(row);
   const mappingId = action?.origin.mappingId;
   const limits = mappingId === undefined ? undefined : deps.runLimits(mappingId);
