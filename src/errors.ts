@@ -31,6 +31,7 @@ export const ERROR_CATALOG = {
   PAYLOAD_TOO_LARGE: { status: 413, expose: true },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, expose: true },
   TOO_MANY_AUTH_FAILURES: { status: 429, expose: true },
+  RATE_LIMITED: { status: 429, expose: true },
   TRANSFORM_FAILED: { status: 500, expose: true },
   INTERNAL: { status: 500, expose: false },
   TRANSFORM_UNAVAILABLE: { status: 503, expose: true },

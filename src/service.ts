@@ -29,6 +29,7 @@ import { StartedParts, stopAll } from './started-parts.js';
 import { createDebounceFirer } from './admission/debounce.js';
 import { runOrPendingView } from './admission/pending-view.js';
 import { writeServerState } from './server-state.js';
+import { createFlowControl } from './flow-control.js';
 
 export interface Service {
   readonly url: string;
@@ -90,16 +91,20 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   // Instances sharing a PostgreSQL store tell themselves apart: in metrics and as owners of run claims.
   const shared = config.storage.url !== undefined;
   const instance = `${hostname()}:${process.pid}`;
-  const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), ...(shared ? { instance } : {}) });
+  // What the console's Mappings page shows and run limits follow; reload swaps it.
+  let liveHooks = config.hooks;
+  const outbound = { fetch: globalThis.fetch, logger };
+  const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
+  const channels = createChannels(config.channels, { ...outbound, digest });
+  const flow = createFlowControl({ config, store: stored, channels, logger, hooks: () => liveHooks });
+  const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
-  const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics);
+  const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics, flow.admission(metrics));
   started.add('mapping engine', () => mappings.close());
   let closing = false;
   let closed: Promise<void> | undefined;
-  const outbound = { fetch: globalThis.fetch, logger };
-  const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const leaseMs = config.storage.leaseSeconds * 1000;
   const runtime = createRuntime({
     store: stored,
@@ -109,10 +114,11 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     catalogs: catalogsOf(config.models.providers),
     defaults: config.agents.defaults,
     providers: createProviders(config.models.providers, outbound),
-    channels: createChannels(config.channels, { ...outbound, digest }),
+    channels,
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     logger,
     observer: metrics,
+    gates: flow.runtimeGates,
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
@@ -120,7 +126,6 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, ...(shared ? { leaseMs } : {}) });
   firer.start();
   started.add('debounce firer', () => firer.stop());
-  let liveHooks = config.hooks; // what the console's Mappings page shows; reload swaps it
   // The watcher follows the transforms directory of the last config that parsed, even one whose
   // mappings then failed to build: that is where the fix will be made.
   let transformsDir = config.hooks.transformsDir;
@@ -152,6 +157,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     config,
     store: stored,
     runtime,
+    limits: () => flow.overview(),
     mappings: () => mappings.current(),
     hooks: () => liveHooks,
     storeWritable: () => store.isWritable() && storeHealth.isWritable(),
@@ -170,6 +176,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     runCompletion: (runId) => stored.runs.completion(runId),
     admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission },
     retryRun: (runId) => runtime.retry(runId),
+    startRun: (runId) => runtime.forceStart(runId, 'api'),
+    queueGuard: flow.queueGuard(metrics),
     throttle,
     logger,
     ...(consoleParts === undefined ? {} : { console: consoleParts }),

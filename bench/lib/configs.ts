@@ -36,7 +36,7 @@ export type Synchronous = 'full' | 'normal';
 export const TEMPLATE = 'Sensor {{sensor}} reports {{value}}{{unit}} at {{default time now}}: {{note}}';
 
 /** The hook path each kind's mapping rows POST to. */
-export function mappedPath(kind: ConfigKind, variant: 'plain' | 'filter' | 'debounce' = 'plain'): string {
+export function mappedPath(kind: ConfigKind, variant: 'plain' | 'filter' | 'debounce' | 'ratelimit' = 'plain'): string {
   if (variant !== 'plain') return `/hooks/sensor-${variant}`;
   if (kind === 'mappings-1000') return '/hooks/sensor-999';
   if (kind === 'transform-50') return '/hooks/github-49';
@@ -74,6 +74,8 @@ export function writeConfig(root: string, kind: ConfigKind, synchronous: Synchro
       defaults: {
         model: echo ? 'echo/echo' : 'parked/sleep',
         maxConcurrent: kind === 'soak' ? 4 : 1,
+        // Admission rows queue far more runs than the default back-pressure allows; they measure admission.
+        maxQueued: 1_000_000_000,
         heartbeat: { every: kind === 'soak' ? '30s' : '1h' },
         delivery: { channel: 'log' },
       },
@@ -104,6 +106,8 @@ function admissionMappings(): Array<Record<string, unknown>> {
   return [
     { ...templateMapping(0), id: 'sensor-filter', match: { path: 'sensor-filter' }, filter },
     { ...templateMapping(0), id: 'sensor-debounce', match: { path: 'sensor-debounce' }, debounce: { key: '{{sensor}}', windowSeconds: 3600 } },
+    // Keyed per sensor like a real limit, and high enough that every request is admitted: the cost of the check.
+    { ...templateMapping(0), id: 'sensor-ratelimit', match: { path: 'sensor-ratelimit' }, rateLimit: { limit: 1_000_000_000, periodSeconds: 1, key: '{{sensor}}' } },
   ];
 }
 

@@ -35,6 +35,7 @@ export function allRows(): Row[] {
     row('template-1k', 'template mapping (1 mapping), 1 KB', 'core', mappedPath('core'), 'template', 1 * KB),
     row('template-filter-1k', 'template mapping with a 5-condition filter, 1 KB', 'core', mappedPath('core', 'filter'), 'template', 1 * KB),
     row('template-debounce-1k', 'template mapping with debounce (every request joins one group), 1 KB', 'core', mappedPath('core', 'debounce'), 'template', 1 * KB),
+    row('template-1k-ratelimit', 'template mapping with a keyed rateLimit (never refusing), 1 KB', 'core', mappedPath('core', 'ratelimit'), 'template', 1 * KB),
     row('template-64k', 'template mapping, 64 KB', 'core', mappedPath('core'), 'template', 64 * KB),
     row('agent-1k', '/hooks/agent (admission, 202), 1 KB', 'core', '/hooks/agent', 'agent', 1 * KB),
     row('agent-64k', '/hooks/agent (admission, 202), 64 KB', 'core', '/hooks/agent', 'agent', 64 * KB),

@@ -79,7 +79,7 @@ export function verdicts(result: SuiteResult): Verdict[] {
 function admissionVerdicts(result: SuiteResult, out: Verdict[]): void {
   const plain = result.samples.get('template-1k');
   if (plain === undefined) return;
-  for (const [rowId, what] of [['template-filter-1k', 'a 5-condition filter'], ['template-debounce-1k', 'debounce']] as const) {
+  for (const [rowId, what] of [['template-filter-1k', 'a 5-condition filter'], ['template-debounce-1k', 'debounce'], ['template-1k-ratelimit', 'a keyed rateLimit']] as const) {
     const samples = result.samples.get(rowId);
     if (samples === undefined) continue;
     const value = median(samples.hookgate.map((sample, i) => sample.rps / (plain.hookgate[i]?.rps ?? NaN)));

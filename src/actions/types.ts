@@ -45,6 +45,12 @@ export const AgentActionSchema = Type.Object(
     thinking: Type.Optional(Type.String({ minLength: 1 })),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     origin: ActionOriginSchema,
+    limitKeys: Type.Optional(
+      Type.Object(
+        { throttle: Type.Optional(Type.String()), concurrency: Type.Optional(Type.String()) },
+        { additionalProperties: false, description: "The mapping's throttle and concurrency keys, rendered from the delivery at admission (docs/run-limits.md)." },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -84,6 +90,6 @@ export type AdmittedAgentAction = AgentAction & { envelope?: EnvelopeMeta };
 export type AcceptedResponse =
   | { status: 200; body: { ok: true; mode: WakeMode; debounced?: true } | { ok: true; mode: WakeMode; count: number; debounced?: true } | { ok: true; runId: string } | { ok: true; runIds: string[] } }
   | { status: 202; body: { ok: true; runId: string; debounced?: true } | { ok: true; runIds: string[]; debounced?: true } }
-  /** Every matching mapping passed the delivery over (`events`, `filter`): no action. */
-  | { status: 200; body: { ok: true; skipped: 'event'; event?: string } | { ok: true; skipped: 'filter' } }
+  /** Every matching mapping passed the delivery over (`events`, `filter`), or its rate limit skipped it: no action. */
+  | { status: 200; body: { ok: true; skipped: 'event'; event?: string } | { ok: true; skipped: 'filter' } | { ok: true; skipped: 'rate-limit' } }
   | { status: 204; body: null };

@@ -88,8 +88,9 @@ ${HELP_OPTION}
     usage: `usage: hookgate status [--config FILE] [--json]
 
 Reads the store the configuration names (a running service may keep writing) and prints queue
-depths, the last heartbeat, the newest runs with their delivery outcome, and a line per watched
-Gmail mailbox.
+depths, the last heartbeat, the newest runs with their delivery outcome, a line per watched
+Gmail mailbox, and the run limits: runs waiting by reason, budgets used and left, provider
+circuits and the busiest rate-limit keys.
 
 options:
 ${CONFIG_OPTION}
@@ -122,8 +123,9 @@ ${HELP_OPTION}
   },
   {
     name: 'runs',
-    summary: 'retry a failed, timed-out or interrupted run',
+    summary: 'retry a failed, timed-out or interrupted run; start a waiting run past its budget',
     usage: `usage: hookgate runs retry <runId> [--config FILE] [--url URL] [--json]
+       hookgate runs start <runId> --force [--config FILE] [--url URL] [--json]
 
 Queues the run again as a new run with the same action, linked to it (retryOf). Asks the running
 service (POST {hooks.path}/runs/<runId>/retry with the hook token) at --url, else the server running
@@ -132,8 +134,13 @@ else the configured gateway address; when no server runs, writes the retry into 
 service runs it when it starts. Retrying the same run again prints the first retry and creates nothing.
 Exit 0 queued (or already retried), 1 refused (unknown run, or queued/running/ok) or failed.
 
+\`runs start --force\` lets a queued run start past its budget and throttle (docs/run-limits.md);
+it still waits for a free slot, its concurrency key and its provider's circuit. The service logs
+it (run.force_started); POST {hooks.path}/runs/<runId>/start, or the store when nothing listens.
+
 options:
 ${CONFIG_OPTION}
+  --force         (runs start) required: starting past a budget is a deliberate act
   --url URL       the running service, e.g. http://127.0.0.1:8787
   --json          print one JSON object instead of text
 ${HELP_OPTION}

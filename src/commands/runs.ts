@@ -2,17 +2,18 @@ import { parseArgs } from 'node:util';
 import { newTimeOrderedId } from '../actions/ids.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { ConfigError, HookError } from '../errors.js';
-import { retryResponse } from '../http/run-routes.js';
+import { retryResponse, startResponse } from '../http/run-routes.js';
 import { silentLogger } from '../log.js';
 import { openStore } from '../store/open.js';
-import { StoreMissingError } from '../store/port.js';
+import { StoreMissingError, type Store } from '../store/port.js';
 import { findRunningServer } from '../server-state.js';
 import { parseCommandLine, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
 
 /**
- * `hookgate runs retry <runId>` (usage in ./index.ts). Exit 0 queued (or already retried),
- * 1 refused or failed; a wrong command line is a UsageError (exit 2, printed by the CLI).
+ * `hookgate runs retry <runId>` and `hookgate runs start <runId> --force` (usage in ./index.ts).
+ * Exit 0 done (or already retried), 1 refused or failed; a wrong command line is a UsageError
+ * (exit 2, printed by the CLI).
  */
 export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
   const args = parseRunsArgs(argv);
@@ -20,34 +21,42 @@ export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
     const tolerance = { needed: ['/storage', '/gateway', '/hooks/enabled', '/hooks/token', '/hooks/path'], warnings: [] as string[] };
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
-    const result = (await retryThroughService(config, args.runId, args.url)) ?? (await retryInStore(config, args.runId));
+    if (args.sub === 'start') {
+      const started = (await throughService<StartResult>(config, `${encodeURIComponent(args.runId)}/start`, args.url)) ?? (await startInStore(config, args.runId));
+      io.stdout(args.json ? `${JSON.stringify(started)}\n` : `run ${started.runId} may start past its budget and throttle (forced by hand)\n`);
+      return 0;
+    }
+    const result = (await throughService<RetryResult>(config, `${encodeURIComponent(args.runId)}/retry`, args.url)) ?? (await retryInStore(config, args.runId));
     io.stdout(args.json ? `${JSON.stringify(result)}\n` : `${result.replayed ? 'already retried as' : 'queued retry'} ${result.runId} (retry of ${result.retryOf})\n`);
     return 0;
   } catch (error) {
     const known = error instanceof HookError || error instanceof ConfigError;
-    io.stderr(`hookgate runs retry: ${known ? (error as Error).message : `failed: ${(error as Error).message}`}\n`);
+    io.stderr(`hookgate runs ${args.sub}: ${known ? (error as Error).message : `failed: ${(error as Error).message}`}\n`);
     return 1;
   }
 }
 
-function parseRunsArgs(argv: string[]): { runId: string; config: string | undefined; url: string | undefined; json: boolean } {
+function parseRunsArgs(argv: string[]): { sub: 'retry' | 'start'; runId: string; config: string | undefined; url: string | undefined; json: boolean } {
   const { values, positionals } = parseCommandLine({
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { config: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: { config: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean', default: false }, force: { type: 'boolean', default: false } },
   });
   const [sub, runId, ...extra] = positionals;
-  if (sub !== 'retry') throw new UsageError(sub === undefined ? 'a subcommand is required (retry)' : `unknown subcommand "${sub}"`);
+  if (sub !== 'retry' && sub !== 'start') throw new UsageError(sub === undefined ? 'a subcommand is required (retry, start)' : `unknown subcommand "${sub}"`);
   if (runId === undefined || runId === '') throw new UsageError('a run id is required');
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-  return { runId, config: values.config, url: values.url, json: values.json };
+  if (sub === 'start' && !values.force) throw new UsageError('runs start needs --force: it lets a run start past its budget and throttle');
+  if (sub === 'retry' && values.force) throw new UsageError('--force is for runs start');
+  return { sub, runId, config: values.config, url: values.url, json: values.json };
 }
 
 type RetryResult = ReturnType<typeof retryResponse>;
+type StartResult = ReturnType<typeof startResponse>;
 
-/** The service's answer; undefined when nothing listens there (the store is then written directly). */
-async function retryThroughService(config: ResolvedConfig, runId: string, url: string | undefined): Promise<RetryResult | undefined> {
+/** The service's answer to POST {hooks.path}/runs/<action>; undefined when nothing listens there (the store is then written directly). */
+async function throughService<T>(config: ResolvedConfig, action: string, url: string | undefined): Promise<T | undefined> {
   const { hooks } = config;
   // The server running on this store, wherever it listens (its state file): never written behind.
   const running = url === undefined ? findRunningServer(config.storage) : undefined;
@@ -59,7 +68,7 @@ async function retryThroughService(config: ResolvedConfig, runId: string, url: s
   const base = explicit ?? `http://${loopbackFor(config.gateway.bind)}:${config.gateway.port}`;
   let response: Response;
   try {
-    response = await fetch(`${base.replace(/\/+$/, '')}${running?.hooksPath ?? hooks.path}/runs/${encodeURIComponent(runId)}/retry`, {
+    response = await fetch(`${base.replace(/\/+$/, '')}${running?.hooksPath ?? hooks.path}/runs/${action}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${hooks.token}` },
       signal: AbortSignal.timeout(15_000),
@@ -68,20 +77,29 @@ async function retryThroughService(config: ResolvedConfig, runId: string, url: s
     if (explicit === undefined && isRefused(error)) return undefined;
     throw new Error(`cannot reach the service at ${base}: ${(error as Error).message}`);
   }
-  const body = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string; code?: string } & Partial<RetryResult>;
-  if (response.ok && body.ok === true) return body as RetryResult;
+  const body = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string; code?: string };
+  if (response.ok && body.ok === true) return body as T;
   throw new HookError('INTERNAL', `the service refused: ${body.error ?? `HTTP ${response.status}`}${body.code === undefined ? '' : ` (${body.code})`}`);
 }
 
 /** No service is running: the retry goes into the store, queued for the next start. */
-async function retryInStore(config: ResolvedConfig, runId: string): Promise<RetryResult> {
+function retryInStore(config: ResolvedConfig, runId: string): Promise<RetryResult> {
+  return withStore(config, async (store) => retryResponse(runId, await store.runs.retry(runId, newTimeOrderedId(), Date.now())));
+}
+
+/** No service is running: the run is marked in the store and starts when the service runs (or is looked at next). */
+function startInStore(config: ResolvedConfig, runId: string): Promise<StartResult> {
+  return withStore(config, async (store) => startResponse(runId, await store.limits.forceStart(runId, Date.now())));
+}
+
+async function withStore<T>(config: ResolvedConfig, work: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' }).catch(
     (error: unknown) => {
       throw error instanceof StoreMissingError ? new HookError('NOT_FOUND', error.message) : error;
     },
   );
   try {
-    return retryResponse(runId, await store.runs.retry(runId, newTimeOrderedId(), Date.now()));
+    return await work(store);
   } finally {
     await store.close();
   }

@@ -2,7 +2,9 @@ import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { openStore } from '../store/open.js';
-import { StoreMissingError, type DebounceGroupView, type HeartbeatRow, type RunView, type Store } from '../store/port.js';
+import { StoreMissingError, type BudgetRule, type DebounceGroupView, type HeartbeatRow, type LimitOverview, type RunView, type Store } from '../store/port.js';
+import { budgetRulesOf } from '../runtime/gates/run-limits.js';
+import { formatLimits } from './status-limits.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
@@ -27,6 +29,8 @@ export interface StatusReport {
   gmail: GmailStatus[];
   /** Debounce groups waiting to fire, soonest first (at most OPEN_GROUPS). */
   debounce: { open: number; groups: DebounceGroupView[] };
+  /** Runs waiting by reason, budget use per window, provider circuits, the busiest rate-limit keys. */
+  limits: LimitOverview;
   /** The server running on this store, as it answers /readyz (null: none runs; absent: not asked). */
   server?: ServerStatus | null;
 }
@@ -65,7 +69,8 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     });
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    const report = { ...(await readStatus(store, config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url))), server: await askRunningServer(config.storage) };
+    const where = config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url);
+    const report = { ...(await readStatus(store, where, budgetRulesOf(config))), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -109,7 +114,7 @@ async function askRunningServer(storage: { path: string; url?: string | undefine
   }
 }
 
-export async function readStatus(store: Store, where: string): Promise<StatusReport> {
+export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = Date.now()): Promise<StatusReport> {
   const heartbeat = await store.session.lastHeartbeat();
   return {
     store: where,
@@ -126,6 +131,7 @@ export async function readStatus(store: Store, where: string): Promise<StatusRep
       lastError: row.lastError ?? null,
     })),
     debounce: { open: await store.debounce.countOpen(), groups: await store.debounce.listOpen(OPEN_GROUPS) },
+    limits: await store.limits.overview(budgets, now),
   };
 }
 
@@ -154,6 +160,7 @@ export function formatStatus(report: StatusReport): string {
     ...report.recentRuns.flatMap(formatRun),
     ...report.gmail.map(formatGmail),
     ...formatDebounce(report.debounce),
+    ...formatLimits(report.limits),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
-import { configPathFrom, loadConfigFile } from '../config/load.js';
+import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { configAdvisories } from '../config/advisories.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
 import { createMappingEngine } from '../mapping/engine.js';
@@ -11,6 +11,9 @@ import { startTransformRunner } from '../mapping/live-engine.js';
 import { usesTransforms } from '../config/mapping-schema.js';
 import { parseCommandLine, UsageError } from './args.js';
 import { checkTrySignature, formatTrySignature } from './try-signature.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/port.js';
+import type { AdmissionLimits } from '../admission/rate-limit.js';
 
 export interface TryIo {
   stdout: (s: string) => void;
@@ -32,6 +35,7 @@ class PayloadError extends Error {}
 export async function runTry(argv: string[], io: TryIo): Promise<number> {
   const args = parseTryArgs(argv);
   let runner: { close(): Promise<void> } | undefined;
+  let store: Store | undefined;
   try {
     const tolerance = { needed: [], warnings: [] as string[] };
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
@@ -40,7 +44,9 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const transforms = usesTransforms(config.hooks.mappings) ? await startTransformRunner(config.hooks, silentLogger()) : undefined;
     runner = transforms;
     const builder = createConfiguredActionBuilder(config);
-    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger() });
+    const limits = await openLimitStore(config);
+    store = limits?.store;
+    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits });
     const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
     explanation.notes.unshift(...configAdvisories(config));
     const signature = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
@@ -60,6 +66,21 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     throw error;
   } finally {
     await runner?.close();
+    await store?.close();
+  }
+}
+
+/**
+ * The store's rate-limit buckets, to say whether a delivery would be admitted right now (read
+ * only: try counts nothing). Only opened when a mapping has a rateLimit and the store exists.
+ */
+async function openLimitStore(config: ResolvedConfig): Promise<{ store: Store; rateLimits: AdmissionLimits } | undefined> {
+  if (!config.hooks.mappings.some((mapping) => mapping.rateLimit !== undefined)) return undefined;
+  try {
+    const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
+    return { store, rateLimits: { store: store.limits, now: Date.now } };
+  } catch {
+    return undefined; // no store yet (or unreachable): the verdict says "not checked"
   }
 }
 

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { WakeModeSchema } from '../actions/types.js';
 import { SignatureSchema } from './signature-schema.js';
 import { DebounceSchema, EventFieldSchema, EventsSchema, FilterSchema } from './admission-schema.js';
+import { MappingLimitFields } from './limits-schema.js';
 
 /** One custom hook: how `POST {hooks.path}/<name>` turns a payload into a wake or agent action. */
 export const MappingSchema = Type.Object(
@@ -82,6 +83,7 @@ export const MappingSchema = Type.Object(
           'Top-level payload field holding an array: the mapping runs once per item (at most 200) as if the array held only that item. Empty or missing: 204.',
       }),
     ),
+    ...MappingLimitFields,
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@ import { ChannelsConfigSchema } from '../channels/config-schema.js';
 import { ConsoleConfigSchema } from '../console/config-schema.js';
 import { GmailSchema } from './gmail-schema.js';
 import { StorageSchema } from './storage-schema.js';
+import { DefaultsLimitFields } from './limits-schema.js';
 
 /**
  * The one source of truth for the configuration file. Every field has a description (the
@@ -218,6 +219,7 @@ const AgentDefaultsSchema = Type.Object(
     ),
     timeoutSeconds: Type.Number({ exclusiveMinimum: 0, default: 600, description: 'Default maximum duration of an agent run.' }),
     maxConcurrent: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Agent runs executing at once.' }),
+    ...DefaultsLimitFields,
     heartbeat: Type.Object(
       {
         every: Type.String({ default: '30m', pattern: '^[0-9]+(ms|s|m|h)$', description: 'Period of the main-session heartbeat, e.g. 30m, 1h, 45s.' }),

@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HookError } from '../errors.js';
 import type { RunStatus } from '../store/port.js';
-import { retryResponse } from '../http/run-routes.js';
+import { retryResponse, startResponse } from '../http/run-routes.js';
 import type { ConsolePorts } from './ports.js';
 import type { ConsoleSessions } from './session.js';
 import { mappingViews } from './mapping-views.js';
@@ -42,6 +42,10 @@ export function mountApi(router: Router, base: string, deps: ApiDeps): void {
     const runId = ctx.params['runId'] ?? '';
     return retryResponse(runId, await ports.retryRun(runId));
   }));
+  router.post(`${base}/runs/:runId/start`, ...deps.jsonBody, write(async (ctx) => {
+    const runId = ctx.params['runId'] ?? '';
+    return startResponse(runId, await ports.startRun(runId));
+  }));
   router.post(`${base}/playground`, ...deps.jsonBody, write(async (ctx) => playground(ports, ctx.state['payload'])));
 }
 
@@ -57,6 +61,7 @@ async function overview(deps: ApiDeps) {
     reload: ports.reloadState?.() ?? null,
     store: { writable: ports.storeWritable() },
     debounce: (await ports.debounceGroups?.(20)) ?? null,
+    limits: (await ports.limits?.()) ?? null,
   };
 }
 

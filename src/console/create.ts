@@ -8,7 +8,7 @@ import { explanationJson, formatExplanation } from '../mapping/explain-format.js
 import { collectMappingSources } from '../mapping/mapping-records.js';
 import { PRESETS } from '../../presets/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { Store } from '../store/port.js';
+import type { LimitOverview, Store } from '../store/port.js';
 import { loadConsoleAssets } from './assets.js';
 import { consoleMiddleware } from './mount.js';
 import type { ConsolePorts } from './ports.js';
@@ -24,7 +24,9 @@ export interface ConsoleWiring {
   config: ResolvedConfig;
   /** What the console reads; it never writes through it (retries go through the runtime). */
   store: Pick<Store, 'runs' | 'session' | 'debounce'>;
-  runtime: Pick<Runtime, 'retry'>;
+  runtime: Pick<Runtime, 'retry' | 'forceStart'>;
+  /** Waiting runs, budgets, circuits (src/flow-control.ts); none → the overview shows no limits. */
+  limits?: () => Promise<LimitOverview>;
   mappings: () => MappingEngine | undefined;
   /** The hooks config in force (hot reload swaps it). */
   hooks: () => ResolvedConfig['hooks'];
@@ -77,6 +79,8 @@ function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePor
     pendingEventCount: () => session.countPending(),
     heartbeats: (limit) => session.recentHeartbeats(limit),
     retryRun: (runId) => wiring.runtime.retry(runId),
+    startRun: (runId) => wiring.runtime.forceStart(runId, 'console'),
+    ...(wiring.limits === undefined ? {} : { limits: wiring.limits }),
     mappingSources: () => collectMappingSources(wiring.hooks(), PRESETS).sources,
     async explain(request) {
       const engine = wiring.mappings();

@@ -1,4 +1,4 @@
-import type { DebounceGroupView, EventView, HeartbeatView, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
+import type { DebounceGroupView, EventView, ForceOutcome, HeartbeatView, LimitOverview, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
 import type { HookRequest } from '../mapping/engine.js';
 import type { MappingSource } from '../mapping/mapping-records.js';
 import type { RequestLog } from './request-log.js';
@@ -12,6 +12,10 @@ export interface ConsolePorts {
   pendingEventCount(): Promise<number>;
   heartbeats(limit: number): Promise<HeartbeatView[]>;
   retryRun(runId: string): Promise<RetryOutcome>;
+  /** Lets a queued run start past its budget and throttle (logged as done from the console). */
+  startRun(runId: string): Promise<ForceOutcome>;
+  /** Waiting runs by reason, budgets, provider circuits; absent without run limits. */
+  limits?: () => Promise<LimitOverview>;
   /** The live mapping sources (config and presets), in matching order. */
   mappingSources(): MappingSource[];
   /** `hookgate try`'s explanation (JSON form and text) by the engine in force; undefined when hooks have no mappings. */

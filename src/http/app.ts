@@ -13,7 +13,7 @@ import { bodyLimitsFor } from './body-limits.js';
 import { BodyBudget, bodyBudgetGuard } from './body-budget.js';
 import { hookAuth } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
-import { createHookHandlers } from './hook-handlers.js';
+import { createHookHandlers, type HookHandlerDeps } from './hook-handlers.js';
 import type { ReadCompletion } from './run-completion.js';
 import type { AdmissionDeps } from './admission-commit.js';
 import { createForwardedForNotice } from './forwarded-notice.js';
@@ -41,6 +41,10 @@ export interface AppDeps {
   runCompletion?: ReadCompletion;
   /** POST {hooks.path}/runs/<runId>/retry (run-routes.ts). */
   retryRun?: NonNullable<RunRouteDeps['retryRun']>;
+  /** POST {hooks.path}/runs/<runId>/start (run-routes.ts). */
+  startRun?: NonNullable<RunRouteDeps['startRun']>;
+  /** agents.defaults.maxQueued's guard (src/admission/max-queued.ts). */
+  queueGuard?: NonNullable<HookHandlerDeps['queueGuard']>;
   throttle: AuthThrottle;
   logger: Logger;
   isReady: () => boolean;
@@ -130,6 +134,7 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   // OPTIONS says what each route serves, before auth (it reveals nothing a 405 would not).
   router.options(`${prefix}/runs/:runId`, allowOnly('GET, HEAD'));
   router.options(`${prefix}/runs/:runId/retry`, allowOnly('POST'));
+  router.options(`${prefix}/runs/:runId/start`, allowOnly('POST'));
   mountRunRoutes(router, prefix, auth, deps);
   // Runs are looked up one at a time; without an id this is a wrong URL (404), not a wrong method.
   router.get(`${prefix}/runs`, auth, () => {

@@ -25,6 +25,8 @@ export interface HookHandlerDeps {
   openclawHeaders?: boolean;
   /** `waitForCompletion: true` on /agent: where a run stands, and the longest wait (its timeout, at most hooks.maxWaitSeconds). */
   completion?: { read: ReadCompletion; boundMs: (action: { timeoutSeconds?: number | undefined }) => number };
+  /** agents.defaults.maxQueued (src/admission/max-queued.ts): throws SERVER_BUSY before a commit that would queue past it. */
+  queueGuard?: (actions: readonly AdmittedAction[], hook: string) => Promise<void>;
 }
 
 type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse; joins?: DebounceJoin[] };
@@ -45,6 +47,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
       if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
     }
     const { actions, response, joins } = await produce();
+    await deps.queueGuard?.(actions, hook);
     ctx.state['actions'] = actions; // the console's request log shows what a request produced
     if (joins !== undefined && deps.admission !== undefined) return join(ctx, hook, joins, idempotency, deps.admission);
     const outcome = await deps.store.accept({ actions, response, ...(idempotency === undefined ? {} : { idempotency }) });
@@ -116,6 +119,12 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           ctx.state['skipped'] = outcome.event === undefined ? outcome.reason : `${outcome.reason} ${outcome.event}`;
           deps.logger.info({ event: 'hook.skipped', hook: name, mappingId: outcome.mappingId, reason: outcome.reason, eventType: outcome.event }, 'hook skipped');
           return { actions: [], response: skippedResponse(outcome.reason, outcome.event) };
+        }
+        if (outcome.kind === 'skip' && outcome.reason === 'rate-limit') {
+          // Counted where the limit decided (src/flow-control.ts); the request log says which key.
+          ctx.state['skipped'] = `rate-limit, key ${outcome.key === '' ? '(shared)' : outcome.key}`;
+          deps.logger.info({ event: 'hook.skipped', hook: name, mappingId: outcome.mappingId, reason: outcome.reason }, 'hook skipped');
+          return { actions: [], response: { status: 200, body: { ok: true, skipped: 'rate-limit' } } };
         }
         if (outcome.kind === 'skip') return { actions: [], response: { status: 204, body: null } };
         const joins = joinsFor(outcome.mappingId, outcome.actions, outcome.debounce);

@@ -1,13 +1,15 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HookError } from '../errors.js';
-import type { RetryOutcome } from '../store/port.js';
+import type { ForceOutcome, RetryOutcome } from '../store/port.js';
 
 export interface RunRouteDeps {
   /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
   runView?: (runId: string) => Promise<unknown>;
   /** Queues a retry of a run (the runtime's retry); none → the retry route answers 404. */
   retryRun?: (runId: string) => Promise<RetryOutcome>;
+  /** Lets a queued run start past its budget (the runtime's forceStart); none → the start route answers 404. */
+  startRun?: (runId: string) => Promise<ForceOutcome>;
 }
 
 /**
@@ -26,6 +28,18 @@ export function mountRunRoutes(router: Router, prefix: string, auth: Middleware,
     ctx.status = 202;
     ctx.body = retryResponse(runId, await deps.retryRun(runId));
   });
+  router.post(`${prefix}/runs/:runId/start`, auth, async (ctx) => {
+    const runId = ctx.params['runId'] ?? '';
+    if (deps.startRun === undefined) throw new HookError('NOT_FOUND', 'starting runs by hand is not available');
+    ctx.body = startResponse(runId, await deps.startRun(runId));
+  });
+}
+
+/** The body of a forced start, or the error that refuses it. */
+export function startResponse(runId: string, outcome: ForceOutcome): { ok: true; runId: string; forced: true } {
+  if (outcome.kind === 'forced') return { ok: true, runId, forced: true };
+  if (outcome.kind === 'not-found') throw new HookError('NOT_FOUND', 'no run with that id');
+  throw new HookError('RUN_NOT_RETRYABLE', `run is ${outcome.status}: only a queued run can be started by hand`);
 }
 
 /** The 202 body of a retry (a new one or the first one again), or the error that refuses it. */

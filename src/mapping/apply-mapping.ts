@@ -10,6 +10,7 @@ import { checkRequired } from './required-fields.js';
 import { FIELD_POINTERS } from './compiled.js';
 import { buildAction, renderFields, type RenderedFields } from './render.js';
 import type { TransformOverride, TransformPort, VerifiedSignature } from './transform-port.js';
+import { withRunLimitKeys } from '../admission/run-limit-keys.js';
 
 /** A request once matched: names trimmed, credentials removed from headers and query. */
 export interface PreparedRequest {
@@ -106,7 +107,7 @@ async function runItem(mapping: CompiledMapping, request: PreparedRequest, item:
   const context = buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
   trace.rendered = renderFields(mapping, kind, context, override);
   noteLiteralOnly(mapping, trace.rendered, notes);
-  trace.action = buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name });
+  trace.action = withRunLimitKeys(buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name }), mapping.runLimitKeys, context, mapping.id);
   const debounce = mapping.admission?.debounce;
   if (debounce !== undefined) trace.debounceKey = debounce.key(context).trim();
   return trace;

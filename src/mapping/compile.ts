@@ -11,6 +11,7 @@ import type { MappingSource } from './mapping-records.js';
 import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from './template.js';
 import { compileAdmission } from '../admission/compile-admission.js';
 import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
+import { compileLimits } from '../admission/compile-limits.js';
 
 export interface CompileDeps {
   templates: TemplateCompiler;
@@ -48,6 +49,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   checkSessionFields(config, source.id, deps.builder, problem);
   checkAgentId(config.agentId, deps.allowedAgentIds, problem);
   if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
+  const limits = compileLimits(config, deps.templates, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
   const admission = compileAdmission(config, deps.templates, problem);
@@ -83,6 +85,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     admission,
     required,
     blankRenders: blankRenders(config, templates),
+    ...limits,
   };
   return { mapping, issues, warnings };
 }

@@ -7,6 +7,9 @@ import type { CompiledAdmission } from '../admission/compile-admission.js';
 import type { FieldPath } from './required-fields.js';
 
 export type MappingAction = 'wake' | 'agent' | 'notify';
+import type { CompiledRateLimit } from '../admission/rate-limit.js';
+import type { CompiledRunLimitKeys } from '../admission/run-limit-keys.js';
+import type { MappingRunLimitsView } from '../admission/limit-views.js';
 
 /** Fields whose values are templates, rendered per request (per item with forEach). */
 export const TEMPLATED_FIELDS = ['text', 'message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'] as const;
@@ -40,6 +43,12 @@ export interface CompiledMapping {
   readonly required?: readonly FieldPath[];
   /** What each template with fields renders when none of them is present (its literal text), for `hookgate try`. */
   readonly blankRenders?: Readonly<Partial<Record<TemplatedField, string>>>;
+  /** `rateLimit`, checked at admission before templates and transforms (src/admission/rate-limit.ts). */
+  readonly rateLimit?: CompiledRateLimit | undefined;
+  /** Keys of `throttle` and `concurrency`, rendered onto each agent action for the runtime's gates. */
+  readonly runLimitKeys?: CompiledRunLimitKeys | undefined;
+  /** The mapping's throttle, concurrency and budget as configured (described by `hookgate try`; the runtime reads the live config). */
+  readonly runLimits?: MappingRunLimitsView | undefined;
 }
 
 /** Where each templated field lives in the mapping record, for error paths. */

@@ -16,6 +16,9 @@ import { collectMappingSources } from './mapping-records.js';
 import { createTemplateCompiler } from './template.js';
 import type { TransformPort, VerifiedSignature } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES, type CompiledSignature } from '../auth/signatures/index.js';
+import { checkRateLimit, type AdmissionLimits } from '../admission/rate-limit.js';
+import { explainLimits, type LimitExplanation } from '../admission/explain-limits.js';
+import { buildTemplateContext, type SafeRecord } from './context.js';
 
 export interface HookRequest {
   /** Sub-path after `{hooks.path}/`, slashes trimmed. */
@@ -46,6 +49,8 @@ export type MappingOutcome =
   | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
   /** Every matching mapping passed the delivery over: the first one's reason. */
   | { kind: 'skip'; mappingId: string; reason: 'event' | 'filter'; event: string | undefined }
+  /** Over the mapping's rateLimit with `over: "skip"`: answered 200 skipped, nothing stored. */
+  | { kind: 'skip'; mappingId: string; reason: 'rate-limit'; key: string }
   | { kind: 'no-match' };
 
 /** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */
@@ -64,6 +69,8 @@ export interface Explanation {
   /** One per fan-out item that finished (one without forEach). */
   items: ItemTrace[];
   notes: string[];
+  /** The winner's limits: each key for this delivery and what it would do right now. */
+  limits: LimitExplanation[];
 }
 
 export interface MappingEngine {
@@ -99,6 +106,8 @@ export interface MappingEngineOptions {
   now?: () => Date;
   /** The preset registry; tests pass their own. Default: presets/index.ts. */
   presets?: readonly PresetDefinition[];
+  /** The store's rate-limit buckets: without it (`hookgate check`) a mapping's rateLimit is not applied. */
+  rateLimits?: AdmissionLimits | undefined;
 }
 
 /** Compiles every template and loads every transform; throws ConfigError listing every problem with its path. */
@@ -138,6 +147,11 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
           passedOver ??= skipped(mapping.id, verdict);
           continue;
         }
+        // After events and filter (a delivery passed over is not counted), before templates and transforms.
+        if (mapping.rateLimit !== undefined && options.rateLimits !== undefined) {
+          const limited = await checkRateLimit(mapping.id, mapping.rateLimit, limitContext(prepared), options.rateLimits);
+          if (limited.verdict !== 'admitted') return { kind: 'skip', mappingId: mapping.id, reason: 'rate-limit', key: limited.key };
+        }
         return (await runMapping(mapping, prepared, runDeps)).outcome;
       }
       return passedOver ?? { kind: 'no-match' };
@@ -154,7 +168,7 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return index.serves(trimSlashes(name));
     },
     async explain(request) {
-      return explainRequest(mappings, request, now(), runDeps, { hooksPath: options.hooks.path, signatureHeaders });
+      return explainRequest(mappings, request, now(), { ...runDeps, rateLimits: options.rateLimits }, { hooksPath: options.hooks.path, signatureHeaders });
     },
   };
 }
@@ -176,6 +190,11 @@ function identify(request: HookRequest): { name: string; source: string | undefi
   }
   const source = Object.hasOwn(request.payload, 'source') ? request.payload['source'] : undefined;
   return { name: trimSlashes(request.name), source: typeof source === 'string' ? source : undefined };
+}
+
+/** What a limit's key template renders against: the delivery as the mapping's templates see it. */
+function limitContext(prepared: PreparedRequest): SafeRecord {
+  return buildTemplateContext(prepared.safePayload, { headers: prepared.safeHeaders, query: prepared.safeQuery, path: prepared.name, now: prepared.now });
 }
 
 function prepare(request: HookRequest, name: string, now: Date, signatureHeaders: ReadonlySet<string>, hooksPath: string): PreparedRequest {
@@ -218,11 +237,11 @@ async function explainRequest(
   mappings: readonly CompiledMapping[],
   request: HookRequest,
   now: Date,
-  deps: Parameters<typeof runMapping>[2],
+  deps: Parameters<typeof runMapping>[2] & { rateLimits: AdmissionLimits | undefined },
   where: { hooksPath: string; signatureHeaders: ReadonlySet<string> },
 ): Promise<Explanation> {
   const { name, source } = identify(request);
-  const explanation: Explanation = { name, source, considered: [], mapping: undefined, outcome: undefined, error: undefined, admission: [], items: [], notes: [] };
+  const explanation: Explanation = { name, source, considered: [], mapping: undefined, outcome: undefined, error: undefined, admission: [], items: [], notes: [], limits: [] };
   if (name === '' || RESERVED_NAMES.has(name)) {
     explanation.notes.push(name === '' ? 'an empty hook name is never mapped' : `"${name}" is a built-in endpoint, never mapped`);
     explanation.outcome = { kind: 'no-match' };
@@ -254,7 +273,9 @@ async function explainRequest(
   explanation.outcome = undefined;
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
-    const { outcome, notes } = await runMapping(winner, prepare(request, name, now, where.signatureHeaders, where.hooksPath), deps, explanation.items);
+    const prepared = prepare(request, name, now, where.signatureHeaders, where.hooksPath);
+    explanation.limits = await explainLimits(winner, winner.runLimits ?? {}, limitContext(prepared), deps.rateLimits);
+    const { outcome, notes } = await runMapping(winner, prepared, deps, explanation.items);
     explanation.outcome = sealForDisplay(outcome, explanation.items, notes);
     explanation.notes.push(...notes);
   } catch (error) {

@@ -29,6 +29,7 @@ export function explanationJson(explanation: Explanation, warnings: readonly str
     admission: explanation.admission,
     items: explanation.items.map((item) => ({ index: item.index ?? null, transform: item.transform ?? null, override: item.override ?? null, rendered: item.rendered, debounceKey: item.debounceKey ?? null })),
     notes: explanation.notes,
+    limits: explanation.limits,
     warnings,
   };
 }
@@ -51,6 +52,8 @@ export function formatExplanation(explanation: Explanation, warnings: readonly s
     return `${lines.join('\n')}\n`;
   }
   lines.push('', `winner: ${explanation.mapping.id} (${explanation.mapping.label})`);
+  if (explanation.limits.length > 0) lines.push('', 'limits (right now; nothing counted):');
+  for (const limit of explanation.limits) lines.push(`  ${limit.limit}${limit.key === undefined ? '' : ` key ${JSON.stringify(limit.key)}`}: ${limit.verdict}`);
   const count = explanation.items.length;
   explanation.items.forEach((item, position) => lines.push('', ...formatItem(item, position, count)));
   lines.push('', resultLine(explanation));

@@ -5,7 +5,7 @@ import type { AdmissionObserver } from '../http/admission-commit.js';
 export function createAdmissionMetrics(registers: Registry[], openGroups: (() => Promise<number>) | undefined): AdmissionObserver {
   const skipped = new Counter({
     name: 'hookgate_hook_skipped_total',
-    help: 'Deliveries every matching mapping passed over, by the first mapping and reason (event, filter).',
+    help: 'Deliveries answered 200 skipped, by mapping and reason (event, filter: every matching mapping passed them over; rate-limit: its rate limit skipped them).',
     labelNames: ['mapping', 'reason'],
     registers,
   });

@@ -16,9 +16,20 @@ export function requestMetrics(metrics: Metrics, hooksPath: string | undefined):
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.observeRequest(routeOf(ctx.method, ctx.path, hooksPath), ctx.status, seconds);
+      metrics.observeRequest(routeOf(ctx.method, ctx.path, hooksPath), ctx.status, seconds, ctx.status === 429 ? errorCode(ctx.body) : undefined);
     }
   };
+}
+
+/** The `code` of an error body (a JSON string, as the error responder writes it). */
+function errorCode(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const code = (JSON.parse(body) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function routeOf(method: string, path: string, hooksPath: string | undefined): RouteLabel {

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { QueueDepths } from '../store/port.js';
+import type { LimitOverview, QueueDepths } from '../store/port.js';
+import { createLimitMetrics, type LimitObserver } from './limits.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
 import { createAdmissionMetrics } from './admission.js';
 import type { AdmissionObserver } from '../http/admission-commit.js';
@@ -19,7 +20,8 @@ export interface Metrics {
   readonly contentType: string;
   /** The Prometheus text exposition of every metric; queue depths are read from the store now. */
   render(): Promise<string>;
-  observeRequest(route: RouteLabel, status: number, seconds: number): void;
+  /** `code`: the error code of a refusal, when known (a 429 counts as an auth failure only when it is TOO_MANY_AUTH_FAILURES). */
+  observeRequest(route: RouteLabel, status: number, seconds: number, code?: string): void;
   /** For the mapping engine / sandbox: one transform call of `module` took `ms` and ended with `outcome`. */
   observeTransform(module: string, ms: number, outcome: TransformOutcome): void;
   /** For the runtime: an agent run ended with this status (ok, error, timeout, interrupted). */
@@ -36,6 +38,8 @@ export interface Metrics {
   readonly gmail: GmailObserver;
   /** Skipped and debounced deliveries (src/http/admission-commit.ts). */
   readonly admission: AdmissionObserver;
+  /** Flow control: deliveries skipped or refused by limits (src/admission/). */
+  readonly limits: LimitObserver;
 }
 
 export interface MetricsOptions {
@@ -50,6 +54,8 @@ export interface MetricsOptions {
   instance?: string;
   /** Open debounce groups (DebounceStore.countOpen), read at scrape time; omitted → no gauge. */
   openDebounceGroups?: () => Promise<number>;
+  /** The limit store's overview (waiting runs, budgets, circuits), read at scrape time; omitted → no limit gauges. */
+  limits?: () => Promise<LimitOverview>;
 }
 
 const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
@@ -99,11 +105,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   return {
     contentType: registry.contentType,
     render: () => registry.metrics(),
-    observeRequest(route, status, seconds) {
+    observeRequest(route, status, seconds, code) {
       requests.inc({ route, status: String(status) });
       durations.observe({ route }, seconds);
       if (status === 401) authFailures.inc({ outcome: 'unauthorized' });
-      if (status === 429) authFailures.inc({ outcome: 'throttled' });
+      if (status === 429 && (code === undefined || code === 'TOO_MANY_AUTH_FAILURES')) authFailures.inc({ outcome: 'throttled' });
       if (status === 413) tooLarge.inc();
     },
     observeTransform(module, ms, outcome) {
@@ -129,6 +135,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     gmail: createGmailMetrics(registers),
     admission: createAdmissionMetrics(registers, options.openDebounceGroups),
+    limits: createLimitMetrics(registers, options.limits),
   };
 }
 

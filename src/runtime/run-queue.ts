@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { RunRow } from '../store/port.js';
 import type { Clock, TimerHandle } from './clock.js';
 import type { RuntimeStore } from './ports.js';
+import type { RunGatekeeper } from './gates/gatekeeper.js';
 
 /** How long a claim is held without renewal; renewed every third of it while the run executes. */
 export const DEFAULT_LEASE_MS = 60_000;
@@ -18,6 +19,8 @@ export interface RunQueueOptions {
   leaseMs?: number;
   /** Nothing is claimed before it resolves (the runtime's start-up recovery); a rejection claims nothing. */
   ready?: () => Promise<void>;
+  /** Run limits (gates/): a gated run is claimed only when its gates let it start, else it waits queued. */
+  gates?: RunGatekeeper;
 }
 
 export interface RunQueue {
@@ -53,7 +56,8 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
     let rows: RunRow[];
     try {
       await options.ready?.();
-      rows = await options.store.runs.listQueued(options.maxConcurrent - running.size);
+      // With gates, runs held until later are not listed: they would take a slot only to wait again.
+      rows = await options.store.runs.listQueued(options.maxConcurrent - running.size, options.gates === undefined ? undefined : options.clock.now());
     } catch (error) {
       options.logger.error({ event: 'runs.poll_failed', err: (error as Error).message }, 'could not read the run queue');
       return;
@@ -85,6 +89,7 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       await options.execute({ ...row, status: 'running', attempts: row.attempts + 1 });
     } finally {
       renewal.stop();
+      await options.gates?.released(row.run_id);
     }
   }
 
@@ -92,11 +97,13 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
     start() {
       stopped = false;
       stopping = new AbortController();
+      options.gates?.start(() => void pump());
     },
     pump: () => trackedPump(),
     stop() {
       stopped = true;
       stopping.abort();
+      options.gates?.stop();
     },
     inFlight: () => [...running.values(), ...reading],
   };
@@ -105,8 +112,9 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
 /** queued → running under this runtime's lease; false when another claimer got it or the claim failed (logged). */
 async function claim(options: RunQueueOptions, row: RunRow, leaseMs: number, signal: AbortSignal): Promise<boolean> {
   const at = options.clock.now();
+  const claimed = { owner: options.owner, at, leaseUntil: at + leaseMs, signal };
   try {
-    return await options.store.runs.claim(row.run_id, { owner: options.owner, at, leaseUntil: at + leaseMs, signal });
+    return (await options.gates?.claim(row, claimed)) ?? (await options.store.runs.claim(row.run_id, claimed));
   } catch (error) {
     options.logger.error({ event: 'runs.claim_failed', runId: row.run_id, err: (error as Error).message }, 'could not claim a run');
     return false;

@@ -6,7 +6,7 @@ import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { newTimeOrderedId } from '../actions/ids.js';
-import type { RetryOutcome } from '../store/port.js';
+import type { ForceOutcome, RetryOutcome } from '../store/port.js';
 import { executeRun } from './agent-run.js';
 import { executeNotify } from './notify-run.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
@@ -19,6 +19,7 @@ import { startSharedSweep } from './shared-sweep.js';
 import type { RoutingDeps } from './routing.js';
 import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
 import { createRunQueue } from './run-queue.js';
+import { setUpGates, type RunGateOptions } from './gates/setup.js';
 
 /** Characters of earlier exchanges sent with a turn; older exchanges are dropped first. */
 export const DEFAULT_HISTORY_BUDGET_CHARS = 32_000;
@@ -42,6 +43,8 @@ export interface Runtime {
   whenIdle(): Promise<void>;
   /** Queues a manual retry of a failed, timed-out or interrupted run (the store's runs.retry) and wakes the queue. */
   retry(runId: string): Promise<RetryOutcome>;
+  /** Lets a queued run start past its budget and throttle (`hookgate runs start --force`, the console's button); logged. Needs `gates`. */
+  forceStart(runId: string, by: string): Promise<ForceOutcome>;
 }
 
 export interface RuntimeOptions {
@@ -69,6 +72,8 @@ export interface RuntimeOptions {
   sharedSweepMs?: number;
   /** models.providers.<id>.models: a bare default model resolves through them. */
   catalogs?: ModelCatalogs;
+  /** Run limits (throttle, concurrency keys, budgets, provider circuits: gates/); absent, only maxConcurrent bounds runs. */
+  gates?: RunGateOptions;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -88,7 +93,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     signal: shutdown.signal,
     ...(options.observer === undefined ? {} : { observer: options.observer }),
   };
-  const common = { store, clock, providers: options.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
+  const gates = setUpGates(options.gates, { defaults, defaultModel, providers: options.providers, clock, logger, pump: () => queue.pump() });
+  const common = { store, clock, providers: gates.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
   const heartbeat = createHeartbeatScheduler({
     clock,
     everyMs: heartbeatPeriod(defaults),
@@ -112,6 +118,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     execute: (row) => (row.kind === 'notify' ? executeNotify(common, row) : executeRun({ ...common, defaultModel, requestHeartbeat }, row)),
     ready: () => recovered,
     logger,
+    ...(gates.gatekeeper === undefined ? {} : { gates: gates.gatekeeper }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
   let sweep: { stop(): void } | undefined;
@@ -166,6 +173,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const outcome = await store.runs.retry(runId, newTimeOrderedId(), clock.now());
       if (outcome.kind === 'queued') {
         logger.info({ event: 'run.retry_queued', runId: outcome.runId, retryOf: runId }, 'run queued again as a retry');
+        queue.pump();
+      }
+      return outcome;
+    },
+    async forceStart(runId, by) {
+      if (options.gates === undefined) return { kind: 'not-found' };
+      const outcome = await options.gates.limits.forceStart(runId, clock.now());
+      if (outcome.kind === 'forced') {
+        logger.warn({ event: 'run.force_started', runId, by }, 'run started by hand past its budget and throttle');
         queue.pump();
       }
       return outcome;

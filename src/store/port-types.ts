@@ -55,6 +55,9 @@ export interface RunRow {
   retry_of: string | null;
   /** `notify`: the action is a NotifyAction (no model, empty session_key). Absent or `agent`: an AgentAction. */
   kind?: RunKind;
+  /** Why a queued run waits (a gate), and until when at the earliest; absent or null when it waits for nothing but a slot. */
+  waiting_for?: string | null;
+  not_before?: number | null;
 }
 
 export type RunKind = 'agent' | 'notify';
@@ -85,6 +88,9 @@ export interface RunView {
   attempts: number;
   /** Set on a notify (text sent straight to a channel, no model; its sessionKey is empty); absent on agent runs. */
   kind?: 'notify';
+  /** A queued run: what it waits for (`slot`: a free executor), and the earliest it may start when known. */
+  waitingFor?: string;
+  notBefore?: string;
 }
 
 export interface RunFilter {

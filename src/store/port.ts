@@ -23,11 +23,13 @@ import type {
   StoredRoute,
   TranscriptMessage,
 } from './port-types.js';
+import type { LimitStore } from './limit-types.js';
 
 import type { DebounceStore } from './debounce-port.js';
 
 export type * from './port-types.js';
 export type * from './debounce-port.js';
+export type * from './limit-types.js';
 export { RETRYABLE_STATUSES } from './port-types.js';
 
 /**
@@ -53,6 +55,8 @@ export interface Store {
   readonly gmail: GmailStore;
   /** Durable debounce groups (src/store/debounce-port.ts). */
   readonly debounce: DebounceStore;
+  /** Rate limits, run gates and provider circuits (src/store/limit-types.ts). */
+  readonly limits: LimitStore;
   /** Queue depths for metrics and readiness: pending events, queued and running runs. */
   depths(): Promise<QueueDepths>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
@@ -106,8 +110,11 @@ export interface IngressStore {
 
 /** The durable run queue (`runs`). */
 export interface RunStore {
-  /** Up to `limit` queued runs, oldest first (creation time, then insertion order). */
-  listQueued(limit: number): Promise<RunRow[]>;
+  /**
+   * Up to `limit` queued runs, oldest first (creation time, then insertion order). With `now`, a run
+   * a gate holds until later (`not_before` > now) is left out.
+   */
+  listQueued(limit: number, now?: number): Promise<RunRow[]>;
   /**
    * queued → running for `claim.owner` until `claim.leaseUntil`, attempts + 1, started_at = at.
    * True for exactly one of any number of concurrent claimers; false when the run is not queued.

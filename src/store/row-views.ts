@@ -43,6 +43,10 @@ export function toRunView(row: RunRow): RunView {
   if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
   if (row.retry_of !== null) view.retryOf = row.retry_of;
   if (row.kind === 'notify') view.kind = 'notify';
+  if (row.status === 'queued') {
+    view.waitingFor = row.waiting_for ?? 'slot';
+    if (row.not_before !== undefined && row.not_before !== null && row.waiting_for !== 'concurrency') view.notBefore = iso(row.not_before);
+  }
   return view;
 }
 

@@ -13,7 +13,7 @@ export function agentDefaults(models?: Config['agents']['defaults']['models']): 
   const defaults: Config['agents']['defaults'] = {
     model: 'echo/echo',
     timeoutSeconds: 600,
-    maxConcurrent: 4,
+    maxConcurrent: 4, maxQueued: 10000,
     heartbeat: { every: '30m', ackMaxChars: 300, promptBudgetChars: 16000 },
   };
   if (models !== undefined) defaults.models = models;

@@ -21,6 +21,7 @@ export function makeDefaults(overrides: Partial<Defaults> = {}): Defaults {
     model: 'fake/model-a',
     timeoutSeconds: 600,
     maxConcurrent: 4,
+    maxQueued: 10000,
     heartbeat: { every: '30m', ackMaxChars: 300, promptBudgetChars: 16000 },
     ...overrides,
   };

@@ -23,6 +23,7 @@ describe('readRunView', () => {
       sessionKey: 'hook:abc',
       createdAt: '2025-05-01T00:00:00.000Z',
       attempts: 0,
+      waitingFor: 'slot',
     });
   });
 

@@ -5,6 +5,7 @@
  */
 import type { MinuteBucket, RequestEntry } from '../request-log.js';
 import type { EventView, HeartbeatView, RecordedDelivery, RunView } from '../../store/port-types.js';
+import type { LimitOverview } from '../../store/limit-types.js';
 
 export type { EventView, MinuteBucket, RequestEntry };
 export type Delivery = RecordedDelivery;
@@ -20,6 +21,7 @@ export interface Overview {
   reload: unknown;
   store: { writable: boolean };
   debounce: { open: number; groups: Array<{ groupId: string; mappingId: string; key: string; kind: 'agent' | 'wake'; status: string; deliveries: number; firesAt: number }> } | null;
+  limits: LimitOverview | null;
 }
 
 export interface MappingView {

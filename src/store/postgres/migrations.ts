@@ -145,4 +145,36 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // What a run does: `agent` (a model turn) or `notify` (text straight to a channel, no model).
   `ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent';`,
+  // Flow control (docs/run-limits.md), as SQLite's flow-control migration.
+  `
+  ALTER TABLE runs ADD COLUMN waiting_for TEXT;
+  ALTER TABLE runs ADD COLUMN not_before BIGINT;
+  ALTER TABLE runs ADD COLUMN concurrency_key TEXT;
+  ALTER TABLE runs ADD COLUMN forced SMALLINT NOT NULL DEFAULT 0;
+  CREATE INDEX runs_running_by_key ON runs (concurrency_key) WHERE status = 'running';
+  CREATE INDEX runs_waiting ON runs (not_before) WHERE status = 'queued' AND not_before IS NOT NULL;
+
+  CREATE TABLE limit_buckets (
+    bucket TEXT   PRIMARY KEY,                -- rate:<mapping>:<key> | throttle:<mapping>:<key> | alert:<condition>
+    tat    DOUBLE PRECISION NOT NULL          -- GCRA theoretical arrival time of the next hit (ms, fractional)
+  );
+
+  CREATE TABLE run_starts (
+    id     BIGSERIAL PRIMARY KEY,
+    scope  TEXT   NOT NULL,                   -- service | mapping:<id>
+    at     BIGINT NOT NULL,
+    run_id TEXT   NOT NULL
+  );
+  CREATE INDEX run_starts_by_scope ON run_starts (scope, at);
+  CREATE INDEX run_starts_by_age ON run_starts (at);
+
+  CREATE TABLE provider_circuits (
+    provider   TEXT    PRIMARY KEY,
+    state      TEXT    NOT NULL,              -- closed | open | probing
+    failures   INTEGER NOT NULL,
+    until      BIGINT  NOT NULL,
+    open_ms    BIGINT  NOT NULL,
+    changed_at BIGINT  NOT NULL
+  );
+  `,
 ];

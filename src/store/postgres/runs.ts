@@ -13,8 +13,9 @@ import { listRunViews } from './views.js';
  */
 export function createPostgresRuns(pool: pg.Pool): RunStore {
   return {
-    async listQueued(limit) {
-      const { rows } = await query<RunRow>(pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'queued' ORDER BY created_at, seq LIMIT $1`, [limit]);
+    async listQueued(limit, now) {
+      const due = now === undefined ? '' : 'AND (not_before IS NULL OR not_before <= $2)';
+      const { rows } = await query<RunRow>(pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'queued' ${due} ORDER BY created_at, seq LIMIT $1`, now === undefined ? [limit] : [limit, now]);
       return rows;
     },
     async claim(runId, claim: RunClaim) {
@@ -57,7 +58,7 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
             counts.finished += 1;
           } else {
             await client.query(
-              "UPDATE runs SET status = 'queued', started_at = NULL, error = $2, claimed_by = NULL, lease_until = NULL WHERE run_id = $1",
+              "UPDATE runs SET status = 'queued', started_at = NULL, error = $2, claimed_by = NULL, lease_until = NULL, waiting_for = NULL, not_before = NULL WHERE run_id = $1",
               [row.run_id, decision.reason],
             );
             counts.requeued += 1;

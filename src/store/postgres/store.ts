@@ -3,6 +3,7 @@ import type { Store, StoreOptions } from '../port.js';
 import { openPostgres } from './connect.js';
 import { createPostgresIngress, type PostgresIngress } from './ingress.js';
 import { createPostgresRuns } from './runs.js';
+import { createPostgresLimits } from './limits.js';
 import { createPostgresSession } from './session.js';
 import { createPostgresDeliveries, createPostgresGmail, createPostgresState, createPostgresTranscripts } from './small-stores.js';
 import { query } from './sql.js';
@@ -47,6 +48,7 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     state: createPostgresState(pool),
     gmail: createPostgresGmail(pool, now),
     debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
+    limits: createPostgresLimits(pool, settings.schema),
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
       const { rows } = await query<{ events: number; queued: number; running: number }>(

@@ -141,4 +141,38 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // What a run does: `agent` (a model turn) or `notify` (text straight to a channel, no model).
   `ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'agent';`,
+  // Flow control (docs/run-limits.md): why a queued run waits and until when, the key that bounds a
+  // running run's concurrency, a forced start; GCRA buckets of rate limits and throttles; run starts
+  // counted by budgets; one circuit per provider.
+  `
+  ALTER TABLE runs ADD COLUMN waiting_for TEXT;
+  ALTER TABLE runs ADD COLUMN not_before INTEGER;
+  ALTER TABLE runs ADD COLUMN concurrency_key TEXT;
+  ALTER TABLE runs ADD COLUMN forced INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX runs_running_by_key ON runs(concurrency_key) WHERE status = 'running';
+  CREATE INDEX runs_waiting ON runs(not_before) WHERE status = 'queued' AND not_before IS NOT NULL;
+
+  CREATE TABLE limit_buckets (
+    bucket TEXT    PRIMARY KEY,               -- rate:<mapping>:<key> | throttle:<mapping>:<key> | alert:<condition>
+    tat    REAL    NOT NULL                   -- GCRA theoretical arrival time of the next hit (ms, fractional)
+  );
+
+  CREATE TABLE run_starts (
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope  TEXT    NOT NULL,                  -- service | mapping:<id>
+    at     INTEGER NOT NULL,
+    run_id TEXT    NOT NULL
+  );
+  CREATE INDEX run_starts_by_scope ON run_starts(scope, at);
+  CREATE INDEX run_starts_by_age ON run_starts(at);
+
+  CREATE TABLE provider_circuits (
+    provider   TEXT    PRIMARY KEY,
+    state      TEXT    NOT NULL,              -- closed | open | probing
+    failures   INTEGER NOT NULL,              -- consecutive provider failures
+    until      INTEGER NOT NULL,              -- open: until then; probing: the probe holds it until then
+    open_ms    INTEGER NOT NULL,              -- the length of the current (or last) opening
+    changed_at INTEGER NOT NULL
+  );
+  `,
 ];

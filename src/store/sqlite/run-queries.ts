@@ -8,8 +8,9 @@ import { toRunView } from '../row-views.js';
 /** SQL on the `runs` table: the run queue, its ends, and the views of runs. Synchronous; the adapter wraps them. */
 
 /** The oldest queued runs, at most limit. */
-export function listQueuedRuns(db: DatabaseSync, limit: number): RunRow[] {
-  return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT ?").all(limit) as unknown as RunRow[];
+export function listQueuedRuns(db: DatabaseSync, limit: number, now?: number): RunRow[] {
+  if (now === undefined) return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT ?").all(limit) as unknown as RunRow[];
+  return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' AND (not_before IS NULL OR not_before <= ?) ORDER BY created_at, rowid LIMIT ?").all(now, limit) as unknown as RunRow[];
 }
 
 /** queued → running; false when another claimer got there first. */
@@ -42,7 +43,7 @@ export function suspendRun(db: DatabaseSync, runId: string, reason: string): voi
 }
 
 export function requeueRun(db: DatabaseSync, runId: string, reason: string): void {
-  prepareCached(db, "UPDATE runs SET status = 'queued', error = ?, started_at = NULL WHERE run_id = ?").run(reason, runId);
+  prepareCached(db, "UPDATE runs SET status = 'queued', error = ?, started_at = NULL, waiting_for = NULL, not_before = NULL WHERE run_id = ?").run(reason, runId);
 }
 
 /** Runs left mid-way: `running` (a crash) or `interrupted` without an end (a shutdown). */

@@ -24,11 +24,10 @@ import { writeWhenFree } from './write-when-free.js';
  * run it does not hold, which at start is every one: a run found unfinished at start was left by a
  * process that is gone.
  */
-export function createSqliteRunStore(db: DatabaseSync, reads: DatabaseSync): RunStore {
-  const held = new Set<string>();
+export function createSqliteRunStore(db: DatabaseSync, reads: DatabaseSync, held = new Set<string>()): RunStore {
   const release = (runId: string): void => void held.delete(runId);
   return {
-    listQueued: async (limit) => listQueuedRuns(db, limit),
+    listQueued: async (limit, now) => listQueuedRuns(db, limit, now),
     async claim(runId, claim) {
       // Checked at every try: a claim still waiting for the write lock when the runtime stops is not made.
       const claimed = await writeWhenFree(() => claim.signal?.aborted !== true && claimRun(db, runId, claim.at));

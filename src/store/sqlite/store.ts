@@ -6,6 +6,7 @@ import { createSqliteGmailStore } from './gmail-store.js';
 import { createSqliteDebounce, releaseStaleClaims } from './debounce-store.js';
 import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
+import { createSqliteLimitStore } from './limit-store.js';
 import { countRunsWithStatus } from './run-queries.js';
 import { countPendingEvents } from './session-queries.js';
 import { createSqliteDeliveries, createSqliteMainSession, createSqliteState, createSqliteTranscripts } from './session-store.js';
@@ -49,9 +50,12 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     ...(seams === undefined ? {} : { seams }),
   });
   let closing: Promise<void> | undefined;
+  // Claims this object holds, gated or not (run-store.ts).
+  const held = new Set<string>();
   return {
     ingress,
-    runs: createSqliteRunStore(runtime, reads),
+    runs: createSqliteRunStore(runtime, reads, held),
+    limits: createSqliteLimitStore(runtime, reads, held),
     session: createSqliteMainSession(runtime, reads),
     transcripts: createSqliteTranscripts(runtime),
     deliveries: createSqliteDeliveries(runtime),

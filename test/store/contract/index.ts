@@ -20,6 +20,7 @@ import { describe } from 'vitest';
 import type { Store } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
 import { describeIngressContract } from './ingress.js';
+import { describeLimitsContract } from './limits.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
 import { describeSessionContract } from './session.js';
@@ -42,5 +43,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeSessionContract(makeStore);
     describeRecordsContract(makeStore);
     describeDebounceContract(makeStore);
+    describeLimitsContract(makeStore);
   });
 }

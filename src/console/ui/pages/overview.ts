@@ -4,6 +4,7 @@ import { RequestsChart } from '../chart.js';
 import { deliveryText, statusBadge, time } from '../format.js';
 import { usePoll } from '../hooks.js';
 import type { Overview } from '../types.js';
+import { LimitsCard } from './limits-card.js';
 
 export function OverviewPage({ onUnauthorized }: { onUnauthorized: () => void }) {
   const { data, error } = usePoll(() => get<Overview>('overview'), 'overview', onUnauthorized);
@@ -27,6 +28,7 @@ export function OverviewPage({ onUnauthorized }: { onUnauthorized: () => void })
       <div class="card"><h3>Store</h3><p>${data.store.writable ? statusBadge('ok') : statusBadge('error')} ${data.store.writable ? 'writable' : 'not writable: new requests get 503'}</p></div>
       <div class="card"><h3>Config reload</h3>${reloadView(data.reload)}</div>
       <div class="card" data-testid="debounce-groups"><h3>Debounce groups</h3>${debounceView(data.debounce)}</div>
+      <${LimitsCard} limits=${data.limits} />
     </div>
   </section>`;
 }

@@ -22,10 +22,19 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
       setRetryError((caught as Error).message);
     }
   };
+  const start = async () => {
+    try {
+      await post(`runs/${encodeURIComponent(runId)}/start`);
+      setRetryError(undefined);
+      refresh();
+    } catch (caught) {
+      setRetryError((caught as Error).message);
+    }
+  };
   return html`<section>
     <h1>Run <span class="mono">${run.runId}</span></h1>
     <dl class="kv" data-testid="run">
-      <dt>Status</dt><dd>${statusBadge(run.status)}</dd>
+      <dt>Status</dt><dd>${statusBadge(run.status)}${run.waitingFor === undefined ? null : html` <span data-testid="waiting">waiting: ${run.waitingFor}${run.notBefore === undefined ? '' : `, until ${time(run.notBefore)}`}</span>`}</dd>
       <dt>Hook</dt><dd class="mono">${run.hook}</dd>
       <dt>Name</dt><dd>${run.name}</dd>
       <dt>Kind</dt><dd>${run.kind === 'notify' ? 'notify: text sent to a channel, no model' : 'agent run'}</dd>
@@ -42,6 +51,9 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
     </dl>
     ${RETRYABLE.has(run.status) && run.retriedBy === undefined
       ? html`<p><button type="button" class="primary" data-testid="retry" onClick=${retry}>Retry</button> <span class="muted">queues the same action again as a new run linked to this one</span></p>`
+      : null}
+    ${run.status === 'queued'
+      ? html`<p><button type="button" data-testid="force-start" onClick=${start}>Start now</button> <span class="muted">lets this run start past its budget and throttle (logged); it still waits for a free slot, its concurrency key and its provider</span></p>`
       : null}
     ${retryError === undefined ? null : html`<p class="error">${retryError}</p>`}
   </section>`;

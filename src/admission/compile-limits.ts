@@ -1,0 +1,44 @@
+import type { MappingConfig } from '../config/mapping-schema.js';
+import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from '../mapping/template.js';
+import { compileRateLimit, type CompiledRateLimit } from './rate-limit.js';
+import type { CompiledRunLimitKeys } from './run-limit-keys.js';
+import type { MappingRunLimitsView } from './limit-views.js';
+
+export interface CompiledLimits {
+  rateLimit: CompiledRateLimit | undefined;
+  runLimitKeys: CompiledRunLimitKeys | undefined;
+  runLimits: MappingRunLimitsView;
+}
+
+/** A mapping's limit keys, compiled once at load like its other templates; problems and warnings are collected. */
+export function compileLimits(
+  config: MappingConfig,
+  templates: TemplateCompiler,
+  problem: (field: string, message: string) => void,
+  warn: (message: string) => void,
+): CompiledLimits {
+  const compileKey = (field: string) => (source: string): CompiledTemplate | undefined => {
+    try {
+      return templates.compile(source);
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      problem(`${field}/key`, `${field}.key does not compile: ${error.message}`);
+      return undefined;
+    }
+  };
+  const rateLimit = config.rateLimit === undefined ? undefined : compileRateLimit(config.rateLimit, compileKey('rateLimit'));
+  const runLimitFields = (['throttle', 'concurrency', 'budget'] as const).filter((field) => config[field] !== undefined);
+  if (runLimitFields.length > 0 && (config.action ?? 'agent') === 'wake') warn(`${runLimitFields.join(', ')} only hold agent runs; a wake mapping's events are never delayed`);
+  if (config.budget !== undefined && config.budget.runsPerHour === undefined && config.budget.runsPerDay === undefined) {
+    problem('budget', 'budget needs runsPerHour, runsPerDay or both');
+  }
+  const throttleKey = config.throttle?.key === undefined ? undefined : compileKey('throttle')(config.throttle.key);
+  const concurrencyKey = config.concurrency?.key === undefined ? undefined : compileKey('concurrency')(config.concurrency.key);
+  const runLimitKeys = throttleKey === undefined && concurrencyKey === undefined ? undefined : { throttle: throttleKey, concurrency: concurrencyKey };
+  const runLimits: MappingRunLimitsView = {
+    ...(config.throttle === undefined ? {} : { throttle: config.throttle }),
+    ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
+    ...(config.budget === undefined ? {} : { budget: config.budget }),
+  };
+  return { rateLimit, runLimitKeys, runLimits };
+}

@@ -1,0 +1,19 @@
+import type { LimitOverview } from '../store/port.js';
+
+/** `hookgate status`'s lines on run limits: runs waiting by reason, budgets, provider circuits, the busiest rate-limit keys. */
+export function formatLimits(limits: LimitOverview): string[] {
+  const waiting = Object.entries(limits.waiting).filter(([, count]) => count > 0);
+  const lines = [`runs waiting: ${waiting.length === 0 ? 'none' : waiting.map(([reason, count]) => `${count} for ${reason}`).join(', ')}`];
+  for (const budget of limits.budgets) {
+    lines.push(`budget ${budget.scope} per ${budget.window}: ${budget.used} of ${budget.limit} used, ${budget.remaining} left`);
+  }
+  for (const circuit of limits.circuits) {
+    const until = circuit.state === 'closed' ? '' : ` until ${new Date(circuit.until).toISOString()}`;
+    lines.push(`provider ${circuit.provider}: circuit ${circuit.state}${until}, ${circuit.failures} consecutive failure${circuit.failures === 1 ? '' : 's'}`);
+  }
+  if (limits.busiestRateKeys.length > 0) {
+    lines.push('rate-limited keys (mapping:key, booked ahead):');
+    for (const key of limits.busiestRateKeys) lines.push(`  ${key.bucket.replace(/^rate:/, '')}  ${Math.ceil(key.aheadMs / 1000)} s`);
+  }
+  return lines;
+}

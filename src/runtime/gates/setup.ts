@@ -1,0 +1,68 @@
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log.js';
+import type { CircuitTransition, LimitStore } from '../../store/port.js';
+import type { Clock } from '../clock.js';
+import type { ProviderPort } from '../ports.js';
+import { NO_ALERTS, type Alerter } from './alerts.js';
+import { withCircuits } from './circuit.js';
+import { createGatekeeper, type RunGatekeeper } from './gatekeeper.js';
+import { DEFAULT_RECHECK_MS } from './plan.js';
+import type { RunLimitsLookup } from './run-limits.js';
+
+/** What the runtime needs for run limits (RuntimeOptions.gates); without it runs are only bounded by maxConcurrent. */
+export interface RunGateOptions {
+  limits: LimitStore;
+  /** Each mapping's throttle, concurrency and budget as configured now; none: only service-wide limits apply. */
+  runLimits?: RunLimitsLookup;
+  alerter?: Alerter;
+  /** See DEFAULT_RECHECK_MS. */
+  recheckMs?: number;
+}
+
+export interface GateSetupBase {
+  defaults: Config['agents']['defaults'];
+  defaultModel: string;
+  providers: ReadonlyMap<string, ProviderPort>;
+  clock: Clock;
+  logger: Logger;
+  /** Wakes the run queue (a circuit closed: its waiting runs may start). */
+  pump: () => void;
+}
+
+/** The run queue's gatekeeper and the providers as the runtime calls them (behind their circuits when a breaker is configured). */
+export function setUpGates(options: RunGateOptions | undefined, base: GateSetupBase): { gatekeeper: RunGatekeeper | undefined; providers: ReadonlyMap<string, ProviderPort> } {
+  if (options === undefined) return { gatekeeper: undefined, providers: base.providers };
+  const alerter = options.alerter ?? NO_ALERTS;
+  const gatekeeper = createGatekeeper({
+    defaults: base.defaults,
+    defaultModel: base.defaultModel,
+    runLimits: options.runLimits ?? (() => undefined),
+    recheckMs: options.recheckMs ?? DEFAULT_RECHECK_MS,
+    limits: options.limits,
+    clock: base.clock,
+    logger: base.logger,
+    alerter,
+  });
+  const breaker = base.defaults.circuitBreaker;
+  if (breaker === undefined) return { gatekeeper, providers: base.providers };
+  const onTransition = (provider: string, transition: CircuitTransition): void => {
+    announce(provider, transition, base, alerter);
+    if (transition.kind !== 'closed') return;
+    options.limits.wakeWaiting('provider-circuit').then(base.pump, (error: unknown) => {
+      base.logger.warn({ event: 'runs.gates_wake_failed', err: (error as Error).message }, 'could not wake runs waiting for a provider circuit');
+    });
+  };
+  const rule = { failures: breaker.failures, openMs: breaker.openSeconds * 1000 };
+  return { gatekeeper, providers: withCircuits(base.providers, { limits: options.limits, rule, clock: base.clock, logger: base.logger, onTransition }) };
+}
+
+function announce(provider: string, transition: CircuitTransition, base: GateSetupBase, alerter: Alerter): void {
+  if (transition.kind === 'closed') {
+    base.logger.info({ event: 'circuit.closed', provider }, 'provider circuit closed: its runs start again');
+    alerter.alert(`circuit-closed:${provider}`, `provider "${provider}" answers again; its circuit is closed and waiting runs start`);
+    return;
+  }
+  const until = new Date(transition.until).toISOString();
+  base.logger.warn({ event: `circuit.${transition.kind}`, provider, failures: transition.failures, until }, 'provider circuit open: its runs wait');
+  alerter.alert(`circuit-open:${provider}`, `provider "${provider}" failed ${transition.failures} times in a row; its circuit is open and its runs wait until ${until}`);
+}

@@ -1,0 +1,178 @@
+import type pg from 'pg';
+import { budgetWindows, DAY_MS, decideGates, gcra, gcraRetryAfter, gcraSpacing, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
+import type { CircuitRow, GateOutcome, LimitStore, RunGates, WaitingFor } from '../limit-types.js';
+import { query, transaction, type Queryable } from './sql.js';
+
+/**
+ * The limit store on PostgreSQL, shared by every instance. A bucket's hit holds an advisory lock
+ * on the bucket for its transaction; a gated claim and a circuit update hold one lock for all
+ * gates of the schema, so two instances never both take a key's last slot or a budget's last start.
+ */
+/** Rate hits between two sweeps of spent buckets (a bucket whose time has passed holds nothing). */
+const PRUNE_EVERY_HITS = 1000;
+
+export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore {
+  const gatesLock = `hookgate.gates.${schema}`;
+  let hits = 0;
+  const lockGates = (client: pg.PoolClient) => client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [gatesLock]);
+  return {
+    async rateHit(bucket, rule, now, peek = false) {
+      if (peek) {
+        const verdict = gcra(await readTat(pool, bucket), rule, now);
+        return verdict.allowed ? { allowed: true, retryAfterMs: 0 } : verdict;
+      }
+      hits += 1;
+      if (hits % PRUNE_EVERY_HITS === 0) await query(pool, 'DELETE FROM limit_buckets WHERE tat < $1', [now]);
+      // One statement: ON CONFLICT locks the bucket's row, so concurrent hits on it take turns.
+      const { interval, tolerance } = gcraSpacing(rule);
+      const { rows } = await query<{ tat: number }>(
+        pool,
+        `INSERT INTO limit_buckets (bucket, tat) VALUES ($1, $2::float8 + $3::float8)
+         ON CONFLICT (bucket) DO UPDATE SET tat = GREATEST(limit_buckets.tat, $2::float8) + $3::float8 WHERE GREATEST(limit_buckets.tat, $2::float8) - $2::float8 <= $4::float8
+         RETURNING tat`,
+        [bucket, now, interval, tolerance],
+      );
+      if (rows.length > 0) return { allowed: true, retryAfterMs: 0 };
+      return { allowed: false, retryAfterMs: gcraRetryAfter((await readTat(pool, bucket)) ?? now, rule, now) };
+    },
+    async claimGated(runId, claim, gates) {
+      if (claim.signal?.aborted === true) return { kind: 'taken' };
+      return transaction(pool, async (client): Promise<GateOutcome> => {
+        await lockGates(client);
+        const { rows } = await client.query<{ status: string; forced: number }>('SELECT status, forced FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
+        if (rows[0]?.status !== 'queued') return { kind: 'taken' };
+        const decision = decideGates(gates, await readGateState(client, gates, claim.at, rows[0].forced === 1), claim.at);
+        const key = gates.concurrency?.key ?? null;
+        if (decision.kind === 'waiting') {
+          await client.query('UPDATE runs SET waiting_for = $2, not_before = $3, concurrency_key = $4 WHERE run_id = $1', [runId, decision.waitingFor, decision.notBefore, key]);
+          return decision;
+        }
+        await client.query(
+          `UPDATE runs SET status = 'running', started_at = $2, attempts = attempts + 1, claimed_by = $3, lease_until = $4, concurrency_key = $5,
+                  waiting_for = NULL, not_before = NULL WHERE run_id = $1`,
+          [runId, claim.at, claim.owner, claim.leaseUntil, key],
+        );
+        if (decision.tat !== undefined && gates.throttle !== undefined) await writeTat(client, gates.throttle.bucket, decision.tat);
+        await recordStarts(client, runId, gates.budgets, claim.at);
+        if (decision.probe && gates.circuit !== undefined) {
+          const { provider, rule } = gates.circuit;
+          await writeCircuit(client, probingCircuit(await readCircuit(client, provider), provider, rule, claim.at, claim.leaseUntil));
+        }
+        return { kind: 'claimed', probe: decision.probe };
+      });
+    },
+    async wakeWaiting(reason, concurrencyKey) {
+      if (reason === 'concurrency') {
+        await query(pool, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'concurrency' AND concurrency_key = $1", [concurrencyKey ?? '']);
+      } else {
+        await query(pool, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'provider-circuit'");
+      }
+    },
+    async nextNotBefore() {
+      const { rows } = await query<{ at: number | null }>(pool, "SELECT MIN(not_before) AS at FROM runs WHERE status = 'queued' AND not_before IS NOT NULL");
+      return rows[0]?.at ?? undefined;
+    },
+    recordProviderOutcome: (provider, failed, rule, now) =>
+      transaction(pool, async (client) => {
+        await lockGates(client);
+        const { row, transition } = nextCircuit(await readCircuit(client, provider), provider, failed, rule, now);
+        if (row !== undefined) await writeCircuit(client, row);
+        return transition;
+      }),
+    forceStart: (runId) =>
+      transaction(pool, async (client) => {
+        const { rows } = await client.query<{ status: string }>('SELECT status FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
+        if (rows[0] === undefined) return { kind: 'not-found' as const };
+        if (rows[0].status !== 'queued') return { kind: 'not-queued' as const, status: rows[0].status };
+        await client.query('UPDATE runs SET forced = 1, not_before = NULL, waiting_for = NULL WHERE run_id = $1', [runId]);
+        return { kind: 'forced' as const };
+      }),
+    async overview(budgets, now) {
+      const waiting: Record<WaitingFor, number> = { throttle: 0, concurrency: 0, budget: 0, 'provider-circuit': 0, slot: 0 };
+      const counted = await query<{ reason: WaitingFor; n: number }>(pool, "SELECT COALESCE(waiting_for, 'slot') AS reason, COUNT(*)::int AS n FROM runs WHERE status = 'queued' GROUP BY 1");
+      for (const row of counted.rows) waiting[row.reason] = row.n;
+      const windows = await readBudgetWindows(pool, budgets, now);
+      const circuits = await query<CircuitSqlRow>(pool, 'SELECT * FROM provider_circuits ORDER BY provider');
+      const busiest = await query<{ bucket: string; tat: number }>(pool, "SELECT bucket, tat FROM limit_buckets WHERE bucket LIKE 'rate:%' AND tat > $1 ORDER BY tat DESC LIMIT 5", [now]);
+      return {
+        waiting,
+        budgets: windows.map((w) => ({ scope: w.scope, window: w.window, limit: w.limit, used: w.used, remaining: Math.max(0, w.limit - w.used) })),
+        circuits: circuits.rows.map(toCircuit),
+        busiestRateKeys: busiest.rows.map((row) => ({ bucket: row.bucket, aheadMs: row.tat - now })),
+      };
+    },
+  };
+}
+
+interface CircuitSqlRow {
+  provider: string;
+  state: CircuitRow['state'];
+  failures: number;
+  until: number;
+  open_ms: number;
+  changed_at: number;
+}
+
+function toCircuit(row: CircuitSqlRow): CircuitRow {
+  return { provider: row.provider, state: row.state, failures: row.failures, until: row.until, openMs: row.open_ms, changedAt: row.changed_at };
+}
+
+async function readTat(db: Queryable, bucket: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ tat: number }>('SELECT tat FROM limit_buckets WHERE bucket = $1', [bucket]);
+  return rows[0]?.tat;
+}
+
+async function writeTat(db: Queryable, bucket: string, tat: number): Promise<void> {
+  await db.query('INSERT INTO limit_buckets (bucket, tat) VALUES ($1, $2) ON CONFLICT (bucket) DO UPDATE SET tat = EXCLUDED.tat', [bucket, tat]);
+}
+
+async function readCircuit(db: Queryable, provider: string): Promise<CircuitRow | undefined> {
+  const { rows } = await db.query<CircuitSqlRow>('SELECT * FROM provider_circuits WHERE provider = $1', [provider]);
+  return rows[0] === undefined ? undefined : toCircuit(rows[0]);
+}
+
+async function writeCircuit(db: Queryable, row: CircuitRow): Promise<void> {
+  await db.query(
+    `INSERT INTO provider_circuits (provider, state, failures, until, open_ms, changed_at) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (provider) DO UPDATE SET state = EXCLUDED.state, failures = EXCLUDED.failures, until = EXCLUDED.until, open_ms = EXCLUDED.open_ms, changed_at = EXCLUDED.changed_at`,
+    [row.provider, row.state, row.failures, row.until, row.openMs, row.changedAt],
+  );
+}
+
+async function readBudgetWindows(db: Queryable, budgets: RunGates['budgets'], now: number): Promise<BudgetWindowState[]> {
+  const out: BudgetWindowState[] = [];
+  for (const window of budgetWindows(budgets)) {
+    const since = now - window.windowMs;
+    const { rows } = await db.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM run_starts WHERE scope = $1 AND at > $2', [window.scope, since]);
+    const used = rows[0]?.n ?? 0;
+    let limitthNewest: number | undefined;
+    if (used >= window.limit) {
+      const nth = await db.query<{ at: number }>('SELECT at FROM run_starts WHERE scope = $1 AND at > $2 ORDER BY at DESC LIMIT 1 OFFSET $3', [window.scope, since, window.limit - 1]);
+      limitthNewest = nth.rows[0]?.at;
+    }
+    out.push({ scope: window.scope, window: window.window, windowMs: window.windowMs, limit: window.limit, used, limitthNewest });
+  }
+  return out;
+}
+
+async function readGateState(db: Queryable, gates: RunGates, now: number, forced: boolean): Promise<GateState> {
+  let running = 0;
+  if (gates.concurrency !== undefined) {
+    const { rows } = await db.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM runs WHERE status = 'running' AND concurrency_key = $1", [gates.concurrency.key]);
+    running = rows[0]?.n ?? 0;
+  }
+  return {
+    running,
+    tat: gates.throttle === undefined ? undefined : await readTat(db, gates.throttle.bucket),
+    budgets: await readBudgetWindows(db, gates.budgets, now),
+    circuit: gates.circuit === undefined ? undefined : await readCircuit(db, gates.circuit.provider),
+    forced,
+  };
+}
+
+async function recordStarts(db: Queryable, runId: string, budgets: RunGates['budgets'], now: number): Promise<void> {
+  for (const scope of new Set(budgets.map((rule) => rule.scope))) {
+    await db.query('INSERT INTO run_starts (scope, at, run_id) VALUES ($1, $2, $3)', [scope, now, runId]);
+  }
+  await db.query('DELETE FROM run_starts WHERE at <= $1', [now - DAY_MS]);
+}

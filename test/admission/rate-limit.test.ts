@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, HookError } from '../../src/errors.js';
+import { parseConfigText } from '../../src/config/load.js';
+import { createMappingEngine } from '../../src/mapping/engine.js';
+import type { MappingConfig } from '../../src/config/mapping-schema.js';
+import { silentLogger } from '../../src/log.js';
+import { FIXED_NOW, engineWith, fakeTransforms, hooksConfig, recordingBuilder, request } from '../mapping/support.js';
+import { fakeBuckets } from './fake-buckets.js';
+
+async function limitedEngine(mapping: Partial<MappingConfig>, options: { transforms?: ReturnType<typeof fakeTransforms> } = {}) {
+  const buckets = fakeBuckets();
+  const limited: Array<[string, string]> = [];
+  let now = FIXED_NOW.getTime();
+  const engine = await createMappingEngine({
+    hooks: hooksConfig({ mappings: [{ id: 'sentry', match: { path: 'sentry' }, messageTemplate: 'issue {{issue}}', ...mapping }] }),
+    builder: recordingBuilder().builder,
+    logger: silentLogger(),
+    now: () => FIXED_NOW,
+    presets: [],
+    ...(options.transforms === undefined ? {} : { transforms: options.transforms.port }),
+    rateLimits: { store: buckets, now: () => now, onLimited: (id, over) => void limited.push([id, over]) },
+  });
+  return { engine, buckets, limited, advance: (ms: number) => (now += ms) };
+}
+
+function issuesOf(text: string) {
+  try {
+    parseConfigText(text, { configDir: '/srv/hookgate', env: {} });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).issues.map((issue) => issue.path);
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('a mapping rateLimit at admission', () => {
+  it('skips past the limit per rendered key before any transform runs, and counts again when the period frees', async () => {
+    const transforms = fakeTransforms(() => ({ kind: 'unchanged' }));
+    const { engine, limited, advance } = await limitedEngine({ transform: { module: 'x.js' }, rateLimit: { limit: 2, periodSeconds: 60, key: '{{project.slug}}' } }, { transforms });
+    const send = (slug: string) => engine.resolve(request('sentry', { project: { slug }, issue: 1 }));
+    expect((await send('a')).kind).toBe('actions');
+    expect((await send('a')).kind).toBe('actions');
+    expect(await send('a')).toEqual({ kind: 'skip', mappingId: 'sentry', reason: 'rate-limit', key: 'a' });
+    expect((await send('b')).kind).toBe('actions');
+    expect(transforms.inputs).toHaveLength(3);
+    expect(limited).toEqual([['sentry', 'skip']]);
+    advance(30_000);
+    expect((await send('a')).kind).toBe('actions');
+    expect((await send('a')).kind).toBe('skip');
+  });
+
+  it('rejects with RATE_LIMITED and the seconds until a delivery conforms when over is reject', async () => {
+    const { engine, limited } = await limitedEngine({ rateLimit: { limit: 3, periodSeconds: 90, over: 'reject' } });
+    for (let i = 0; i < 3; i += 1) await engine.resolve(request('sentry', { issue: i }));
+    const refused = await engine.resolve(request('sentry', { issue: 4 })).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(HookError);
+    expect(refused).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30 });
+    expect(limited).toEqual([['sentry', 'reject']]);
+  });
+
+  it('renders throttle and concurrency keys onto each agent action, one per fan-out item', async () => {
+    const engine = await engineWith({
+      mappings: [{ id: 'gh', match: { path: 'gh' }, forEach: 'issues', messageTemplate: '{{issues[0].title}}', throttle: { limit: 1, periodSeconds: 10, key: '{{issues[0].repo}}' }, concurrency: { limit: 1, key: 'issue-{{issues[0].number}}' } }],
+    });
+    const outcome = await engine.resolve(request('gh', { issues: [{ title: 'a', number: 1, repo: 'r' }, { title: 'b', number: 2, repo: 'r' }] }));
+    expect(outcome.kind === 'actions' && outcome.actions.map((action) => (action.kind === 'agent' ? action.limitKeys : undefined))).toEqual([
+      { throttle: 'r', concurrency: 'issue-1' },
+      { throttle: 'r', concurrency: 'issue-2' },
+    ]);
+  });
+
+  it('explains each limit with its key and verdict without counting the delivery', async () => {
+    const { engine, buckets } = await limitedEngine({ rateLimit: { limit: 1, periodSeconds: 60, key: '{{project}}' }, concurrency: { limit: 2, key: '{{issue}}' } });
+    const first = await engine.explain(request('sentry', { project: 'p', issue: 7 }));
+    expect(first.limits).toEqual([
+      { limit: 'rateLimit', key: 'p', verdict: 'admitted' },
+      { limit: 'concurrency', key: '7', verdict: 'admitted; at most 2 run(s) of this key execute at once' },
+    ]);
+    expect(buckets.tats.size).toBe(0);
+    await engine.resolve(request('sentry', { project: 'p', issue: 7 }));
+    expect((await engine.explain(request('sentry', { project: 'p', issue: 7 }))).limits[0]).toEqual({ limit: 'rateLimit', key: 'p', verdict: 'skipped (a delivery conforms again in 60 s)' });
+  });
+
+  it('refuses limits that are not positive integers, a budget without a window and a key that does not compile, with their paths', async () => {
+    const base = (mapping: string) => `{ hooks: { enabled: true, token: "t0123456789abcdef", mappings: [{ messageTemplate: "x", ${mapping} }] } }`;
+    expect(issuesOf(base('rateLimit: { limit: 0, periodSeconds: 60 }'))).toContain('/hooks/mappings/0/rateLimit/limit');
+    expect(issuesOf(base('throttle: { limit: 1, periodSeconds: 1.5 }'))).toContain('/hooks/mappings/0/throttle/periodSeconds');
+    expect(issuesOf(base('rateLimit: { limit: 1, periodSeconds: 60, over: "drop" }'))).toContain('/hooks/mappings/0/rateLimit/over');
+    expect(issuesOf('{ agents: { defaults: { maxQueued: -1 } } }')).toContain('/agents/defaults/maxQueued');
+    const build = (mapping: Partial<MappingConfig>) => engineWith({ mappings: [{ messageTemplate: 'x', ...mapping }] }).then(() => [], (error: ConfigError) => error.issues.map((issue) => issue.path));
+    expect(await build({ budget: {} })).toEqual(['/hooks/mappings/0/budget']);
+    expect(await build({ rateLimit: { limit: 1, periodSeconds: 1, key: '{{#each}}' } })).toEqual(['/hooks/mappings/0/rateLimit/key']);
+  });
+});

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import type { RunClaim, RunGates, Store } from '../../../src/store/port.js';
+import { NOW, contractStores, queueRun } from './fixture.js';
+import type { ContractFactory } from './index.js';
+
+const HOUR = 3_600_000;
+const claimAt = (at: number, owner = 'instance-a'): RunClaim => ({ owner, at, leaseUntil: at + 60_000 });
+const gates = (extra: Partial<RunGates> = {}): RunGates => ({ budgets: [], recheckMs: 30_000, ...extra });
+
+/** Rate buckets, gated claims (throttle, concurrency, budget, circuit), forced starts: the store's share of docs/run-limits.md. */
+export function describeLimitsContract(makeStore: ContractFactory): void {
+  describe('limits', () => {
+    const stores = contractStores(makeStore);
+
+    it('admits `limit` hits of a rate bucket per period, then refuses with the time until the next would conform', async () => {
+      const { store } = await stores.open();
+      const rule = { limit: 3, periodMs: 60_000 };
+      const verdicts = [];
+      for (let i = 0; i < 4; i += 1) verdicts.push(await store.limits.rateHit('rate:m:k', rule, NOW));
+      expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
+      expect(verdicts[3]?.retryAfterMs).toBe(20_000);
+      expect(await store.limits.rateHit('rate:m:other', rule, NOW)).toEqual({ allowed: true, retryAfterMs: 0 });
+      expect(await store.limits.rateHit('rate:m:k', rule, NOW + 20_000, true)).toEqual({ allowed: true, retryAfterMs: 0 });
+      expect((await store.limits.rateHit('rate:m:k', rule, NOW + 19_999)).allowed).toBe(false);
+      expect((await store.limits.rateHit('rate:m:k', rule, NOW + 20_000)).allowed).toBe(true);
+    });
+
+    it('admits exactly `limit` of many hits arriving together from two instances', async () => {
+      const made = await stores.open();
+      if (made.sibling === undefined) throw new Error('the limits contract needs a sibling store');
+      const other = await made.sibling();
+      const rule = { limit: 3, periodMs: 60_000 };
+      const verdicts = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? made.store : other).limits.rateHit('rate:m:together', rule, NOW)));
+      expect(verdicts.filter((verdict) => verdict.allowed)).toHaveLength(3);
+    });
+
+    it('spaces throttled starts of one key and records the wait on the run', async () => {
+      const { store } = await stores.open();
+      const [first, second] = [await queueRun(store), await queueRun(store)];
+      const throttle = gates({ throttle: { bucket: 'throttle:m:k', rule: { limit: 1, periodMs: 2000 } } });
+      expect(await store.limits.claimGated(first.runId, claimAt(NOW), throttle)).toEqual({ kind: 'claimed', probe: false });
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 1000), throttle)).toEqual({ kind: 'waiting', waitingFor: 'throttle', notBefore: NOW + 2000 });
+      expect(await store.runs.view(second.runId)).toMatchObject({ status: 'queued', waitingFor: 'throttle', notBefore: new Date(NOW + 2000).toISOString() });
+      expect(await store.limits.nextNotBefore()).toBe(NOW + 2000);
+      expect((await store.runs.listQueued(10, NOW + 1999)).map((row) => row.run_id)).toEqual([]);
+      expect((await store.runs.listQueued(10, NOW + 2000)).map((row) => row.run_id)).toEqual([second.runId]);
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 2000), throttle)).toMatchObject({ kind: 'claimed' });
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 2000), throttle)).toEqual({ kind: 'taken' });
+    });
+
+    it('lets exactly one of two instances take the last slot of a concurrency key', async () => {
+      const made = await stores.open();
+      if (made.sibling === undefined) throw new Error('the limits contract needs a sibling store');
+      const other: Store = await made.sibling();
+      const runs = [await queueRun(made.store), await queueRun(made.store), await queueRun(made.store)];
+      const keyed = gates({ concurrency: { key: 'm:a', limit: 1 } });
+      const outcomes = await Promise.all([
+        made.store.limits.claimGated((runs[0] as { runId: string }).runId, claimAt(NOW, 'a'), keyed),
+        other.limits.claimGated((runs[1] as { runId: string }).runId, claimAt(NOW, 'b'), keyed),
+      ]);
+      expect(outcomes.filter((o) => o.kind === 'claimed')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === 'waiting' && o.waitingFor === 'concurrency')).toHaveLength(1);
+      const otherKey = gates({ concurrency: { key: 'm:b', limit: 1 } });
+      expect(await other.limits.claimGated((runs[2] as { runId: string }).runId, claimAt(NOW, 'b'), otherKey)).toMatchObject({ kind: 'claimed' });
+      const winner = outcomes[0]?.kind === 'claimed' ? runs[0] : runs[1];
+      const waiter = outcomes[0]?.kind === 'claimed' ? runs[1] : runs[0];
+      await made.store.runs.finish((winner as { runId: string }).runId, { status: 'ok', at: NOW + 5, summary: 'done' });
+      await made.store.limits.wakeWaiting('concurrency', 'm:a');
+      expect((await other.runs.listQueued(10, NOW + 5)).map((row) => row.run_id)).toEqual([(waiter as { runId: string }).runId]);
+      expect(await other.limits.claimGated((waiter as { runId: string }).runId, claimAt(NOW + 5, 'b'), keyed)).toMatchObject({ kind: 'claimed' });
+    });
+
+    it('counts budget starts in the database: the next process still sees them, and a forced run passes', async () => {
+      const made = await stores.open();
+      if (made.sibling === undefined) throw new Error('the limits contract needs a sibling store');
+      const budget = gates({ budgets: [{ scope: 'service', runsPerHour: 2 }] });
+      const runs = [await queueRun(made.store), await queueRun(made.store), await queueRun(made.store), await queueRun(made.store)];
+      const ids = runs.map((run) => run.runId);
+      expect(await made.store.limits.claimGated(ids[0] as string, claimAt(NOW), budget)).toMatchObject({ kind: 'claimed' });
+      expect(await made.store.limits.claimGated(ids[1] as string, claimAt(NOW + 1000), budget)).toMatchObject({ kind: 'claimed' });
+      const next = await made.sibling();
+      expect(await next.limits.claimGated(ids[2] as string, claimAt(NOW + 2000), budget)).toEqual({ kind: 'waiting', waitingFor: 'budget', notBefore: NOW + HOUR, scope: 'service' });
+      expect(await next.limits.overview(budget.budgets, NOW + 2000)).toMatchObject({
+        waiting: { budget: 1, slot: 1 },
+        budgets: [{ scope: 'service', window: 'hour', limit: 2, used: 2, remaining: 0 }],
+      });
+      expect(await next.limits.forceStart(ids[3] as string, NOW + 2000)).toEqual({ kind: 'forced' });
+      expect(await next.limits.claimGated(ids[3] as string, claimAt(NOW + 2000), budget)).toMatchObject({ kind: 'claimed' });
+      expect(await next.limits.claimGated(ids[2] as string, claimAt(NOW + HOUR), budget)).toEqual({ kind: 'waiting', waitingFor: 'budget', notBefore: NOW + 1000 + HOUR, scope: 'service' });
+      expect(await next.limits.claimGated(ids[2] as string, claimAt(NOW + 2000 + HOUR), budget)).toMatchObject({ kind: 'claimed' });
+    });
+
+    it('shares a provider circuit between instances: opened by one, probed once, closed by a success', async () => {
+      const made = await stores.open();
+      if (made.sibling === undefined) throw new Error('the limits contract needs a sibling store');
+      const other = await made.sibling();
+      const rule = { failures: 3, openMs: 60_000 };
+      const outcomes = [];
+      for (let i = 0; i < 3; i += 1) outcomes.push(await made.store.limits.recordProviderOutcome('openai', true, rule, NOW));
+      expect(outcomes).toEqual([undefined, undefined, { kind: 'opened', until: NOW + 60_000, failures: 3 }]);
+      const circuit = gates({ circuit: { provider: 'openai', rule } });
+      const [a, b] = [await queueRun(made.store), await queueRun(made.store)];
+      expect(await other.limits.claimGated(a.runId, claimAt(NOW + 10), circuit)).toEqual({ kind: 'waiting', waitingFor: 'provider-circuit', notBefore: NOW + 60_000 });
+      expect(await other.limits.claimGated(a.runId, claimAt(NOW + 60_000, 'b'), circuit)).toEqual({ kind: 'claimed', probe: true });
+      expect(await made.store.limits.claimGated(b.runId, claimAt(NOW + 60_001), circuit)).toMatchObject({ kind: 'waiting', waitingFor: 'provider-circuit' });
+      expect(await other.limits.recordProviderOutcome('openai', true, rule, NOW + 61_000)).toEqual({ kind: 'reopened', until: NOW + 181_000, failures: 4 });
+      expect(await made.store.limits.claimGated(b.runId, claimAt(NOW + 181_000), circuit)).toEqual({ kind: 'claimed', probe: true });
+      expect(await made.store.limits.recordProviderOutcome('openai', false, rule, NOW + 182_000)).toEqual({ kind: 'closed' });
+      expect((await other.limits.overview([], NOW + 182_000)).circuits).toEqual([{ provider: 'openai', state: 'closed', failures: 0, until: 0, openMs: 60_000, changedAt: NOW + 182_000 }]);
+    });
+  });
+}
