@@ -118,6 +118,7 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
     notify(fields, context) {
       const text = requireText(fields.text, context, 'text');
       const channel = resolveChannel(fields.channel);
+      if (deps.configuredChannels !== undefined) checkConfigured(channel, deps.configuredChannels, context);
       const action: NotifyAction = { kind: 'notify', runId: newRunId(), text, name: optionalText(fields.name) ?? defaultName(context.origin), channel, origin: context.origin };
       const to = optionalText(fields.to);
       recipients.checkAdmission(channel, to, lastChannel);

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../helpers/wait.js';
 import { post, startTestService, type TestService } from '../helpers/service.js';
+import { startFakeService, type FakeService } from '../channels/fake-service.js';
 
 const ADMIN = 'admin-token-for-metrics-42';
 const TRANSFORMS = fileURLToPath(new URL('../../transforms', import.meta.url));
@@ -15,13 +16,18 @@ async function scrape(svc: TestService): Promise<string> {
 
 describe('metrics reported by the sandbox and the runtime', () => {
   let svc: TestService;
+  let telegram: FakeService | undefined;
   afterEach(async () => {
     await svc.close();
+    await telegram?.close();
   });
 
   it('counts transform calls by module, finished runs by status and failed deliveries by channel', async () => {
+    // Telegram refuses the bot token: a permanent failure, counted once, without retries.
+    telegram = await startFakeService(() => ({ status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } }));
     svc = await startTestService({
       gateway: { auth: { token: ADMIN } },
+      channels: { telegram: { botToken: 'refused-token', baseUrl: telegram.baseUrl } },
       hooks: { transformsDir: TRANSFORMS, mappings: [{ id: 'gh', match: { path: 'github' }, transform: { module: 'github-issue.js' }, channel: 'telegram', to: '42' }] },
     });
     const payload = {

@@ -23,6 +23,7 @@ const CONFIG = `{
       { id: "pay", match: { path: "pay" }, action: "notify", channel: "telegram", to: "-100", textTemplate: "failed: {{id}}" },
     ],
   },
+  channels: { github: { token: "\${GITHUB_TOKEN:-unused}" }, telegram: { botToken: "\${TELEGRAM_BOT_TOKEN:-unused}" } },
 }`;
 
 let dir: string;
