@@ -34,6 +34,35 @@ export const TEMPLATE_HELPERS: Readonly<Record<string, HelperDelegate>> = {
   upper(value: unknown): string {
     return toText(value).toUpperCase();
   },
+  /**
+   * `{{oneline title 120}}`: every run of whitespace (newlines too) as one space, trimmed, at most
+   * N characters then …: titles and names from a payload read as one clean line.
+   */
+  oneline(value: unknown, ...rest: unknown[]): string {
+    const text = toText(value).replace(/\s+/g, ' ').trim();
+    return cut(text, rest.length > 1 ? rest[0] : undefined);
+  },
+  /**
+   * `{{excerpt body 1500}}`: body text for a prompt: runs of spaces and tabs as one space, lines
+   * trimmed, at most one blank line in a row, at most N characters then ….
+   */
+  excerpt(value: unknown, ...rest: unknown[]): string {
+    const lines = toText(value).replace(/\r\n?/g, '\n').split('\n').map((line) => line.replace(/[^\S\n]+/g, ' ').trim());
+    const text = lines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+    return cut(text, rest.length > 1 ? rest[0] : undefined);
+  },
+  /**
+   * `{{pick action "synchronize" "pushed to" "closed" "closed"}}`: the text paired with the value,
+   * else (odd count) the last argument, else the value with underscores as spaces.
+   */
+  pick(value: unknown, ...rest: unknown[]): string {
+    const args = rest.slice(0, -1);
+    const key = toText(value);
+    for (let index = 0; index + 1 < args.length; index += 2) {
+      if (toText(args[index]) === key) return toText(args[index + 1]);
+    }
+    return args.length % 2 === 1 ? toText(args[args.length - 1]) : key.replace(/_/g, ' ');
+  },
   /** `{{join labels ", "}}`: array items (objects as JSON) joined by the separator (default ", "). */
   join(value: unknown, ...rest: unknown[]): string {
     if (!Array.isArray(value)) return toText(value);
@@ -62,6 +91,12 @@ function isOptions(value: unknown): value is HelperOptions {
 function ownField(scope: unknown, name: string): unknown {
   if (scope === null || typeof scope !== 'object' || isForbiddenKey(name) || !Object.hasOwn(scope, name)) return undefined;
   return (scope as Record<string, unknown>)[name];
+}
+
+function cut(text: string, length: unknown): string {
+  if (typeof length !== 'number' || !Number.isFinite(length) || length < 1) return text;
+  const chars = Array.from(text);
+  return chars.length <= length ? text : `${chars.slice(0, Math.floor(length)).join('').trimEnd()}…`;
 }
 
 /** How any value becomes text: strings as is, missing/null empty, objects and arrays as JSON. */
