@@ -17,6 +17,8 @@ export interface PresetExample {
   /** The hook name the example is posted to (`POST {hooks.path}/<name>`). */
   name: string;
   payload: Record<string, unknown>;
+  /** Headers the sender sends besides its signature (lower-case names), e.g. the event type. */
+  headers?: Record<string, string>;
   expect: PresetExpectation;
 }
 

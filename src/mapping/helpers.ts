@@ -63,6 +63,24 @@ export const TEMPLATE_HELPERS: Readonly<Record<string, HelperDelegate>> = {
     }
     return args.length % 2 === 1 ? toText(args[args.length - 1]) : key.replace(/_/g, ' ');
   },
+  /**
+   * `{{money amount currency}}`: an amount in the currency's minor unit (Stripe's, Shopify's
+   * cents) as `12.34 USD`; zero-decimal currencies (JPY, KRW…) as they are. Not a number → empty.
+   */
+  money(amount: unknown, ...rest: unknown[]): string {
+    const value = typeof amount === 'string' && /^-?\d+$/.test(amount) ? Number(amount) : amount;
+    if (typeof value !== 'number' || !Number.isFinite(value)) return '';
+    const currency = rest.length > 1 ? toText(rest[0]).toUpperCase() : '';
+    const text = ZERO_DECIMAL_CURRENCIES.has(currency) ? String(value) : (value / 100).toFixed(2);
+    return currency === '' ? text : `${text} ${currency}`;
+  },
+  /** `{{date created}}`: Unix seconds (or milliseconds, past year 33658) as `2025-01-02 03:04 UTC`; else the text as given. */
+  date(value: unknown): string {
+    const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0) return toText(value);
+    const date = new Date(number > 1e12 ? number : number * 1000);
+    return Number.isNaN(date.getTime()) ? toText(value) : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  },
   /** `{{join labels ", "}}`: array items (objects as JSON) joined by the separator (default ", "). */
   join(value: unknown, ...rest: unknown[]): string {
     if (!Array.isArray(value)) return toText(value);
@@ -92,6 +110,9 @@ function ownField(scope: unknown, name: string): unknown {
   if (scope === null || typeof scope !== 'object' || isForbiddenKey(name) || !Object.hasOwn(scope, name)) return undefined;
   return (scope as Record<string, unknown>)[name];
 }
+
+/** ISO 4217 currencies without a minor unit, as Stripe lists them. */
+const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
 
 function cut(text: string, length: unknown): string {
   if (typeof length !== 'number' || !Number.isFinite(length) || length < 1) return text;
