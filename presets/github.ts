@@ -137,6 +137,12 @@ const SECRET_SCANNING_ALERT = lines(
   '{{alert.html_url}}',
 );
 
+const SECURITY_ADVISORY = lines(
+  'GitHub security advisory {{security_advisory.ghsa_id}} {{pick action}}: {{oneline security_advisory.summary 200}}',
+  'Severity {{default security_advisory.severity "not given"}}{{#if security_advisory.cve_id}}, {{security_advisory.cve_id}}{{/if}}{{#if security_advisory.vulnerabilities.[0].package.name}}, package {{security_advisory.vulnerabilities.[0].package.name}} ({{security_advisory.vulnerabilities.[0].package.ecosystem}}){{/if}}',
+  'https://github.com/advisories/{{security_advisory.ghsa_id}}',
+);
+
 const FALLBACK = lines(
   `GitHub {{pick headers.x-github-event}}{{#if action}} {{pick action}}{{/if}} by ${WHO}{{#if repository.full_name}} in ${REPO}{{else}}{{#if organization.login}} in {{organization.login}}{{/if}}{{/if}}`,
   '{{default repository.html_url organization.url sender.html_url}}',
@@ -238,6 +244,7 @@ export const githubPreset = defineSenderPreset({
     { id: 'dependabot_alert', handles: ['dependabot_alert'], message: DEPENDABOT_ALERT, sessionKey: ALERT_KEY('dependabot') },
     { id: 'code_scanning_alert', handles: ['code_scanning_alert'], message: CODE_SCANNING_ALERT, sessionKey: ALERT_KEY('code-scanning') },
     { id: 'secret_scanning_alert', handles: ['secret_scanning_alert'], message: SECRET_SCANNING_ALERT, sessionKey: ALERT_KEY('secret-scanning') },
+    { id: 'security_advisory', handles: ['security_advisory'], message: SECURITY_ADVISORY, sessionKey: '{{#if security_advisory.ghsa_id}}hook:github:advisory:{{security_advisory.ghsa_id}}{{/if}}' },
   ],
   fallback: { message: FALLBACK, sessionKey: `{{#if repository.full_name}}hook:github:${REPO}{{/if}}` },
   example: {

@@ -1,6 +1,6 @@
 import type { Config } from '../src/config/schema.js';
 import type { MappingConfig } from '../src/config/mapping-schema.js';
-import { SignatureSchema } from '../src/config/signature-schema.js';
+import { findScheme } from '../src/auth/signatures/index.js';
 import type { PresetDebounce, PresetEntry } from '../src/config/preset-schema.js';
 import { definePreset, type PresetDefinition, type PresetExample } from './define.js';
 import { eventCondition, intersect, uncovered } from './event-patterns.js';
@@ -52,27 +52,33 @@ export interface SenderSpec {
 }
 
 const COMMON_OPTIONS = ['path', 'events', 'filter', 'action', 'deliver', 'channel', 'to', 'model', 'thinking', 'debounce', 'allowUnsafeExternalContent'] as const;
-const { scheme: _scheme, ...signatureProperties } = SignatureSchema.properties;
-/** The entry keys that go into the mappings' `signature` as they are. */
-const SIGNATURE_OPTIONS: readonly string[] = Object.keys(signatureProperties).filter((key) => ['secret', 'secrets', 'toleranceSeconds', 'allowToken'].includes(key));
+const COMMON_SIGNATURE_OPTIONS = ['secret', 'secrets', 'toleranceSeconds', 'allowToken'] as const;
+
+/** The entry keys that go into the mappings' `signature` as they are: the common ones and the scheme's own. */
+function signatureOptions(scheme: string): string[] {
+  const found = findScheme(scheme);
+  if (found === undefined) throw new Error(`preset scheme "${scheme}" is not a signature scheme`);
+  return [...COMMON_SIGNATURE_OPTIONS, ...Object.keys(found.options)];
+}
 
 /** A preset for a sender that signs its deliveries: one mapping per event group, then the fallback. */
 export function defineSenderPreset(spec: SenderSpec): PresetDefinition & { spec: SenderSpec } {
+  const signatureKeys = signatureOptions(spec.scheme);
   const definition = definePreset({
     name: spec.name,
     summary: spec.summary,
     scheme: spec.scheme,
     defaultEvents: spec.defaultEvents,
-    options: [...SIGNATURE_OPTIONS, ...COMMON_OPTIONS],
-    mappings: (hooks, entry) => senderMappings(spec, hooks, entry),
+    options: [...signatureKeys, ...COMMON_OPTIONS],
+    mappings: (hooks, entry) => senderMappings(spec, signatureKeys, hooks, entry),
     example: spec.example,
   });
   return Object.freeze({ ...definition, spec });
 }
 
-function senderMappings(spec: SenderSpec, hooks: Config['hooks'], entry: PresetEntry): MappingConfig[] {
+function senderMappings(spec: SenderSpec, signatureKeys: readonly string[], hooks: Config['hooks'], entry: PresetEntry): MappingConfig[] {
   const events = entry.events ?? spec.defaultEvents;
-  const shared = sharedFields(spec, hooks, entry);
+  const shared = sharedFields(spec, signatureKeys, hooks, entry);
   const idBase = entry.path === undefined || entry.path === spec.name ? `preset:${spec.name}` : `preset:${spec.name}:${entry.path}`;
   const mappings: MappingConfig[] = [];
   for (const group of spec.groups) {
@@ -92,9 +98,9 @@ function senderMappings(spec: SenderSpec, hooks: Config['hooks'], entry: PresetE
   return mappings;
 }
 
-function sharedFields(spec: SenderSpec, hooks: Config['hooks'], entry: PresetEntry): MappingConfig {
+function sharedFields(spec: SenderSpec, signatureKeys: readonly string[], hooks: Config['hooks'], entry: PresetEntry): MappingConfig {
   const signature: Record<string, unknown> = { scheme: spec.scheme };
-  for (const key of SIGNATURE_OPTIONS) if ((entry as Record<string, unknown>)[key] !== undefined) signature[key] = (entry as Record<string, unknown>)[key];
+  for (const key of signatureKeys) if ((entry as Record<string, unknown>)[key] !== undefined) signature[key] = (entry as Record<string, unknown>)[key];
   const mapping: MappingConfig = {
     match: { path: entry.path ?? spec.name },
     action: entry.action ?? 'agent',
@@ -121,7 +127,8 @@ function withTemplates(
   if ((entry.action ?? 'agent') === 'wake') out.textTemplate = message;
   else {
     out.messageTemplate = message;
-    out.sessionKey = sessionKey;
+    // No key: each run gets a fresh session (events that name no entity).
+    if (sessionKey !== '') out.sessionKey = sessionKey;
   }
   if (filter !== undefined) out.filter = filter;
   if (debounce !== undefined) out.debounce = debounce;

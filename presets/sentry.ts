@@ -89,7 +89,7 @@ export const sentryPreset = defineSenderPreset({
     name: 'sentry',
     payload: {
       action: 'created',
-      data: { issue: { id: '4242', shortId: 'WEB-7', title: 'TypeError: card is undefined', level: 'error', status: 'unresolved', project: { slug: 'web' }, web_url: 'https://sentry.io/organizations/acme/issues/4242/' } },
+      data: { issue: { id: '4242', shortId: 'WEB-7', title: 'TypeError: card.punch is not a function', level: 'error', status: 'unresolved', project: { slug: 'web' }, web_url: 'https://sentry.io/organizations/acme/issues/4242/' } },
       installation: { uuid: 'b1c2', organization: { slug: 'acme' } },
       actor: { type: 'application', id: 'sentry', name: 'Sentry' },
     },
@@ -97,7 +97,7 @@ export const sentryPreset = defineSenderPreset({
     expect: {
       actions: 1,
       kind: 'agent',
-      contains: ['Sentry issue WEB-7 is new in web: TypeError: card is undefined', 'https://sentry.io/organizations/acme/issues/4242/'],
+      contains: ['Sentry issue WEB-7 is new in web: TypeError: card.punch is not a function', 'https://sentry.io/organizations/acme/issues/4242/'],
       sessionKey: 'hook:sentry:4242',
     },
   },

@@ -57,13 +57,6 @@ export const slackPreset = defineSenderPreset({
   defaultEvents: ['app_mention', 'message', 'slash_command'],
   groups: [
     {
-      id: 'slash_command',
-      handles: ['slash_command'],
-      eventless: { field: 'payload.command', startsWith: '/' },
-      message: SLASH_COMMAND,
-      sessionKey: '{{#if channel_id}}hook:slack:{{team_id}}:{{channel_id}}:{{user_id}}{{/if}}',
-    },
-    {
       id: 'app_mention',
       handles: ['app_mention'],
       message: MENTION,
@@ -85,6 +78,14 @@ export const slackPreset = defineSenderPreset({
         NOT_BOT,
         PLAIN_MESSAGE,
       ],
+    },
+    // Last: a slash command carries no event type, so the groups above pass it over by `events`.
+    {
+      id: 'slash_command',
+      handles: ['slash_command'],
+      eventless: { field: 'payload.command', startsWith: '/' },
+      message: SLASH_COMMAND,
+      sessionKey: '{{#if channel_id}}hook:slack:{{team_id}}:{{channel_id}}:{{user_id}}{{/if}}',
     },
   ],
   fallback: {
