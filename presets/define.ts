@@ -36,6 +36,10 @@ export interface PresetDefinition {
   defaultEvents?: readonly string[];
   /** The entry options this preset reads besides `name` (listed by `hookgate presets`). */
   options?: readonly string[];
+  /** The largest body the preset's path takes (its sender's documented maximum, within hooks.bodyBudgetBytes). */
+  maxBodyBytes?: number;
+  /** Its noise filters and default debounces, each with the event types it applies to and why (`hookgate presets`, docs/presets.md). */
+  defaultsExplained?: ReadonlyArray<{ events: readonly string[]; rule: string; reason: string }>;
   /** Problems with an entry's options, found at start-up (`field` relative to the entry). */
   check?(entry: PresetEntry): Array<{ field: string; message: string }>;
   /** The preset's mapping records for one `hooks.presets` entry (a name alone is `{ name }`). */

@@ -70,10 +70,34 @@ export function defineSenderPreset(spec: SenderSpec): PresetDefinition & { spec:
     scheme: spec.scheme,
     defaultEvents: spec.defaultEvents,
     options: [...signatureKeys, ...COMMON_OPTIONS],
+    maxBodyBytes: spec.maxBodyBytes,
+    defaultsExplained: explainDefaults(spec),
     mappings: (hooks, entry) => senderMappings(spec, signatureKeys, hooks, entry),
     example: spec.example,
   });
   return Object.freeze({ ...definition, spec });
+}
+
+/** The noise filters and debounces of each group, for `hookgate presets`. */
+function explainDefaults(spec: SenderSpec): Array<{ events: readonly string[]; rule: string; reason: string }> {
+  const out: Array<{ events: readonly string[]; rule: string; reason: string }> = [];
+  for (const noise of spec.filters ?? []) out.push({ events: ['*'], rule: `skip unless ${JSON.stringify(noise.keep)}`, reason: noise.reason });
+  for (const group of spec.groups) {
+    for (const noise of group.filters ?? []) out.push({ events: group.handles, rule: `skip unless ${JSON.stringify(noise.keep)}`, reason: noise.reason });
+    if (group.debounce !== undefined) {
+      const { windowSeconds, maxWaitSeconds, reason } = group.debounce;
+      out.push({ events: group.handles, rule: `debounce ${windowSeconds} s (at most ${maxWaitSeconds} s) per ${group.sessionKey.replace(/\{\{#if [^}]*\}\}|\{\{\/if\}\}/g, '')}`, reason });
+    }
+  }
+  // One line per rule: the bot filter of five groups is one rule over their events.
+  const merged = new Map<string, { events: string[]; rule: string; reason: string }>();
+  for (const entry of out) {
+    const key = `${entry.rule}\n${entry.reason}`;
+    const found = merged.get(key);
+    if (found === undefined) merged.set(key, { ...entry, events: [...entry.events] });
+    else found.events.push(...entry.events);
+  }
+  return [...merged.values()];
 }
 
 function senderMappings(spec: SenderSpec, signatureKeys: readonly string[], hooks: Config['hooks'], entry: PresetEntry): MappingConfig[] {
