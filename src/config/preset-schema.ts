@@ -1,8 +1,13 @@
 import Type, { type Static } from 'typebox';
 import { SignatureSchema } from './signature-schema.js';
 
-/** The signature keys a preset entry takes as they are (`scheme` is the preset's own). */
-const { scheme: _scheme, ...SIGNATURE_OPTIONS } = SignatureSchema.properties;
+/**
+ * The signature keys a preset entry takes as a mapping's `signature` does (`scheme` is the
+ * preset's own). The schemes of today's presets have no options of their own; a preset whose
+ * scheme has some adds them here.
+ */
+const { secret, secrets, toleranceSeconds, allowToken } = SignatureSchema.properties;
+const SIGNATURE_OPTIONS = { secret, secrets, toleranceSeconds, allowToken };
 
 const PresetDebounceSchema = Type.Object(
   {
