@@ -15,8 +15,8 @@ const NOT_DRAFT: NoiseFilter = {
 
 const MERGE_REQUEST = lines(
   `${WHO} {{pick object_attributes.action "open" "opened" "close" "closed" "reopen" "reopened" "update" "updated" "approved" "approved" "unapproved" "withdrew approval of" "approval" "approved" "unapproval" "withdrew approval of" "merge" "merged" "updated"}} merge request {{#if object_attributes.iid}}!{{object_attributes.iid}}{{else}}{{object_attributes.id}}{{/if}} in ${PROJECT}{{#if object_attributes.title}}: {{oneline object_attributes.title 200}}{{/if}}`,
-  '{{#if object_attributes.state}}State: {{object_attributes.state}}{{/if}}{{#if object_attributes.source_branch}}, {{object_attributes.source_branch}} → {{object_attributes.target_branch}}{{/if}}{{#if object_attributes.detailed_merge_status}} ({{pick object_attributes.detailed_merge_status}}){{/if}}',
-  '{{default object_attributes.url project.web_url}}{{#if object_attributes.description}}',
+  '{{#if object_attributes.state}}State: {{object_attributes.state}}{{#if object_attributes.source_branch}}, {{object_attributes.source_branch}} → {{object_attributes.target_branch}}{{/if}}{{#if object_attributes.detailed_merge_status}} ({{pick object_attributes.detailed_merge_status}}){{/if}}',
+  '{{/if}}{{default object_attributes.url project.web_url}}{{#if object_attributes.description}}',
   '',
   '{{excerpt object_attributes.description 2000}}{{/if}}',
 );

@@ -38,11 +38,8 @@ const SLASH_COMMAND = lines(
   '{{#if text}}Text: {{oneline text 4000}}{{else}}(no text after the command){{/if}}',
 );
 
-const FALLBACK = lines(
-  'Slack {{pick (default event.type type)}}{{#if event.subtype}} ({{pick event.subtype}}){{/if}} event{{#if (default event_id trigger_id)}} {{default event_id trigger_id}}{{/if}}{{#if team_id}} in workspace {{team_id}}{{/if}}{{#if (default event.event_ts action_ts)}} at {{default event.event_ts action_ts}}{{/if}}{{#if (default event.text message.text)}}',
-  '',
-  '{{excerpt (default event.text message.text) 2000}}{{/if}}',
-);
+const FALLBACK =
+  'Slack {{pick (default event.type type)}}{{#if event.subtype}} ({{pick event.subtype}}){{/if}} event{{#if (default event_id trigger_id)}} {{default event_id trigger_id}}{{/if}}{{#if team_id}} in workspace {{team_id}}{{/if}}{{#if (default event.event_ts action_ts)}} at {{default event.event_ts action_ts}}{{/if}}{{#if (default event.text message.text)}}\nText: {{oneline (default event.text message.text) 2000}}{{/if}}';
 
 /** Slack does not document a largest delivery; events and commands are small, 1 MiB leaves room for long messages with files. */
 const SLACK_MAX_BODY_BYTES = 1024 * 1024;

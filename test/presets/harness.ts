@@ -57,6 +57,7 @@ export function placeholderProblems(text: string): string[] {
     [/^[ \t]+\S/m, 'line starting with a space'],
     [/\S[ \t]+$/m, 'line ending with a space'],
     [/^\s*[{[]"/m, 'raw JSON'],
+    [/^[^\n]*\n[ \t]*\n/, 'blank second line'],
   ];
   return checks.filter(([pattern]) => pattern.test(text)).map(([, label]) => label);
 }
