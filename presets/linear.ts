@@ -5,8 +5,8 @@ const BY = '{{#if actor.name}} by {{actor.name}}{{/if}}';
 
 const ISSUE = lines(
   `Linear issue {{default data.identifier data.id}} {{pick action "create" "created" "update" "updated" "remove" "removed"}}${BY}: {{oneline data.title 200}}`,
-  '{{#if data.state.name}}State: {{data.state.name}}{{/if}}{{#if data.priorityLabel}}{{#if data.state.name}}, {{/if}}priority {{data.priorityLabel}}{{/if}}{{#if data.assignee.name}}, assignee {{data.assignee.name}}{{/if}}{{#if data.team.key}} (team {{data.team.key}}){{/if}}',
-  '{{default url data.url}}{{#if data.description}}',
+  '{{#if data.state.name}}State: {{data.state.name}}{{#if data.priorityLabel}}, priority {{data.priorityLabel}}{{/if}}{{#if data.assignee.name}}, assignee {{data.assignee.name}}{{/if}}{{#if data.team.key}} (team {{data.team.key}}){{/if}}',
+  '{{/if}}{{default url data.url}}{{#if data.description}}',
   '',
   '{{excerpt data.description 2000}}{{/if}}',
 );

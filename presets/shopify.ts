@@ -68,7 +68,7 @@ export const shopifyPreset = defineSenderPreset({
   example: {
     name: 'shopify',
     payload: {
-      id: 820982911946154500,
+      id: 5512345678901,
       name: '#1001',
       email: 'ada@example.com',
       total_price: '49.00',
@@ -82,8 +82,8 @@ export const shopifyPreset = defineSenderPreset({
     expect: {
       actions: 1,
       kind: 'agent',
-      contains: ['Shopify order #1001 was placed by Ada Lovelace: 49.00 EUR', 'Items: 2 × Punch card set', 'https://engine-shop.myshopify.com/admin/orders/820982911946154500'],
-      sessionKey: 'hook:shopify:engine-shop.myshopify.com/orders/820982911946154500',
+      contains: ['Shopify order #1001 was placed by Ada Lovelace: 49.00 EUR', 'Items: 2 × Punch card set', 'https://engine-shop.myshopify.com/admin/orders/5512345678901'],
+      sessionKey: 'hook:shopify:engine-shop.myshopify.com/orders/5512345678901',
     },
   },
 });

@@ -39,7 +39,8 @@ export function collectMappingSources(
     if (preset === undefined) {
       issues.push({ path: pointer, message: `unknown preset "${name}" (known: ${[...known.keys()].join(', ') || 'none'})` });
     } else if (seen.has(path)) {
-      issues.push({ path: pointer, message: `preset "${name}" is listed twice on path "${path}" (give one a different path)` });
+      const hint = preset.options?.includes('path') === true ? ` on path "${path}" (give one a different path)` : '';
+      issues.push({ path: pointer, message: `preset "${name}" is listed twice${hint}` });
     } else {
       seen.add(path);
       const problems = presetProblems(preset, entry);
