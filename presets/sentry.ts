@@ -2,14 +2,14 @@ import { defineSenderPreset } from './sender.js';
 
 const lines = (...parts: string[]): string => parts.join('\n');
 const ORG = 'installation.organization.slug';
-const ISSUE_LINK = `{{#if data.issue.web_url}}{{data.issue.web_url}}{{else}}https://sentry.io/organizations/{{${ORG}}}/issues/{{data.issue.id}}/{{/if}}`;
+/** The issue's page: its web_url, else built from the organization when the installation names it (Sentry's own examples carry neither). */
+const ISSUE_LINK = `{{#if data.issue.web_url}}\n{{data.issue.web_url}}{{else}}{{#if ${ORG}}}\nhttps://sentry.io/organizations/{{${ORG}}}/issues/{{data.issue.id}}/{{/if}}{{/if}}`;
 
 const ISSUE = lines(
   'Sentry issue {{default data.issue.shortId data.issue.id}} {{pick action "created" "is new" "resolved" "was resolved" "assigned" "was assigned" "ignored" "was ignored" "archived" "was archived" "unresolved" "came back (unresolved)"}}{{#if data.issue.project.slug}} in {{data.issue.project.slug}}{{/if}}: {{oneline data.issue.title 200}}',
-  'Level {{default data.issue.level "unknown"}}, status {{default data.issue.status "unknown"}}{{#if data.issue.count}}, {{data.issue.count}} event(s){{/if}}{{#if data.issue.userCount}}, {{data.issue.userCount}} user(s){{/if}}{{#if data.issue.assignedTo.name}}, assigned to {{data.issue.assignedTo.name}}{{/if}}{{#if data.issue.culprit}}',
+  'Level {{default data.issue.level "unknown"}}, status {{default data.issue.status "unknown"}}{{#if data.issue.substatus}} ({{pick data.issue.substatus}}){{/if}}{{#if data.issue.count}}, {{data.issue.count}} event(s){{/if}}{{#if data.issue.userCount}}, {{data.issue.userCount}} user(s){{/if}}{{#if data.issue.assignedTo.name}}, assigned to {{data.issue.assignedTo.name}}{{/if}}{{#if data.issue.culprit}}',
   'Culprit: {{oneline data.issue.culprit 200}}{{/if}}{{#if data.issue.metadata.filename}}',
-  'File: {{data.issue.metadata.filename}}{{#if data.issue.metadata.function}} ({{data.issue.metadata.function}}){{/if}}{{/if}}',
-  ISSUE_LINK,
+  `File: {{data.issue.metadata.filename}}{{#if data.issue.metadata.function}} ({{data.issue.metadata.function}}){{/if}}{{/if}}${ISSUE_LINK}`,
 );
 
 const EVENT_ALERT = lines(
@@ -21,12 +21,12 @@ const EVENT_ALERT = lines(
 
 const METRIC_ALERT = lines(
   'Sentry metric alert "{{oneline (default data.metric_alert.alert_rule.name data.metric_alert.title) 120}}" is {{pick action "critical" "critical" "warning" "at warning" "resolved" "resolved"}}{{#if data.description_text}}: {{oneline data.description_text 300}}{{/if}}',
-  '{{#if data.web_url}}{{data.web_url}}{{else}}https://sentry.io/organizations/{{installation.organization.slug}}/alerts/rules/details/{{data.metric_alert.alert_rule.id}}/{{/if}}',
+  '{{#if data.web_url}}{{data.web_url}}{{else}}{{#if installation.organization.slug}}https://sentry.io/organizations/{{installation.organization.slug}}/alerts/rules/details/{{data.metric_alert.alert_rule.id}}/{{else}}Alert rule {{data.metric_alert.alert_rule.id}}{{/if}}{{/if}}',
 );
 
 const COMMENT = lines(
   '{{default actor.name "someone"}} {{pick action "created" "commented on" "updated" "edited a comment on" "deleted" "deleted a comment on"}} Sentry issue {{data.issue_id}}{{#if data.project_slug}} in {{data.project_slug}}{{/if}}',
-  `https://sentry.io/organizations/{{${ORG}}}/issues/{{data.issue_id}}/{{#if data.comment}}`,
+  `{{#if ${ORG}}}https://sentry.io/organizations/{{${ORG}}}/issues/{{data.issue_id}}/{{else}}Comment {{data.comment_id}}{{/if}}{{#if data.comment}}`,
   '',
   '{{excerpt data.comment 2000}}{{/if}}',
 );

@@ -159,3 +159,25 @@ describe('hookgate presets', () => {
     expect((await cli(['presets', 'nope'])).code).toBe(2);
   });
 });
+
+describe('shapes the corpora do not hold', () => {
+  it('a Sentry issue without web_url or organization names the issue without a broken link', async () => {
+    const engine = await presetEngine('sentry', { debounce: false });
+    const issue = { id: '77', shortId: 'API-3', title: 'ReferenceError: x is not defined', level: 'error', status: 'unresolved', substatus: 'regressed', project: { slug: 'api' } };
+    const outcome = await engine.resolve(verifiedRequest('sentry', { action: 'unresolved', actor: { type: 'application', id: 'sentry', name: 'Sentry' }, data: { issue }, installation: { uuid: 'u' } }, { 'sentry-hook-resource': 'issue' }));
+    expect(outcome).toMatchObject({
+      kind: 'actions',
+      actions: [{ message: 'Sentry issue API-3 came back (unresolved) in api: ReferenceError: x is not defined\nLevel error, status unresolved (regressed)', sessionKey: 'hook:sentry:77' }],
+    });
+  });
+
+  it('a Sentry metric alert names its rule and links its incident', async () => {
+    const engine = await presetEngine('sentry', { debounce: false });
+    const data = { description_text: '900 events in the last 10 minutes', description_title: 'Critical: Error spike', metric_alert: { id: '4', alert_rule: { id: '7', name: 'Error spike' } }, web_url: 'https://sentry.io/organizations/acme/alerts/4/' };
+    const outcome = await engine.resolve(verifiedRequest('sentry', { action: 'critical', data, installation: { uuid: 'u' } }, { 'sentry-hook-resource': 'metric_alert' }));
+    expect(outcome).toMatchObject({
+      kind: 'actions',
+      actions: [{ message: 'Sentry metric alert "Error spike" is critical: 900 events in the last 10 minutes\nhttps://sentry.io/organizations/acme/alerts/4/', sessionKey: 'hook:sentry:metric-alert:7' }],
+    });
+  });
+});
