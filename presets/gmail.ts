@@ -41,6 +41,8 @@ export function gmailBodyAllowance(maxBytes: number): number {
 export const gmailPreset = definePreset({
   name: 'gmail',
   summary: 'POST {hooks.path}/gmail: one agent run per message of a Gmail notification (sender, subject, snippet, body).',
+  // Its settings are hooks.gmail's, shared with the Gmail watcher.
+  options: [],
   mappings(hooks): MappingConfig[] {
     const gmail: Partial<GmailConfig> = hooks.gmail ?? {};
     const mapping: MappingConfig = {

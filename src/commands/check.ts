@@ -12,6 +12,7 @@ import { checkRoutes } from './check-routes.js';
 import { checkTransforms } from './check-transforms.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
+import { presetNames } from '../config/preset-schema.js';
 
 /**
  * `hookgate check [--config FILE]`: validates the file, compiles every mapping, loads every
@@ -91,7 +92,7 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     `config ${config.configPath ?? '(inline)'}: OK`,
     `listen        http://${gateway.bind}:${gateway.port}`,
     `hooks         ${hooks.enabled ? `enabled at ${hooks.path} (token set, body ≤ ${hooks.maxBodyBytes} bytes)` : 'disabled'}`,
-    `mappings      ${hooks.mappings.length} custom${signedSummary(hooks.mappings)}; presets: ${hooks.presets.length === 0 ? 'none' : hooks.presets.join(', ')}`,
+    `mappings      ${hooks.mappings.length} custom${signedSummary(hooks.mappings)}; presets: ${hooks.presets.length === 0 ? 'none' : presetNames(hooks.presets).join(', ')}`,
     `transforms    ${hooks.transformsDir ?? 'none'}${examples.length === 0 ? '' : ` (${examples.length} examples passed)`}`,
     `model         ${createModelPolicy(agents.defaults, catalogsOf(config.models.providers)).defaultModel}${agents.defaults.models === undefined ? '' : ` (allow-list of ${modelEntries(agents.defaults.models).length})`}`,
     ...catalogLines(config.models.providers),

@@ -148,6 +148,21 @@ ${HELP_OPTION}
     load: async () => (await import('./runs.js')).runRuns,
   },
   {
+    name: 'presets',
+    summary: 'list the built-in presets, their default events, options and noise rules',
+    usage: `usage: hookgate presets [NAME] [--json]
+
+Lists the presets hooks.presets can enable (all, or NAME): the signature scheme, the default event
+types, the options an entry takes, the body limit of its path, and each noise filter and debounce
+with its reason. docs/presets.md has the set-up of each sender.
+
+options:
+  --json          print JSON instead of text
+${HELP_OPTION}
+`,
+    load: async () => (await import('./presets.js')).runPresets,
+  },
+  {
     name: 'token',
     summary: 'print a new random token',
     usage: `usage: hookgate token

@@ -9,6 +9,8 @@ import { trimSlashes } from '../mapping/compile.js';
 import { parseCommandLine, UsageError } from './args.js';
 import { findRunningServer } from '../server-state.js';
 import type { CommandIo } from './io.js';
+import { collectMappingSources } from '../mapping/mapping-records.js';
+import { PRESETS } from '../../presets/index.js';
 
 /** No signed mapping receives the request, or the payload file cannot be read: printed, exit 1. */
 class SignError extends Error {}
@@ -90,19 +92,18 @@ async function readBody(path: string): Promise<Body> {
   }
 }
 
-/** The first of hooks.mappings that would receive this request (presets never sign), with its signature. */
+/** The first mapping (hooks.mappings, then the presets') that would receive this request, with its signature. */
 function signedMappingFor(config: ResolvedConfig, name: string, body: Body): { id: string; signature: CompiledSignature; events: string[] } {
   const source = typeof body.fields['source'] === 'string' ? body.fields['source'] : undefined;
-  for (const [index, mapping] of config.hooks.mappings.entries()) {
+  for (const { config: mapping, id } of collectMappingSources(config.hooks, PRESETS).sources) {
     const entry = { path: mapping.match?.path === undefined ? undefined : trimSlashes(mapping.match.path), source: mapping.match?.source };
     if (mismatchReason(entry, name, source) !== undefined) continue;
-    const id = mapping.id ?? `mapping-${index}`;
     if (mapping.signature === undefined) throw new SignError(`hookgate sign: mapping "${id}" receives "${name}" but has no signature (it takes the hook token)`);
     const { signature, problems } = compileSignature(mapping.signature);
     if (signature === undefined) throw new SignError(`hookgate sign: mapping "${id}": ${problems.map((problem) => problem.message).join('; ')}`);
     return { id, signature, events: eventsOf(mapping) };
   }
-  throw new SignError(`hookgate sign: no mapping in hooks.mappings receives "${name}" with this payload`);
+  throw new SignError(`hookgate sign: no mapping in hooks.mappings or hooks.presets receives "${name}" with this payload`);
 }
 
 /**

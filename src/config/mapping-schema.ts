@@ -75,6 +75,14 @@ export const MappingSchema = Type.Object(
         description: 'Payload fields the mapping needs (`order.id`, `items[0].sku`): a payload without one (absent, null or "") gets 400 FIELD_MISSING naming the first.',
       }),
     ),
+    maxBodyBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 64 * 1024 * 1024,
+        description:
+          'Largest body on this mapping\'s `match.path` (needed), in place of hooks.maxBodyBytes; at most hooks.bodyBudgetBytes. Several mappings on one path: the largest applies (the limit is known from the URL, before the body is read).',
+      }),
+    ),
     forEach: Type.Optional(
       Type.String({
         minLength: 1,

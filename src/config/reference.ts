@@ -37,6 +37,13 @@ function walk(node: SchemaNode, path: string, rows: Row[]): void {
     for (const child of Object.values(node.patternProperties)) walk(child, `${path}.<id>`, rows);
   }
   if (node.items !== undefined && node.items.properties !== undefined) walk(node.items, `${path}[]`, rows);
+  // A union with one object form (a preset's name or its entry with options): that form's keys.
+  for (const [union, prefix] of [[node.anyOf, path], [node.items?.anyOf, `${path}[]`]] as const) {
+    const objects = (union ?? []).filter((option) => option.properties !== undefined);
+    const [only] = objects;
+    if (objects.length !== 1 || only?.properties === undefined) continue;
+    for (const [key, child] of Object.entries(only.properties)) walk(child, `${prefix}.${key}`, rows);
+  }
 }
 
 function typeOf(node: SchemaNode): string {

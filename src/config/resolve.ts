@@ -1,5 +1,6 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { gmailConfigIssues, qualifySubscription } from './gmail-schema.js';
+import { presetNames } from './preset-schema.js';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { ConfigSchema, type Config } from './schema.js';
@@ -139,7 +140,7 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
   issues.push(...sessionKeyIssues(hooks));
-  if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, hooks.presets, hooks.enabled === true));
+  if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, presetNames(hooks.presets), hooks.enabled === true));
   if (typeof hooks.path !== 'string') return issues;
   issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));
   if (normaliseHooksPath(hooks.path) === '/') {

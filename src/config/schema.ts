@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { MappingSchema } from './mapping-schema.js';
+import { PresetListSchema } from './preset-schema.js';
 import { ProviderConfigSchema } from '../providers/config-schema.js';
 import { ChannelsConfigSchema } from '../channels/config-schema.js';
 import { ConsoleConfigSchema } from '../console/config-schema.js';
@@ -136,7 +137,7 @@ const HooksSchema = Type.Object(
     maxJsonDepth: Type.Integer({ minimum: 1, maximum: 10000, default: 64, description: 'Deepest nesting of arrays/objects accepted in a body; deeper gets 400.' }),
     idempotencyTtlHours: Type.Number({ exclusiveMinimum: 0, default: 24, description: 'How long an Idempotency-Key and its first response are kept.' }),
     throttle: ThrottleSchema,
-    presets: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Built-in mappings to enable, after hooks.mappings (e.g. ["gmail"]).' }),
+    presets: PresetListSchema,
     transformsDir: Type.Optional(
       Type.String({ minLength: 1, description: 'Directory of transform modules; relative to the config file. Default `hooks/transforms` when a mapping has a transform.' }),
     ),

@@ -118,12 +118,13 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
     logger: deps.logger,
     openclawHeaders: hooks.compat.openclawHeaders,
   });
-  const { body, lengthGuard } = bodyMiddlewares(hooks);
+  const { body, lengthGuard, limitOf } = bodyMiddlewares(hooks);
   const gate = hookGate({
     tokenAuth: auth,
     jsonBody: body,
     mappings: deps.mappings,
     limits: hooks,
+    maxBodyBytesOf: limitOf,
     throttle: deps.throttle,
     clientAddress: createClientAddressResolver(gateway.trustedProxies),
     logger: deps.logger,
@@ -162,7 +163,7 @@ function hookName(ctx: Context): string {
 }
 
 /** hooks.path/<name>'s guard (length, then the body budget) and reader, with the limit of that name (see body-limits.ts). */
-function bodyMiddlewares(hooks: ResolvedConfig['hooks']): { body: Middleware; lengthGuard: Middleware } {
+function bodyMiddlewares(hooks: ResolvedConfig['hooks']): { body: Middleware; lengthGuard: Middleware; limitOf: (name: string) => number } {
   const limitOf = bodyLimitsFor(hooks);
   // One budget across every hook path: it bounds what the process holds, whichever path it came by.
   const budget = new BodyBudget(hooks.bodyBudgetBytes);
@@ -179,6 +180,7 @@ function bodyMiddlewares(hooks: ResolvedConfig['hooks']): { body: Middleware; le
     return pair;
   };
   return {
+    limitOf,
     body: (ctx, next) => forName(hookName(ctx)).body(ctx, next),
     lengthGuard: (ctx, next) => forName(hookName(ctx)).lengthGuard(ctx, next),
   };

@@ -33,6 +33,8 @@ export interface HookGateDeps extends AuthGuardDeps {
   jsonBody: Middleware;
   mappings: () => MappingEngine | undefined;
   limits: BodyLimits;
+  /** The body limit of a hook name (a mapping's or preset's maxBodyBytes on its path); default limits.maxBodyBytes. */
+  maxBodyBytesOf?: (name: string) => number;
   logger: Logger;
   metrics: Metrics | undefined;
   /** The hook name the request addresses (sub-path, slashes trimmed). */
@@ -65,7 +67,8 @@ async function signedGate(ctx: Context, next: Next, deps: HookGateDeps & { nowSe
   // As for the token: a blocked address gets 429 whatever it carries, a valid signature
   // included, and before its body is read or verified.
   const attempt = beginAuth(ctx, deps);
-  const body = await readSignedBody(ctx, deps.limits);
+  const maxBodyBytes = deps.maxBodyBytesOf?.(name) ?? deps.limits.maxBodyBytes;
+  const body = await readSignedBody(ctx, maxBodyBytes === deps.limits.maxBodyBytes ? deps.limits : { ...deps.limits, maxBodyBytes });
   const routed = engine.route(name, body.payload ?? {});
   const admitted = async (): Promise<void> => {
     if (body.problem !== undefined) throw body.problem;

@@ -34,6 +34,53 @@ export const TEMPLATE_HELPERS: Readonly<Record<string, HelperDelegate>> = {
   upper(value: unknown): string {
     return toText(value).toUpperCase();
   },
+  /**
+   * `{{oneline title 120}}`: every run of whitespace (newlines too) as one space, trimmed, at most
+   * N characters then …: titles and names from a payload read as one clean line.
+   */
+  oneline(value: unknown, ...rest: unknown[]): string {
+    const text = toText(value).replace(/\s+/g, ' ').trim();
+    return cut(text, rest.length > 1 ? rest[0] : undefined);
+  },
+  /**
+   * `{{excerpt body 1500}}`: body text for a prompt: runs of spaces and tabs as one space, lines
+   * trimmed, at most one blank line in a row, at most N characters then ….
+   */
+  excerpt(value: unknown, ...rest: unknown[]): string {
+    const lines = toText(value).replace(/\r\n?/g, '\n').split('\n').map((line) => line.replace(/[^\S\n]+/g, ' ').trim());
+    const text = lines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+    return cut(text, rest.length > 1 ? rest[0] : undefined);
+  },
+  /**
+   * `{{pick action "synchronize" "pushed to" "closed" "closed"}}`: the text paired with the value,
+   * else (odd count) the last argument, else the value with underscores as spaces.
+   */
+  pick(value: unknown, ...rest: unknown[]): string {
+    const args = rest.slice(0, -1);
+    const key = toText(value);
+    for (let index = 0; index + 1 < args.length; index += 2) {
+      if (toText(args[index]) === key) return toText(args[index + 1]);
+    }
+    return args.length % 2 === 1 ? toText(args[args.length - 1]) : key.replace(/_/g, ' ');
+  },
+  /**
+   * `{{money amount currency}}`: an amount in the currency's minor unit (Stripe's, Shopify's
+   * cents) as `12.34 USD`; zero-decimal currencies (JPY, KRW…) as they are. Not a number → empty.
+   */
+  money(amount: unknown, ...rest: unknown[]): string {
+    const value = typeof amount === 'string' && /^-?\d+$/.test(amount) ? Number(amount) : amount;
+    if (typeof value !== 'number' || !Number.isFinite(value)) return '';
+    const currency = rest.length > 1 ? toText(rest[0]).toUpperCase() : '';
+    const text = ZERO_DECIMAL_CURRENCIES.has(currency) ? String(value) : (value / 100).toFixed(2);
+    return currency === '' ? text : `${text} ${currency}`;
+  },
+  /** `{{date created}}`: Unix seconds (or milliseconds, past year 33658) as `2025-01-02 03:04 UTC`; else the text as given. */
+  date(value: unknown): string {
+    const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0) return toText(value);
+    const date = new Date(number > 1e12 ? number : number * 1000);
+    return Number.isNaN(date.getTime()) ? toText(value) : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  },
   /** `{{join labels ", "}}`: array items (objects as JSON) joined by the separator (default ", "). */
   join(value: unknown, ...rest: unknown[]): string {
     if (!Array.isArray(value)) return toText(value);
@@ -62,6 +109,15 @@ function isOptions(value: unknown): value is HelperOptions {
 function ownField(scope: unknown, name: string): unknown {
   if (scope === null || typeof scope !== 'object' || isForbiddenKey(name) || !Object.hasOwn(scope, name)) return undefined;
   return (scope as Record<string, unknown>)[name];
+}
+
+/** ISO 4217 currencies without a minor unit, as Stripe lists them. */
+const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+
+function cut(text: string, length: unknown): string {
+  if (typeof length !== 'number' || !Number.isFinite(length) || length < 1) return text;
+  const chars = Array.from(text);
+  return chars.length <= length ? text : `${chars.slice(0, Math.floor(length)).join('').trimEnd()}…`;
 }
 
 /** How any value becomes text: strings as is, missing/null empty, objects and arrays as JSON. */

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { MappingConfig } from '../config/mapping-schema.js';
 import type { ConfigIssue } from '../errors.js';
 import type { PresetDefinition } from '../../presets/define.js';
+import { presetEntries, type PresetEntry } from '../config/preset-schema.js';
 
 /** One mapping record with where it came from, before compilation. */
 export interface MappingSource {
@@ -30,22 +31,30 @@ export function collectMappingSources(
   }));
   const known = new Map(presets.map((preset) => [preset.name, preset]));
   const seen = new Set<string>();
-  hooks.presets.forEach((name, index) => {
+  presetEntries(hooks.presets).forEach((entry, index) => {
     const pointer = `/hooks/presets/${index}`;
+    const { name } = entry;
     const preset = known.get(name);
+    const path = entry.path ?? name;
     if (preset === undefined) {
       issues.push({ path: pointer, message: `unknown preset "${name}" (known: ${[...known.keys()].join(', ') || 'none'})` });
-    } else if (seen.has(name)) {
-      issues.push({ path: pointer, message: `preset "${name}" is listed twice` });
+    } else if (seen.has(path)) {
+      const hint = preset.options?.includes('path') === true ? ` on path "${path}" (give one a different path)` : '';
+      issues.push({ path: pointer, message: `preset "${name}" is listed twice${hint}` });
     } else {
-      seen.add(name);
-      const configs = preset.mappings(hooks);
+      seen.add(path);
+      const problems = presetProblems(preset, entry);
+      for (const problem of problems) issues.push({ path: `${pointer}/${problem.field}`, message: `preset "${name}": ${problem.message}` });
+      if (problems.length > 0) return;
+      const configs = preset.mappings(hooks, entry);
+      const base = entry.path === undefined || entry.path === name ? `preset:${name}` : `preset:${name}:${entry.path}`;
       configs.forEach((config, k) => {
-        const id = config.id ?? (configs.length === 1 ? `preset:${name}` : `preset:${name}-${k}`);
+        const id = config.id ?? (configs.length === 1 ? base : `${base}-${k}`);
         sources.push({ config, id, pointer, label: `preset ${name}` });
       });
     }
   });
+  for (const source of sources) issues.push(...bodyLimitIssues(source, hooks.bodyBudgetBytes));
   const ids = new Map<string, string>();
   for (const source of sources) {
     const first = ids.get(source.id);
@@ -53,4 +62,29 @@ export function collectMappingSources(
     else ids.set(source.id, source.label);
   }
   return { sources, issues };
+}
+
+/** Options the preset does not read, a missing credential, then the preset's own checks. */
+function presetProblems(preset: PresetDefinition, entry: PresetEntry): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  const options = preset.options ?? [];
+  const allowed = new Set(['name', ...options]);
+  for (const key of Object.keys(entry)) {
+    if (!allowed.has(key)) problems.push({ field: key, message: `option "${key}" does not apply (it takes: ${options.join(', ') || 'no options'})` });
+  }
+  if (preset.scheme !== undefined && (entry.secret === undefined) === (entry.secrets === undefined)) {
+    problems.push({ field: 'secret', message: `needs exactly one of secret or secrets (the ${preset.scheme} signing secret, e.g. "\${${preset.name.toUpperCase()}_WEBHOOK_SECRET}")` });
+  }
+  problems.push(...(preset.check?.(entry) ?? []));
+  return problems;
+}
+
+/** A mapping's maxBodyBytes is the limit of its path, so it needs one, and fits in the shared body budget. */
+function bodyLimitIssues(source: MappingSource, budget: number): ConfigIssue[] {
+  const { maxBodyBytes, match } = source.config;
+  if (maxBodyBytes === undefined) return [];
+  const path = `${source.pointer}/maxBodyBytes`;
+  if (match?.path === undefined) return [{ path, message: `mapping "${source.id}": maxBodyBytes needs match.path (the limit is chosen from the URL)` }];
+  if (maxBodyBytes > budget) return [{ path, message: `mapping "${source.id}": maxBodyBytes ${maxBodyBytes} is over hooks.bodyBudgetBytes (${budget})` }];
+  return [];
 }

@@ -72,7 +72,7 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
 
   it('refuses a hook whose mapping takes the token, or that no mapping receives', async () => {
     expect((await cli(['sign', 'plain', '--payload', 'push.json'])).err).toMatch(/mapping "plain" receives "plain" but has no signature/);
-    expect((await cli(['sign', 'nowhere', '--payload', 'push.json'])).err).toMatch(/no mapping in hooks.mappings receives "nowhere"/);
+    expect((await cli(['sign', 'nowhere', '--payload', 'push.json'])).err).toMatch(/no mapping in hooks.mappings or hooks.presets receives "nowhere"/);
     expect((await cli(['sign', '--payload', 'push.json'])).code).toBe(2);
   });
 

@@ -77,7 +77,7 @@ describe('configuration errors at engine creation', () => {
   it('reports an unknown preset with the list of known ones, and a preset listed twice', async () => {
     const error = await configError({ presets: PRESETS, hooks: { presets: ['gmail', 'outlook', 'gmail'] } });
     expect(error.issues).toEqual([
-      { path: '/hooks/presets/1', message: 'unknown preset "outlook" (known: gmail)' },
+      { path: '/hooks/presets/1', message: 'unknown preset "outlook" (known: gmail, github, gitlab, stripe, slack, linear, sentry, pagerduty, shopify)' },
       { path: '/hooks/presets/2', message: 'preset "gmail" is listed twice' },
     ]);
   });

@@ -25,7 +25,7 @@ function compileError(source: string): string {
 }
 
 describe('helper names used as plain fields (as OpenClaw templates use them)', () => {
-  const helperNames = ['upper', 'lower', 'join', 'truncate', 'json', 'default', 'lookup', 'if', 'unless', 'each', 'with', 'log'];
+  const helperNames = ['upper', 'lower', 'join', 'truncate', 'json', 'default', 'lookup', 'if', 'unless', 'each', 'with', 'log', 'oneline', 'excerpt', 'pick', 'money', 'date'];
 
   it.each(helperNames)('{{%s}} renders the payload field of that name', (name) => {
     expect(render(`[{{${name}}}]`, { [name]: `value of ${name}` })).toBe(`[value of ${name}]`);

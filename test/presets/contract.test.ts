@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import Value from 'typebox/value';
 import { MappingSchema } from '../../src/config/mapping-schema.js';
 import { PRESETS } from '../../presets/index.js';
-import { promptOf } from '../../src/mapping/explain-format.js';
-import { engineWith, hooksConfig, request } from '../mapping/support.js';
+import { hooksConfig } from '../mapping/support.js';
+import { PRESET_SECRET, placeholderProblems, presetEngine, textOf, verifiedRequest } from './harness.js';
 
 describe('preset registry', () => {
   it('has unique names', () => {
@@ -13,27 +13,31 @@ describe('preset registry', () => {
 });
 
 describe.each(PRESETS.map((preset) => [preset.name, preset] as const))('preset %s', (_name, preset) => {
+  const entry = preset.scheme === undefined ? { name: preset.name } : { name: preset.name, secret: PRESET_SECRET };
+
   it('produces mapping records that satisfy the mapping schema', () => {
-    const mappings = preset.mappings(hooksConfig());
+    const mappings = preset.mappings(hooksConfig(), entry);
     expect(mappings.length).toBeGreaterThan(0);
     for (const mapping of mappings) expect(Value.Errors(MappingSchema, mapping)).toEqual([]);
   });
 
   it('turns its example payload into the expected actions', async () => {
-    const engine = await engineWith({ presets: PRESETS, hooks: { presets: [preset.name] } });
-    const outcome = await engine.resolve(request(preset.example.name, preset.example.payload));
-    if (outcome.kind !== 'actions') throw new Error(`expected actions, got ${outcome.kind}`);
-    const { expect: expected } = preset.example;
-    expect(outcome.actions).toHaveLength(expected.actions);
+    const engine = await presetEngine(preset.name);
+    const { example } = preset;
+    const outcome = await engine.resolve(verifiedRequest(preset.name, example.payload, example.headers));
+    if (outcome.kind !== 'actions') throw new Error(`expected actions, got ${JSON.stringify(outcome)}`);
+    expect(outcome.actions).toHaveLength(example.expect.actions);
     const [first] = outcome.actions;
-    expect(first?.kind).toBe(expected.kind);
-    for (const text of expected.contains) expect(first === undefined ? '' : promptOf(first)).toContain(text);
-    if (expected.sessionKey !== undefined) expect(first).toMatchObject({ sessionKey: expected.sessionKey });
+    expect(first?.kind).toBe(example.expect.kind);
+    const text = first === undefined ? '' : textOf(first);
+    for (const part of example.expect.contains) expect(text).toContain(part);
+    expect(placeholderProblems(text)).toEqual([]);
+    if (example.expect.sessionKey !== undefined) expect(first).toMatchObject({ sessionKey: example.expect.sessionKey });
   });
 
   it('wraps its content in the envelope by default', async () => {
-    const engine = await engineWith({ presets: PRESETS, hooks: { presets: [preset.name] } });
-    await engine.resolve(request(preset.example.name, preset.example.payload));
+    const engine = await presetEngine(preset.name);
+    await engine.resolve(verifiedRequest(preset.name, preset.example.payload, preset.example.headers));
     expect(engine.contexts.length).toBeGreaterThan(0);
     for (const context of engine.contexts) expect(context.content).not.toBe('trusted');
   });

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/schema.js';
 import { HookError } from '../../errors.js';
 import { isPushEnvelope } from './envelope.js';
+import { presetNames } from '../../config/preset-schema.js';
 
 const DEFAULT_PUSH_PATH = '/gmail/push';
 
@@ -9,7 +10,7 @@ const DEFAULT_PUSH_PATH = '/gmail/push';
  * `messages` and answer a silent 204: Google would think it delivered. Say where pushes go instead.
  */
 export function misdirectedPushGuard(hooks: Config['hooks']): (name: string, payload: unknown) => void {
-  if (!hooks.presets.includes('gmail')) return () => undefined;
+  if (!presetNames(hooks.presets).includes('gmail')) return () => undefined;
   const pushPath = `${hooks.path}${hooks.gmail?.push?.path ?? DEFAULT_PUSH_PATH}`;
   return (name, payload) => {
     if (name !== 'gmail' || !isPushEnvelope(payload)) return;

@@ -1,4 +1,5 @@
 import type { JsonObjectNode } from '@croct/json5-parser';
+import { presetNames } from '../../../config/preset-schema.js';
 
 /** What setup writes under hooks.gmail; other keys there (model, thinking, …) stay as they are. */
 export type GmailSettings = Record<string, string | number | boolean | Record<string, string> | undefined>;
@@ -26,7 +27,7 @@ export async function editGmailConfig(text: string, settings: GmailSettings): Pr
   }
   if (!hooks.has('presets')) hooks.set('presets', ['gmail']);
   const presets = hooks.get('presets', JsonArrayNode);
-  if (!presets.toJSON().includes('gmail')) presets.push('gmail');
+  if (!presetNames(presets.toJSON() as Array<string | { name: string }>).includes('gmail')) presets.push('gmail');
   const out = root.toString();
   return out.endsWith('\n') || !text.endsWith('\n') ? out : `${out}\n`;
 }
