@@ -1,3 +1,4 @@
+import { SHARED_SECRET_JSON } from './body-hmac.js';
 import { isUtf8 } from 'node:buffer';
 import { sign, verify } from '@octokit/webhooks-methods';
 import { headerOf, withAction } from './primitives.js';
@@ -8,15 +9,12 @@ const SHAPE = /^sha256=[0-9a-f]{64}$/;
 
 /** GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`; delivery id `X-GitHub-Delivery`. */
 export const github: SignatureScheme = {
+  ...SHARED_SECRET_JSON,
   name: 'github',
   summary: 'X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>',
   timestamped: false,
   signsBody: true,
-  usesSecret: true,
-  acceptsForm: () => false,
   replayKey: 'content',
-  options: {},
-  checkSettings: () => [],
   signatureHeaders: () => [HEADER, 'x-hub-signature'],
   async verify(settings, request) {
     const presented = headerOf(request.headers, HEADER);

@@ -1,3 +1,4 @@
+import { SHARED_SECRET_JSON } from './body-hmac.js';
 import { headerOf, objectField, sameSecret, stringField, withAction } from './primitives.js';
 import type { SignatureScheme } from './types.js';
 
@@ -10,15 +11,12 @@ const HEADER = 'x-gitlab-token';
  * use scheme `standard-webhooks` for it.
  */
 export const gitlab: SignatureScheme = {
+  ...SHARED_SECRET_JSON,
   name: 'gitlab',
   summary: 'X-Gitlab-Token: <the secret token itself> (the body is not signed)',
   timestamped: false,
   signsBody: false,
-  usesSecret: true,
-  acceptsForm: () => false,
   replayKey: 'content',
-  options: {},
-  checkSettings: () => [],
   signatureHeaders: () => [HEADER],
   async verify(settings, request) {
     const presented = headerOf(request.headers, HEADER);

@@ -1,5 +1,5 @@
 import Type, { type Static, type TObject } from 'typebox';
-import { signBodyHmac, verifyBodyHmac, type BodyHmacFormat } from './primitives.js';
+import { signBodyHmac, verifyBodyHmac, type BodyHmacFormat } from './body-hmac.js';
 import type { SignatureScheme, SignatureSettings } from './types.js';
 
 const OPTIONS = {

@@ -1,4 +1,5 @@
-import { headerOf, stringField, withAction, withinWindow, hmac, anyMatches } from './primitives.js';
+import { anyMatches, expectedDigests, firstSecretDigest, SHARED_SECRET_JSON } from './body-hmac.js';
+import { headerOf, stringField, withAction, withinWindow } from './primitives.js';
 import type { SignatureScheme } from './types.js';
 
 const HEADER = 'linear-signature';
@@ -20,22 +21,18 @@ function webhookTimestamp(body: Buffer): number | undefined {
  * is not read.
  */
 export const linear: SignatureScheme = {
+  ...SHARED_SECRET_JSON,
   name: 'linear',
   summary: 'Linear-Signature: <hex HMAC-SHA256 of the body>, body field webhookTimestamp (ms) within the tolerance',
   timestamped: true,
   signsBody: true,
-  usesSecret: true,
-  acceptsForm: () => false,
   replayKey: 'content',
-  options: {},
-  checkSettings: () => [],
   signatureHeaders: () => [HEADER],
   async verify(settings, request) {
     const presented = headerOf(request.headers, HEADER);
     if (presented === undefined) return { ok: false, reason: 'missing' };
     if (!HEX_SHA256.test(presented)) return { ok: false, reason: 'malformed' };
-    const expected = settings.secrets.map((secret) => hmac('sha256', secret, request.body).toString('hex'));
-    if (!anyMatches([presented], expected)) return { ok: false, reason: 'mismatch' };
+    if (!anyMatches([presented], expectedDigests(settings, 'sha256', 'hex', request.body))) return { ok: false, reason: 'mismatch' };
     const millis = webhookTimestamp(request.body);
     if (millis === undefined) return { ok: false, reason: 'malformed' };
     return withinWindow(Math.floor(millis / 1000), settings, request.nowSeconds);
@@ -46,7 +43,7 @@ export const linear: SignatureScheme = {
   eventType: (_headers, payload) => withAction(stringField(payload, 'type'), payload['action']),
   async sign(settings, body, now, deliveryId) {
     const stamped = stampBody(body, now);
-    const signature = hmac('sha256', settings.secrets[0] ?? '', stamped).toString('hex');
+    const signature = firstSecretDigest(settings, 'sha256', 'hex', stamped);
     return { body: stamped, headers: { 'Linear-Delivery': deliveryId, 'Linear-Event': 'Issue', 'Linear-Signature': signature } };
   },
 };

@@ -1,8 +1,7 @@
 import Type, { type Static, type TObject } from 'typebox';
-import { sameSecret, signBodyHmac, stringField, verifyBodyHmac, type BodyHmacFormat } from './primitives.js';
-import type { SignatureScheme } from './types.js';
+import { bodyHmacScheme } from './body-hmac.js';
+import { sameSecret, stringField } from './primitives.js';
 
-const FORMAT: BodyHmacFormat = { header: 'x-hub-signature-256', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' };
 /** What Meta sends as hub.challenge (digits in practice): echoed only when it is this plain. */
 const CHALLENGE = /^[A-Za-z0-9_.~-]{1,256}$/;
 
@@ -26,19 +25,16 @@ function firstField(payload: Record<string, unknown>): string | undefined {
  * the body>` with the app secret. Subscribing first sends `GET …?hub.mode=subscribe&hub.verify_token=…
  * &hub.challenge=…`, answered with the challenge as text when the verify token matches.
  */
-export const meta: SignatureScheme<MetaOptions> = {
+export const meta = bodyHmacScheme<MetaOptions>({
   name: 'meta',
   summary: 'X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body> (app secret); GET hub.challenge answered with verifyToken',
-  timestamped: false,
-  signsBody: true,
-  usesSecret: true,
-  acceptsForm: () => false,
-  replayKey: 'content',
-  options: OPTIONS,
-  checkSettings: () => [],
+  header: 'X-Hub-Signature-256',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  prefix: 'sha256=',
   // The legacy SHA-1 header carries a signature of the same body too.
-  signatureHeaders: () => [FORMAT.header, 'x-hub-signature'],
-  verify: async (settings, request) => verifyBodyHmac(settings, request.body, request.headers, FORMAT),
+  alsoSignatureHeaders: ['x-hub-signature'],
+  options: OPTIONS,
   deliveryId: () => undefined,
   // "whatsapp_business_account.messages", "page.feed", or the object alone.
   eventType(_headers, payload) {
@@ -55,8 +51,4 @@ export const meta: SignatureScheme<MetaOptions> = {
     if (expected === undefined || !sameSecret(token, expected)) return { ok: false, reason: 'refused' };
     return CHALLENGE.test(challenge) ? { ok: true, text: challenge } : { ok: false, reason: 'malformed' };
   },
-  async sign(settings, body) {
-    return { headers: { 'X-Hub-Signature-256': signBodyHmac(settings, body, FORMAT) } };
-  },
-};
-
+});

@@ -19,13 +19,6 @@ export function sameSignature(presented: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** True when any secret's expected signature equals any presented one (every pair is compared). */
-export function anyMatches(presented: readonly string[], expected: readonly string[]): boolean {
-  let found = false;
-  for (const want of expected) for (const got of presented) found = sameSignature(got, want) || found;
-  return found;
-}
-
 /**
  * A secret sent as is (GitLab's token): compared as SHA-256 digests, so neither its length nor a
  * common prefix shows in the time taken.
@@ -69,32 +62,4 @@ export function objectField(payload: Record<string, unknown>, key: string): Reco
 export function withAction(type: string | undefined, action: unknown): string | undefined {
   if (type === undefined) return undefined;
   return typeof action === 'string' && action !== '' ? `${type}.${action}` : type;
-}
-
-/** How a sender writes an HMAC of the body alone into one header. */
-export interface BodyHmacFormat {
-  header: string;
-  algorithm: 'sha1' | 'sha256' | 'sha512';
-  encoding: 'hex' | 'base64';
-  prefix: string;
-}
-
-const SHAPES: Record<string, RegExp> = {
-  hex: /^[0-9a-f]+$/,
-  base64: /^[A-Za-z0-9+/]+={0,2}$/,
-};
-
-/** Verifies `<prefix><digest>` in `format.header` against every secret's HMAC of the body. */
-export function verifyBodyHmac(settings: SignatureSettings<unknown>, body: Buffer, headers: HeaderMap, format: BodyHmacFormat): Verification {
-  const presented = headerOf(headers, format.header);
-  if (presented === undefined) return { ok: false, reason: 'missing' };
-  const digest = presented.slice(format.prefix.length);
-  if (!presented.startsWith(format.prefix) || !(SHAPES[format.encoding] as RegExp).test(digest)) return { ok: false, reason: 'malformed' };
-  const expected = settings.secrets.map((secret) => hmac(format.algorithm, secret, body).toString(format.encoding));
-  return anyMatches([digest], expected) ? { ok: true, timestamp: undefined } : { ok: false, reason: 'mismatch' };
-}
-
-/** The header a body-HMAC sender would send, signed with the first secret. */
-export function signBodyHmac(settings: SignatureSettings<unknown>, body: Buffer, format: BodyHmacFormat): string {
-  return `${format.prefix}${hmac(format.algorithm, settings.secrets[0] ?? '', body).toString(format.encoding)}`;
 }

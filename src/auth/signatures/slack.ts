@@ -1,8 +1,10 @@
-import { headerOf, hmac, objectField, parseUnixSeconds, sameSignature, stringField, withinWindow } from './primitives.js';
+import { anyMatches, expectedDigests, firstSecretDigest } from './body-hmac.js';
+import { headerOf, objectField, parseUnixSeconds, stringField, withinWindow } from './primitives.js';
 import type { SignatureScheme } from './types.js';
 
 const SIGNATURE = 'x-slack-signature';
 const TIMESTAMP = 'x-slack-request-timestamp';
+const VERSION = 'v0=';
 const SHAPE = /^v0=[0-9a-f]{64}$/;
 
 /** Slack: `X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<ts>:<body>">` with `X-Slack-Request-Timestamp`. */
@@ -23,12 +25,7 @@ export const slack: SignatureScheme = {
     if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
     const timestamp = parseUnixSeconds(stamp);
     if (timestamp === undefined || !SHAPE.test(presented)) return { ok: false, reason: 'malformed' };
-    let found = false;
-    for (const secret of settings.secrets) {
-      const expected = `v0=${hmac('sha256', secret, `v0:${timestamp}:`, request.body).toString('hex')}`;
-      found = sameSignature(presented, expected) || found;
-    }
-    if (!found) return { ok: false, reason: 'mismatch' };
+    if (!anyMatches([presented.slice(VERSION.length)], expectedDigests(settings, 'sha256', 'hex', `v0:${timestamp}:`, request.body))) return { ok: false, reason: 'mismatch' };
     return withinWindow(timestamp, settings, request.nowSeconds);
   },
   // Events API callbacks carry event_id (kept across Slack's retries); slash commands carry none.
@@ -40,7 +37,7 @@ export const slack: SignatureScheme = {
     return payload['type'] === 'url_verification' && typeof challenge === 'string' ? { status: 200, body: { challenge } } : undefined;
   },
   async sign(settings, body, now) {
-    const signature = hmac('sha256', settings.secrets[0] ?? '', `v0:${now}:`, body).toString('hex');
-    return { headers: { 'X-Slack-Request-Timestamp': String(now), 'X-Slack-Signature': `v0=${signature}` } };
+    const signature = firstSecretDigest(settings, 'sha256', 'hex', `v0:${now}:`, body);
+    return { headers: { 'X-Slack-Request-Timestamp': String(now), 'X-Slack-Signature': `${VERSION}${signature}` } };
   },
 };

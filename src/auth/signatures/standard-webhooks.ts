@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { Webhook } from 'standardwebhooks';
-import { anyMatches, parseUnixSeconds, stringField, withinWindow } from './primitives.js';
+import { anyMatches } from './body-hmac.js';
+import { parseUnixSeconds, stringField, withinWindow } from './primitives.js';
 import type { HeaderMap, SignatureScheme } from './types.js';
 
 /** Standard Webhooks headers, or the same under the `svix-` names Svix senders use. */

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Type, { type Static, type TObject } from 'typebox';
-import { anyMatches, headerOf, hmac, stringField } from './primitives.js';
+import { anyMatches } from './body-hmac.js';
+import { headerOf, hmac, stringField } from './primitives.js';
 import type { SignatureScheme, SignatureSettings } from './types.js';
 
 const HEADER = 'x-twilio-signature';

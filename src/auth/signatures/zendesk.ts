@@ -1,4 +1,5 @@
-import { anyMatches, headerOf, hmac, stringField, withinWindow } from './primitives.js';
+import { anyMatches, expectedDigests, firstSecretDigest, SHARED_SECRET_JSON } from './body-hmac.js';
+import { headerOf, stringField, withinWindow } from './primitives.js';
 import type { SignatureScheme } from './types.js';
 
 const SIGNATURE = 'x-zendesk-webhook-signature';
@@ -19,15 +20,12 @@ function parseIsoSeconds(text: string): number | undefined {
  * `X-Zendesk-Webhook-Signature-Timestamp` (ISO 8601), keyed by the webhook's signing secret as text.
  */
 export const zendesk: SignatureScheme = {
+  ...SHARED_SECRET_JSON,
   name: 'zendesk',
   summary: 'X-Zendesk-Webhook-Signature-Timestamp: <ISO 8601>, X-Zendesk-Webhook-Signature: <base64 HMAC-SHA256 of timestamp + body>',
   timestamped: true,
   signsBody: true,
-  usesSecret: true,
-  acceptsForm: () => false,
   replayKey: 'delivery-id',
-  options: {},
-  checkSettings: () => [],
   signatureHeaders: () => [SIGNATURE],
   async verify(settings, request) {
     const presented = headerOf(request.headers, SIGNATURE);
@@ -35,8 +33,7 @@ export const zendesk: SignatureScheme = {
     if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
     const timestamp = parseIsoSeconds(stamp);
     if (timestamp === undefined || !BASE64_SHA256.test(presented)) return { ok: false, reason: 'malformed' };
-    const expected = settings.secrets.map((secret) => hmac('sha256', secret, stamp, request.body).toString('base64'));
-    if (!anyMatches([presented], expected)) return { ok: false, reason: 'mismatch' };
+    if (!anyMatches([presented], expectedDigests(settings, 'sha256', 'base64', stamp, request.body))) return { ok: false, reason: 'mismatch' };
     return withinWindow(timestamp, settings, request.nowSeconds);
   },
   // Event-subscribed webhooks carry the event's id in the (signed) body. A trigger webhook's body is the
@@ -49,6 +46,6 @@ export const zendesk: SignatureScheme = {
   },
   async sign(settings, body, now) {
     const stamp = new Date(now * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    return { headers: { 'X-Zendesk-Webhook-Signature-Timestamp': stamp, 'X-Zendesk-Webhook-Signature': hmac('sha256', settings.secrets[0] ?? '', stamp, body).toString('base64') } };
+    return { headers: { 'X-Zendesk-Webhook-Signature-Timestamp': stamp, 'X-Zendesk-Webhook-Signature': firstSecretDigest(settings, 'sha256', 'base64', stamp, body) } };
   },
 };
