@@ -1,6 +1,6 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import Type, { type Static, type TObject } from 'typebox';
-import { headerOf, objectField, parseUnixSeconds, stringField, withinWindow } from './primitives.js';
+import { objectField, parseUnixSeconds, readStampedSignature, stringField, withinWindow } from './primitives.js';
 import type { HeaderMap, SignatureScheme } from './types.js';
 
 const SIGNATURE = 'x-signature-ed25519';
@@ -61,11 +61,9 @@ export const discord: SignatureScheme<DiscordOptions> = {
   },
   signatureHeaders: () => [SIGNATURE],
   async verify(settings, request) {
-    const presented = headerOf(request.headers, SIGNATURE);
-    const stamp = headerOf(request.headers, TIMESTAMP);
-    if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
-    const timestamp = parseUnixSeconds(stamp);
-    if (timestamp === undefined || !HEX_SIGNATURE.test(presented)) return { ok: false, reason: 'malformed' };
+    const read = readStampedSignature(request.headers, SIGNATURE, TIMESTAMP, HEX_SIGNATURE, parseUnixSeconds);
+    if (!read.ok) return read;
+    const { presented, stamp, timestamp } = read;
     const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), request.body]);
     return ed25519Verifies(settings.options.publicKey ?? '', signed, presented) ? withinWindow(timestamp, settings, request.nowSeconds) : { ok: false, reason: 'mismatch' };
   },

@@ -63,3 +63,18 @@ export function withAction(type: string | undefined, action: unknown): string | 
   if (type === undefined) return undefined;
   return typeof action === 'string' && action !== '' ? `${type}.${action}` : type;
 }
+
+export type StampedSignature = { ok: true; presented: string; stamp: string; timestamp: number } | { ok: false; reason: 'missing' | 'malformed' };
+
+/**
+ * A signature sent beside its timestamp in a second header (Slack, Zendesk, Discord): both headers
+ * read, the time parsed by the sender's rule and the signature checked against its shape.
+ */
+export function readStampedSignature(headers: HeaderMap, signatureHeader: string, timestampHeader: string, shape: RegExp, parseTime: (text: string) => number | undefined): StampedSignature {
+  const presented = headerOf(headers, signatureHeader);
+  const stamp = headerOf(headers, timestampHeader);
+  if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
+  const timestamp = parseTime(stamp);
+  if (timestamp === undefined || !shape.test(presented)) return { ok: false, reason: 'malformed' };
+  return { ok: true, presented, stamp, timestamp };
+}

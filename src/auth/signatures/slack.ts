@@ -1,5 +1,5 @@
 import { anyMatches, expectedDigests, firstSecretDigest } from './body-hmac.js';
-import { headerOf, objectField, parseUnixSeconds, stringField, withinWindow } from './primitives.js';
+import { objectField, parseUnixSeconds, readStampedSignature, stringField, withinWindow } from './primitives.js';
 import type { SignatureScheme } from './types.js';
 
 const SIGNATURE = 'x-slack-signature';
@@ -20,11 +20,9 @@ export const slack: SignatureScheme = {
   checkSettings: () => [],
   signatureHeaders: () => [SIGNATURE],
   async verify(settings, request) {
-    const presented = headerOf(request.headers, SIGNATURE);
-    const stamp = headerOf(request.headers, TIMESTAMP);
-    if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
-    const timestamp = parseUnixSeconds(stamp);
-    if (timestamp === undefined || !SHAPE.test(presented)) return { ok: false, reason: 'malformed' };
+    const read = readStampedSignature(request.headers, SIGNATURE, TIMESTAMP, SHAPE, parseUnixSeconds);
+    if (!read.ok) return read;
+    const { presented, timestamp } = read;
     if (!anyMatches([presented.slice(VERSION.length)], expectedDigests(settings, 'sha256', 'hex', `v0:${timestamp}:`, request.body))) return { ok: false, reason: 'mismatch' };
     return withinWindow(timestamp, settings, request.nowSeconds);
   },

@@ -1,5 +1,5 @@
 import { anyMatches, expectedDigests, firstSecretDigest, SHARED_SECRET_JSON } from './body-hmac.js';
-import { headerOf, stringField, withinWindow } from './primitives.js';
+import { readStampedSignature, stringField, withinWindow } from './primitives.js';
 import type { SignatureScheme } from './types.js';
 
 const SIGNATURE = 'x-zendesk-webhook-signature';
@@ -28,11 +28,9 @@ export const zendesk: SignatureScheme = {
   replayKey: 'delivery-id',
   signatureHeaders: () => [SIGNATURE],
   async verify(settings, request) {
-    const presented = headerOf(request.headers, SIGNATURE);
-    const stamp = headerOf(request.headers, TIMESTAMP);
-    if (presented === undefined || stamp === undefined) return { ok: false, reason: 'missing' };
-    const timestamp = parseIsoSeconds(stamp);
-    if (timestamp === undefined || !BASE64_SHA256.test(presented)) return { ok: false, reason: 'malformed' };
+    const read = readStampedSignature(request.headers, SIGNATURE, TIMESTAMP, BASE64_SHA256, parseIsoSeconds);
+    if (!read.ok) return read;
+    const { presented, stamp, timestamp } = read;
     if (!anyMatches([presented], expectedDigests(settings, 'sha256', 'base64', stamp, request.body))) return { ok: false, reason: 'mismatch' };
     return withinWindow(timestamp, settings, request.nowSeconds);
   },
