@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { InstancePair, RECORDING_MODEL, type Execution } from '../helpers/instance-pair.js';
+import { spawnServer } from '../helpers/process.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { freePort, startEmbeddedPostgres, type StartedPostgres } from '../helpers/embedded-postgres.js';
 import { until } from '../helpers/wait.js';
@@ -15,74 +14,31 @@ import { until } from '../helpers/wait.js';
  * (test/fixtures/providers/recording-model.mjs). Leases are short (storage.leaseSeconds) so a dead
  * instance's runs are taken over within seconds; every wait is bounded.
  */
-const MODEL = fileURLToPath(new URL('../fixtures/providers/recording-model.mjs', import.meta.url));
 const TOKEN = 'multi-instance-hook-token';
 const GATEWAY_TOKEN = 'multi-instance-gateway-token';
 const LEASE_SECONDS = 3;
 
-interface Execution {
-  event: 'start' | 'end';
-  kind: 'run' | 'heartbeat';
-  run?: string;
-  instance: string;
-  at: number;
-}
-
 describe('two instances on one PostgreSQL database', () => {
-  let dir: string;
-  let servers: ServerProcess[] = [];
-  const cleanups: Array<() => Promise<void>> = [];
-
-  afterEach(async () => {
-    for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) server.kill('SIGKILL');
-    await Promise.all(servers.map((server) => server.exited));
-    servers = [];
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const pair = new InstancePair('hookgate-pg-e2e-');
+  afterEach(() => pair.stop());
 
   function writeConfig(url: string, maxConcurrent: number): string {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-pg-e2e-'));
-    const path = join(dir, 'hookgate.json5');
-    const config = {
+    return pair.writeConfig({
       gateway: { port: 0, shutdownGraceMs: 1000, auth: { token: GATEWAY_TOKEN } },
       hooks: { enabled: true, token: TOKEN },
       agents: { defaults: { model: 'recorder/model', maxConcurrent, heartbeat: { every: '1h' }, delivery: { channel: 'log' } } },
-      models: { providers: { recorder: { api: 'command', command: [process.execPath, MODEL] } } },
+      models: { providers: { recorder: { api: 'command', command: [process.execPath, RECORDING_MODEL] } } },
       storage: { url, pool: 6, leaseSeconds: LEASE_SECONDS },
       logging: { level: 'info' },
-    };
-    writeFileSync(path, JSON.stringify(config));
-    writeFileSync(join(dir, 'executions.log'), '');
-    return path;
-  }
-
-  async function startInstances(config: string, delayMs: number): Promise<ServerProcess[]> {
-    const env = (instance: string) => ({ HOOKGATE_TEST_INSTANCE: instance, HOOKGATE_TEST_LOG: join(dir, 'executions.log'), HOOKGATE_TEST_DELAY_MS: String(delayMs) });
-    servers = await Promise.all(['A', 'B'].map((instance) => spawnServer(config, env(instance), 30_000, ['--no-watch'])));
-    return servers;
-  }
-
-  function executions(): Execution[] {
-    const path = join(dir, 'executions.log');
-    if (!existsSync(path)) return [];
-    return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Execution);
-  }
-
-  async function database(url: string): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: url });
-    client.on('error', () => undefined);
-    await client.connect();
-    cleanups.push(() => client.end());
-    return client;
+    });
   }
 
   it('kill -9 of one instance mid-load: every 2xx is stored, its running runs are re-run by the survivor after the lease, none ran twice while its owner lived', async () => {
     const db = await createTestDatabase();
-    cleanups.push(db.drop);
+    pair.onStop(db.drop);
     const config = writeConfig(db.url, 3);
-    const [a, b] = await startInstances(config, 600);
-    const client = await database(db.url);
+    const [a, b] = await pair.start(config, 600);
+    const client = await pair.database(db.url);
     const acknowledged = new Map<number, string>();
     const total = 16;
     let killedAt = Number.POSITIVE_INFINITY;
@@ -103,7 +59,7 @@ describe('two instances on one PostgreSQL database', () => {
     };
     const load = Promise.all(Array.from({ length: 8 }, (_, i) => sender(i)));
     // Kill A once it is executing runs and the load is still going.
-    await until(() => executions().some((e) => e.event === 'start' && e.instance === 'A'), 30_000);
+    await until(() => pair.executions().some((e) => e.event === 'start' && e.instance === 'A'), 30_000);
     killedAt = Date.now();
     a!.kill('SIGKILL');
     await load;
@@ -117,7 +73,7 @@ describe('two instances on one PostgreSQL database', () => {
     const tokenOf = new Map([...acknowledged].map(([n, runId]) => [runId, `RUN-${n}`]));
     const acknowledgedRun = (runId: string): string => tokenOf.get(runId) ?? runId;
     const byRun = new Map<string, Execution[]>();
-    for (const e of executions().filter((e) => e.kind === 'run' && e.event === 'start')) byRun.set(e.run!, [...(byRun.get(e.run!) ?? []), e]);
+    for (const e of pair.executions().filter((e) => e.kind === 'run' && e.event === 'start')) byRun.set(e.run!, [...(byRun.get(e.run!) ?? []), e]);
     const takenOver = [...byRun.values()].filter((starts) => starts.length > 1);
     // A was executing when it died: those runs ran again, on B, and only after A was gone.
     expect(takenOver.length).toBeGreaterThan(0);
@@ -145,11 +101,11 @@ describe('two instances on one PostgreSQL database', () => {
 
   it('a PostgreSQL restart mid-load: 503 STORE_UNAVAILABLE with Retry-After while it is down, /readyz 503, nothing acknowledged lost, recovery', async () => {
     const server: StartedPostgres = await startEmbeddedPostgres('restart');
-    cleanups.push(server.destroy);
+    pair.onStop(server.destroy);
     await server.ready;
     const db = await createTestDatabase(server.info);
     const config = writeConfig(db.url, 2);
-    const [a, b] = await startInstances(config, 0);
+    const [a, b] = await pair.start(config, 0);
     const refusals: Array<{ status: number; code: string; retryAfter: string | null }> = [];
     const acknowledged = new Set<number>();
     const total = 150;
@@ -185,7 +141,7 @@ describe('two instances on one PostgreSQL database', () => {
     expect(acknowledged.size).toBe(total);
     expect(refusals.length).toBeGreaterThan(0);
     for (const refusal of refusals) expect(refusal).toMatchObject({ status: 503, code: 'STORE_UNAVAILABLE', retryAfter: '5' });
-    const client = await database(db.url);
+    const client = await pair.database(db.url);
     const texts = await client.query<{ text: string }>('SELECT text FROM events');
     // Every acknowledged wake is stored, each once: the retries of a committed one were replays.
     expect(texts.rows.map((row) => row.text).sort()).toEqual([...acknowledged].map((n) => `W-${n}`).sort());
@@ -193,9 +149,9 @@ describe('two instances on one PostgreSQL database', () => {
 
   it('200 wakes with mode now spread over both: heartbeats never overlap, every event is consumed exactly once', async () => {
     const db = await createTestDatabase();
-    cleanups.push(db.drop);
+    pair.onStop(db.drop);
     const config = writeConfig(db.url, 2);
-    const [a, b] = await startInstances(config, 100);
+    const [a, b] = await pair.start(config, 100);
     await Promise.all(
       Array.from({ length: 200 }, async (_, n) => {
         const response = await fetch(`${(n % 2 === 0 ? a! : b!).url}/hooks/wake`, {
@@ -206,12 +162,12 @@ describe('two instances on one PostgreSQL database', () => {
         expect(response.status).toBe(200);
       }),
     );
-    const client = await database(db.url);
+    const client = await pair.database(db.url);
     await until(async () => (await client.query("SELECT 1 FROM events WHERE status = 'pending'")).rowCount === 0, 60_000);
     await until(async () => (await client.query("SELECT 1 FROM heartbeats WHERE status = 'running'")).rowCount === 0, 30_000);
 
     // Measured by the model itself: no two heartbeat calls were ever in progress at once.
-    const calls = executions().filter((e) => e.kind === 'heartbeat');
+    const calls = pair.executions().filter((e) => e.kind === 'heartbeat');
     let open = 0;
     for (const call of calls.sort((x, y) => x.at - y.at || (x.event === 'end' ? -1 : 1))) {
       open += call.event === 'start' ? 1 : -1;

@@ -1,10 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { InstancePair, RECORDING_MODEL, type Execution } from '../helpers/instance-pair.js';
+import type { ServerProcess } from '../helpers/process.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 
@@ -14,51 +10,26 @@ import { until } from '../helpers/wait.js';
  * instance (test/fixtures/providers/recording-model.mjs). Summaries wait for the next (hourly)
  * heartbeat: a heartbeat's prompt quotes RUN-<n> and would be recorded as a run.
  */
-const MODEL = fileURLToPath(new URL('../fixtures/providers/recording-model.mjs', import.meta.url));
 const TOKEN = 'limits-instance-hook-token';
 
-interface Execution {
-  event: 'start' | 'end';
-  kind: 'run' | 'heartbeat';
-  run?: string;
-  instance: string;
-  at: number;
-}
-
 describe('run limits across two instances on PostgreSQL', () => {
-  let dir: string;
-  let servers: ServerProcess[] = [];
-  const cleanups: Array<() => Promise<void>> = [];
-
-  afterEach(async () => {
-    for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) server.kill('SIGKILL');
-    await Promise.all(servers.map((server) => server.exited));
-    servers = [];
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const pair = new InstancePair('hookgate-pg-limits-');
+  afterEach(() => pair.stop());
 
   async function start(url: string, limits: { mapping?: Record<string, unknown>; defaults?: Record<string, unknown> }): Promise<[ServerProcess, ServerProcess]> {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-pg-limits-'));
-    const config = {
+    const config = pair.writeConfig({
       gateway: { port: 0, shutdownGraceMs: 1000 },
       hooks: { enabled: true, token: TOKEN, mappings: [{ id: 'limited', match: { path: 'limited' }, messageTemplate: 'RUN-{{n}}', wakeMode: 'next-heartbeat', ...limits.mapping }] },
       agents: { defaults: { model: 'recorder/model', maxConcurrent: 4, heartbeat: { every: '1h' }, delivery: { channel: 'log' }, ...limits.defaults } },
-      models: { providers: { recorder: { api: 'command', command: [process.execPath, MODEL] } } },
+      models: { providers: { recorder: { api: 'command', command: [process.execPath, RECORDING_MODEL] } } },
       storage: { url, pool: 6, leaseSeconds: 3 },
       logging: { level: 'info' },
-    };
-    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify(config));
-    writeFileSync(join(dir, 'executions.log'), '');
-    const env = (instance: string) => ({ HOOKGATE_TEST_INSTANCE: instance, HOOKGATE_TEST_LOG: join(dir, 'executions.log'), HOOKGATE_TEST_DELAY_MS: '300' });
-    servers = await Promise.all(['A', 'B'].map((instance) => spawnServer(join(dir, 'hookgate.json5'), env(instance), 30_000, ['--no-watch'])));
-    return servers as [ServerProcess, ServerProcess];
+    });
+    return pair.start(config, 300);
   }
 
   function runExecutions(): Execution[] {
-    const path = join(dir, 'executions.log');
-    if (!existsSync(path)) return [];
-    return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Execution).filter((e) => e.kind === 'run');
+    return pair.executions().filter((e) => e.kind === 'run');
   }
 
   async function send(server: ServerProcess, payload: Record<string, unknown>): Promise<void> {
@@ -71,19 +42,11 @@ describe('run limits across two instances on PostgreSQL', () => {
     expect(response.status).toBe(202);
   }
 
-  async function database(url: string): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: url });
-    client.on('error', () => undefined);
-    await client.connect();
-    cleanups.push(() => client.end());
-    return client;
-  }
-
   it('never runs two runs of one concurrency key at once, whichever instance admitted or claimed them, while two keys overlap', async () => {
     const db = await createTestDatabase();
-    cleanups.push(db.drop);
+    pair.onStop(db.drop);
     const [a, b] = await start(db.url, { mapping: { concurrency: { limit: 1, key: '{{key}}' } } });
-    const client = await database(db.url);
+    const client = await pair.database(db.url);
     const keyOf = new Map<string, string>();
     for (let n = 0; n < 8; n += 1) {
       const key = n % 2 === 0 ? 'a' : 'b';
@@ -109,9 +72,9 @@ describe('run limits across two instances on PostgreSQL', () => {
 
   it('counts one budget for both instances: runs admitted on the other instance wait for it', async () => {
     const db = await createTestDatabase();
-    cleanups.push(db.drop);
+    pair.onStop(db.drop);
     const [a, b] = await start(db.url, { defaults: { budget: { runsPerHour: 3 } } });
-    const client = await database(db.url);
+    const client = await pair.database(db.url);
     for (let n = 0; n < 3; n += 1) await send(a, { n });
     await until(async () => (await client.query("SELECT 1 FROM runs WHERE status = 'ok'")).rowCount === 3, 30_000);
     for (let n = 3; n < 5; n += 1) await send(b, { n });
