@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../helpers/process.js';
+import { scratchServers } from '../helpers/scratch-servers.js';
 import { runConcurrently } from '../helpers/load.js';
 
 /**
@@ -77,23 +77,15 @@ function storedRows(dbPath: string, attempts: readonly Attempt[]) {
 }
 
 describe('a process crash under load', () => {
-  let dir: string;
-  const servers: ServerProcess[] = [];
-  afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) server.kill('SIGKILL');
-      await server.exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const scratch = scratchServers('hookgate-crash-');
 
   it.each(['normal', 'full'] as const)('loses and duplicates nothing with synchronous: %s', async (synchronous) => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-crash-'));
+    const dir = scratch.newDir();
     const config = join(dir, 'hookgate.json5');
     const dbPath = join(dir, 'store.sqlite');
     writeFileSync(config, JSON.stringify({ gateway: { port: 0 }, hooks: { enabled: true, token: TOKEN }, storage: { path: 'store.sqlite', synchronous } }));
     const first = await spawnServer(config, {}, START_TIMEOUT_MS);
-    servers.push(first);
+    scratch.track(first);
 
     const planned: Attempt[] = Array.from({ length: REQUESTS }, (_, index) => ({
       key: `crash-${String(index).padStart(4, '0')}`,
@@ -122,7 +114,7 @@ describe('a process crash under load', () => {
     expect(attempted.length).toBeGreaterThan(acknowledged.length);
 
     const second = await spawnServer(config, {}, START_TIMEOUT_MS);
-    servers.push(second);
+    scratch.track(second);
     const recovered = storedRows(dbPath, attempted);
     for (const attempt of attempted) {
       const stored = recovered.perKey.get(attempt.key)!;

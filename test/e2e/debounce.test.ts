@@ -1,10 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { describe, expect, it } from 'vitest';
+import { spawnServer } from '../helpers/process.js';
+import { scratchServers } from '../helpers/scratch-servers.js';
 import { until } from '../helpers/wait.js';
 
 /**
@@ -66,20 +66,12 @@ function storedRuns(dbPath: string): Array<{ run_id: string; action: string }> {
 }
 
 describe('debounce end to end', () => {
-  let dir: string;
-  const servers: ServerProcess[] = [];
-  afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) server.kill('SIGKILL');
-      await server.exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const scratch = scratchServers('hookgate-debounce-');
 
   it('turns 20 signed pull_request.synchronize deliveries into one run whose prompt says 19 were merged', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-debounce-'));
+    const dir = scratch.newDir();
     const server = await spawnServer(writeConfig(dir, 4), {}, START_TIMEOUT_MS);
-    servers.push(server);
+    scratch.track(server);
     const replies = [];
     for (let index = 0; index < 20; index += 1) replies.push(await deliver(server.url, 'pull_request', synchronize(index)));
     const runId = replies[0]?.body['runId'] as string;
@@ -107,10 +99,10 @@ describe('debounce end to end', () => {
   }, TEST_TIMEOUT_MS);
 
   it('still makes exactly one run when the process is killed mid-window', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-debounce-'));
+    const dir = scratch.newDir();
     const config = writeConfig(dir, 3);
     const first = await spawnServer(config, {}, START_TIMEOUT_MS);
-    servers.push(first);
+    scratch.track(first);
     const replies = [];
     for (let index = 0; index < 5; index += 1) replies.push(await deliver(first.url, 'pull_request', synchronize(index)));
     const runId = replies[0]?.body['runId'] as string;
@@ -120,7 +112,7 @@ describe('debounce end to end', () => {
     expect(storedRuns(join(dir, 'store.sqlite'))).toEqual([]);
 
     const second = await spawnServer(config, {}, START_TIMEOUT_MS);
-    servers.push(second);
+    scratch.track(second);
     await until(async () => (await runView(second.url, runId))['status'] === 'ok', 60_000);
     const runs = storedRuns(join(dir, 'store.sqlite'));
     expect(runs.map((run) => run.run_id)).toEqual([runId]);
