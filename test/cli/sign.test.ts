@@ -14,26 +14,41 @@ const MAPPINGS = [
   { id: 'plain', match: { path: 'plain' }, action: 'wake', textTemplate: 'plain' },
 ];
 
-describe('hookgate sign and hookgate try on signed mappings', () => {
-  let dir: string;
+/**
+ * A describe block's working folder, fresh for each test: hookgate.json5 with these mappings and the
+ * given files; `cli` runs the CLI in it, and a service a test starts with `serve` is closed after it.
+ */
+function cliFolder(prefix: string, mappings: readonly unknown[], files: Record<string, string>, env: Record<string, string>) {
+  let dir = '';
   let svc: TestService | undefined;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-sign-'));
-    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings: MAPPINGS } }));
-    writeFileSync(join(dir, 'push.json'), '{"action":"opened", "note":"spaces  kept"}');
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings } }));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   });
   afterEach(async () => {
     await svc?.close();
     svc = undefined;
     rmSync(dir, { recursive: true, force: true });
   });
+  return {
+    dir: () => dir,
+    async cli(argv: string[]) {
+      let out = '';
+      let err = '';
+      const code = await runCli(argv, { stdout: (text) => void (out += text), stderr: (text) => void (err += text), env, cwd: dir });
+      return { code, out, err };
+    },
+    async serve(...args: Parameters<typeof startTestService>): Promise<TestService> {
+      svc = await startTestService(...args);
+      return svc;
+    },
+  };
+}
 
-  async function cli(argv: string[]) {
-    let out = '';
-    let err = '';
-    const code = await runCli(argv, { stdout: (text) => void (out += text), stderr: (text) => void (err += text), env: { GH_SECRET: 'gh-secret-value' }, cwd: dir });
-    return { code, out, err };
-  }
+describe('hookgate sign and hookgate try on signed mappings', () => {
+  const folder = cliFolder('hookgate-sign-', MAPPINGS, { 'push.json': '{"action":"opened", "note":"spaces  kept"}' }, { GH_SECRET: 'gh-secret-value' });
+  const cli = folder.cli;
 
   function headersOf(out: string): Record<string, string> {
     const lines = out.split('\n').filter((line) => /^[A-Za-z0-9-]+: /.test(line));
@@ -46,16 +61,16 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
     expect(signed.out).toMatch(/# mapping "sw", scheme standard-webhooks, signed at .*valid for 300 s/);
     expect(signed.out).toMatch(/curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/hooks\/events' -H 'Content-Type: application\/json' .*--data-binary @'.*push\.json'/);
     expect(signed.out).not.toContain(SECRET);
-    svc = await startTestService({ hooks: { mappings: MAPPINGS.slice(1) } });
+    const svc = await folder.serve({ hooks: { mappings: MAPPINGS.slice(1) } });
     const response = await fetch(`${svc.hooksUrl}/events`, { method: 'POST', headers: { 'content-type': 'application/json', ...headersOf(signed.out) }, body: '{"action":"opened", "note":"spaces  kept"}' });
     expect(response.status).toBe(200);
   });
 
   it('signs the event given with --event, and names the port the server running on the store listens on', async () => {
-    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings: MAPPINGS }, storage: { path: 'hookgate.sqlite' } }));
+    writeFileSync(join(folder.dir(), 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings: MAPPINGS }, storage: { path: 'hookgate.sqlite' } }));
     const unsigned = await cli(['sign', 'github', '--payload', 'push.json']);
     expect(unsigned.out).toContain("curl -sS -X POST 'http://127.0.0.1:8787/hooks/github'");
-    svc = await startTestService({ hooks: { mappings: MAPPINGS.slice(2) } }, { dir });
+    const svc = await folder.serve({ hooks: { mappings: MAPPINGS.slice(2) } }, { dir: folder.dir() });
     const signed = await cli(['sign', 'github', '--payload', 'push.json', '--event', 'pull_request']);
     expect(headersOf(signed.out)['X-GitHub-Event']).toBe('pull_request');
     expect(signed.out).toContain(`curl -sS -X POST '${svc.url}/hooks/github'`);
@@ -86,7 +101,7 @@ describe('hookgate sign and hookgate try on signed mappings', () => {
     const valid = await cli(['try', 'github', '--payload', 'push.json', ...given]);
     expect([valid.code, valid.out]).toEqual([0, expect.stringMatching(/signature: required, scheme github[^\n]*\n {2}valid/)]);
     expect(valid.out).not.toContain(signatureValue.slice('sha256='.length));
-    writeFileSync(join(dir, 'push.json'), '{"action":"closed", "note":"spaces  kept"}');
+    writeFileSync(join(folder.dir(), 'push.json'), '{"action":"closed", "note":"spaces  kept"}');
     const altered = await cli(['try', 'github', '--payload', 'push.json', ...given]);
     expect(altered.code).toBe(1);
     expect(altered.out).toContain('INVALID: does not match the payload file');
@@ -104,25 +119,8 @@ describe('hookgate sign and try know every scheme', () => {
     { id: 'mac', match: { path: 'mac' }, action: 'wake', textTemplate: 'mac', signature: { scheme: 'hmac', secret, header: 'X-Custom-Mac' } },
     { id: 'echo', match: { path: 'echo' }, action: 'wake', textTemplate: 'seen [{{headers.x-custom-mac}}] [{{headers.x-shopify-hmac-sha256}}] [{{headers.x-kind}}]', allowUnsafeExternalContent: true },
   ];
-  let dir: string;
-  let svc: TestService | undefined;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-sign-all-'));
-    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify({ hooks: { enabled: true, token: 'tok-0123456789', mappings } }));
-    writeFileSync(join(dir, 'event.json'), '{"action":"opened","id":"evt_9","webhookTimestamp":1}');
-  });
-  afterEach(async () => {
-    await svc?.close();
-    svc = undefined;
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function cli(argv: string[]) {
-    let out = '';
-    let err = '';
-    const code = await runCli(argv, { stdout: (text) => void (out += text), stderr: (text) => void (err += text), env: {}, cwd: dir });
-    return { code, out, err };
-  }
+  const folder = cliFolder('hookgate-sign-all-', mappings, { 'event.json': '{"action":"opened","id":"evt_9","webhookTimestamp":1}' }, {});
+  const cli = folder.cli;
 
   /** The curl line's headers, path with query, and inline body (when the sender rewrote it). */
   function request(out: string) {
@@ -141,11 +139,11 @@ describe('hookgate sign and try know every scheme', () => {
     const sent = request(signed.out);
     // GitLab's header is the secret itself, printed as a placeholder for the operator to fill in.
     sent.headers = sent.headers.map((header) => header.replace('<signature.secret>', secret));
-    if (sent.inline !== undefined) writeFileSync(join(dir, 'event.json'), sent.inline);
+    if (sent.inline !== undefined) writeFileSync(join(folder.dir(), 'event.json'), sent.inline);
     const query = sent.query === '' ? [] : sent.query.split('&').flatMap((pair) => ['--query', decodeURIComponent(pair)]);
     const tried = await cli(['try', name, '--payload', 'event.json', ...sent.headers.flatMap((header) => ['--header', header]), ...query]);
     expect(tried.out).toMatch(new RegExp(`signature: required, scheme ${name}[^\\n]*\\n {2}valid`));
-    svc = await startTestService({ hooks: { mappings } });
+    const svc = await folder.serve({ hooks: { mappings } });
     const headers = Object.fromEntries(sent.headers.map((header) => [header.slice(0, header.indexOf(':')), header.slice(header.indexOf(':') + 2)]));
     const body = sent.inline ?? '{"action":"opened","id":"evt_9","webhookTimestamp":1}';
     const response = await fetch(`${svc.url}${sent.pathAndQuery}`, { method: 'POST', headers, body });
