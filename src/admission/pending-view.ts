@@ -1,4 +1,4 @@
-import type { Store } from '../store/port.js';
+import type { RunView, Store } from '../store/port.js';
 
 /** What GET {hooks.path}/runs/<runId> shows for a debounce group that has not fired yet. */
 export interface PendingRunView {
@@ -16,7 +16,7 @@ export interface PendingRunView {
  * The run, or the pending group that will become it. The group is read first: it is removed only
  * after its run was committed, so one of the two is always found.
  */
-export async function runOrPendingView(store: Pick<Store, 'runs' | 'debounce'>, runId: string): Promise<unknown> {
+export async function runOrPendingView(store: Pick<Store, 'runs' | 'debounce'>, runId: string): Promise<PendingRunView | RunView | undefined> {
   const group = await store.debounce.view(runId);
   if (group !== undefined && group.kind !== 'wake') {
     const pending: PendingRunView = {

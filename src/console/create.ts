@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { runOrPendingView } from '../admission/pending-view.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { AuthThrottle } from '../auth/throttle.js';
@@ -73,7 +74,8 @@ function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePor
   const { runs, session } = wiring.store;
   return {
     runs: (filter) => runs.listViews(filter),
-    run: (runId) => runs.view(runId),
+    // A debounce group that has not fired yet is shown as the pending run it will become.
+    run: (runId) => runOrPendingView(wiring.store, runId),
     runCounts: () => runs.countByStatus(),
     pendingEvents: (limit, includeWakeText) => session.pendingViews(limit, includeWakeText),
     pendingEventCount: () => session.countPending(),

@@ -6,10 +6,12 @@
 import type { MinuteBucket, RequestEntry } from '../request-log.js';
 import type { EventView, HeartbeatView, RecordedDelivery, RunView } from '../../store/port-types.js';
 import type { LimitOverview } from '../../store/limit-types.js';
+import type { PendingRunView } from '../../admission/pending-view.js';
 
 export type { EventView, MinuteBucket, RequestEntry };
 export type Delivery = RecordedDelivery;
 export type Run = RunView;
+export type PendingRun = PendingRunView;
 export type Heartbeat = HeartbeatView;
 
 export interface Overview {

@@ -3,15 +3,17 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { deliveryText, runLink, statusBadge, time } from '../format.js';
 import { usePoll } from '../hooks.js';
-import type { Run } from '../types.js';
+import type { PendingRun, Run } from '../types.js';
 
 const RETRYABLE = new Set(['error', 'timeout', 'interrupted']);
 
 export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthorized: () => void }) {
-  const { data, error, refresh } = usePoll(() => get<{ run: Run }>(`runs/${encodeURIComponent(runId)}`), runId, onUnauthorized);
+  const { data, error, refresh } = usePoll(() => get<{ run: Run | PendingRun }>(`runs/${encodeURIComponent(runId)}`), runId, onUnauthorized);
   const [retryError, setRetryError] = useState<string | undefined>(undefined);
-  const run = data?.run;
-  if (run === undefined) return html`<p class="muted">${error ?? 'loading…'}</p>`;
+  const found = data?.run;
+  if (found === undefined) return html`<p class="muted">${error ?? 'loading…'}</p>`;
+  if (found.status === 'pending') return PendingRunPage({ pending: found });
+  const run = found;
   const retry = async () => {
     try {
       const answer = await post<{ runId: string }>(`runs/${encodeURIComponent(runId)}/retry`);
@@ -56,5 +58,18 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
       ? html`<p><button type="button" data-testid="force-start" onClick=${start}>Start now</button> <span class="muted">lets this run start past its budget and throttle (logged); it still waits for a free slot, its concurrency key and its provider</span></p>`
       : null}
     ${retryError === undefined ? null : html`<p class="error">${retryError}</p>`}
+  </section>`;
+}
+
+/** A debounce group that has not fired: the run it becomes, when, and how many deliveries it merges so far. */
+function PendingRunPage({ pending }: { pending: PendingRun }) {
+  return html`<section>
+    <h1>Run <span class="mono">${pending.runId}</span></h1>
+    <dl class="kv" data-testid="run">
+      <dt>Status</dt><dd>${statusBadge('pending')} <span data-testid="pending">debounced: becomes a queued run at ${time(pending.firesAt)}</span></dd>
+      <dt>Mapping</dt><dd class="mono">${pending.mappingId}</dd>
+      <dt>Deliveries merged</dt><dd data-testid="deliveries">${pending.deliveries}</dd>
+      <dt>First delivery</dt><dd>${time(pending.createdAt)}</dd>
+    </dl>
   </section>`;
 }
