@@ -17,6 +17,9 @@ import { editGmailConfig, type GmailSettings } from '../sources/gmail/setup/conf
 import { obtainRefreshToken, readClientSecret } from '../sources/gmail/setup/consent.js';
 import { parseCommandLine, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
+import { setupDefaultsFrom } from './gmail-setup-defaults.js';
+
+const DEFAULT_TOPIC = 'hookgate-gmail';
 
 const OPTIONS = {
   account: { type: 'string' },
@@ -25,7 +28,7 @@ const OPTIONS = {
   'push-endpoint': { type: 'string' },
   'push-service-account': { type: 'string' },
   label: { type: 'string', default: 'INBOX' },
-  topic: { type: 'string', default: 'hookgate-gmail' },
+  topic: { type: 'string' },
   subscription: { type: 'string' },
   'client-secret': { type: 'string' },
   'no-browser': { type: 'boolean', default: false },
@@ -46,7 +49,12 @@ type Args = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true 
  */
 export async function runGmailSetup(argv: string[], io: CommandIo, seams: SetupSeams = {}): Promise<number> {
   const args: Args = parseCommandLine({ args: argv, options: OPTIONS, strict: true }).values;
-  if (args.account === undefined || args.project === undefined) throw new UsageError('setup needs --account and --project');
+  const defaults = setupDefaultsFrom(configPathFrom(args.config, io.env, io.cwd));
+  if (args.account === undefined && defaults.account !== undefined) args.account = defaults.account;
+  if (args.project === undefined && defaults.project !== undefined) args.project = defaults.project;
+  args.topic ??= defaults.topic ?? DEFAULT_TOPIC;
+  if (defaults.from.length > 0) io.stdout(`✓ ${defaults.from.join(' and ')} taken from the config's hooks.gmail block (the command line wins)\n`);
+  if (args.account === undefined || args.project === undefined) throw new UsageError('setup needs --account and --project (or a hooks.gmail block with account and topic "projects/<project>/topics/<name>")');
   if (args.mode !== 'pull' && args.mode !== 'push') throw new UsageError(`--mode is pull or push, not ${JSON.stringify(args.mode)}`);
   if (args.mode === 'push' && (args['push-endpoint'] === undefined || args['push-service-account'] === undefined)) {
     throw new UsageError('--mode push needs --push-endpoint and --push-service-account');

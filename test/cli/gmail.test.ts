@@ -20,7 +20,7 @@ describe('hookgate gmail', () => {
   it.each([
     [[], 'a subcommand is needed: setup or run'],
     [['watch'], 'unknown subcommand "watch" (setup or run)'],
-    [['setup', '--account', 'a@example.com'], 'setup needs --account and --project'],
+    [['setup', '--account', 'a@example.com'], 'setup needs --account and --project (or a hooks.gmail block with account and topic "projects/<project>/topics/<name>")'],
     [['setup', '--account', 'a@example.com', '--project', 'p', '--mode', 'push'], '--mode push needs --push-endpoint and --push-service-account'],
     [['setup', '--account', 'a@example.com', '--project', 'p', '--mode', 'poll'], '--mode is pull or push, not "poll"'],
     [['run', '--bogus'], 'unknown option --bogus'],

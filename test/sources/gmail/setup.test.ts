@@ -101,6 +101,16 @@ describe('hookgate gmail setup', () => {
     });
   });
 
+  it("takes the account and the topic (with its project) from the config's hooks.gmail block when the command line leaves them out", async () => {
+    const text = readFileSync(configPath, 'utf8').replace("model: 'echo/echo',", `model: 'echo/echo', account: '${fake.account}', topic: 'projects/household-mail/topics/mail-in',`);
+    writeFileSync(configPath, text);
+    const code = await runGmailSetup(['--client-secret', 'client_secret.json', '--config', configPath, '--no-browser'], io(), { prompt: pasteRedirect });
+    expect([code, err]).toEqual([0, '']);
+    expect(out).toContain("✓ account and topic taken from the config's hooks.gmail block (the command line wins)");
+    expect(out).toContain('✓ topic projects/household-mail/topics/mail-in created');
+    expect(fake.watches).toEqual([{ topicName: 'projects/household-mail/topics/mail-in', labelIds: ['INBOX'], labelFilterBehavior: 'include' }]);
+  });
+
   it('changes nothing when run again, and says so step by step', async () => {
     expect(await setup('--no-browser')).toBe(0);
     const config = readFileSync(configPath, 'utf8');
