@@ -5,7 +5,6 @@ import type { GateOutcome, LimitStore } from '../limit-types.js';
 import {
   busiestRateBuckets,
   claimGatedRun,
-  hitBucket,
   listCircuits,
   markWaiting,
   pruneBuckets,
@@ -19,6 +18,7 @@ import {
   writeTat,
 } from './limit-queries.js';
 import { writeWhenFree } from './write-when-free.js';
+import { createRateHitBatcher } from './rate-hits.js';
 
 /** Rate hits between two sweeps of spent buckets. */
 const PRUNE_EVERY_HITS = 1000;
@@ -31,6 +31,7 @@ const PRUNE_EVERY_HITS = 1000;
  */
 export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, held: Set<string>): LimitStore {
   let hits = 0;
+  const rateHit = createRateHitBatcher(db);
   return {
     async rateHit(bucket, rule, now, peek = false) {
       if (peek) {
@@ -41,9 +42,9 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
       const prune = hits % PRUNE_EVERY_HITS === 0;
       if (prune) await writeWhenFree(() => pruneBuckets(db, now));
       const { interval, tolerance } = gcraSpacing(rule);
-      const tat = await writeWhenFree(() => hitBucket(db, bucket, now, interval, tolerance));
-      if (tat !== undefined) return { allowed: true, retryAfterMs: 0 };
-      return { allowed: false, retryAfterMs: gcraRetryAfter(readTat(db, bucket) ?? now, rule, now) };
+      const result = await rateHit({ bucket, now, interval, tolerance });
+      if (result.allowed) return { allowed: true, retryAfterMs: 0 };
+      return { allowed: false, retryAfterMs: gcraRetryAfter(result.tat ?? now, rule, now) };
     },
     async claimGated(runId, claim, gates) {
       const outcome = await writeWhenFree(() => {
