@@ -3,6 +3,7 @@ import type { AdmittedAction } from '../actions/types.js';
 import { SIGNATURE_HEADER_NAMES, SIGNATURE_SCHEMES } from '../auth/signatures/index.js';
 import { redactHeaders, redactPayload } from './redact.js';
 import type { RequestLog } from './request-log.js';
+import { errorCodeOfBody } from '../http/errors.js';
 
 /** Headers by which providers name a delivery (each scheme's, then common ones); the first one present is shown as its delivery id. */
 const DELIVERY_ID_HEADERS = [
@@ -48,7 +49,7 @@ export function recordRequests(log: RequestLog, hooksPath: string, options: Reco
 /** `shown`: the signature headers to redact when payloads are shown; undefined when they are not. */
 function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number, shown: ReadonlySet<string> | undefined) {
   const actions = (ctx.state['actions'] as readonly AdmittedAction[] | undefined) ?? [];
-  const code = ctx.status >= 400 ? errorCodeOf(ctx.body) : undefined;
+  const code = ctx.status >= 400 ? errorCodeOfBody(ctx.body) : undefined;
   const idempotencyKey = ctx.get('idempotency-key');
   const deliveryHeader = DELIVERY_ID_HEADERS.find((name) => ctx.get(name) !== '');
   const payload = ctx.state['payload'];
@@ -75,12 +76,3 @@ function isRunLookup(ctx: Context, hooksPath: string): boolean {
   return (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path.startsWith(`${hooksPath}/runs/`);
 }
 
-function errorCodeOf(body: unknown): string | undefined {
-  if (typeof body !== 'string') return undefined;
-  try {
-    const code = (JSON.parse(body) as { code?: unknown }).code;
-    return typeof code === 'string' ? code : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -65,3 +65,14 @@ function describe(error: unknown): { message: string; stack?: string } {
   if (error instanceof Error) return error.stack === undefined ? { message: error.message } : { message: error.message, stack: error.stack };
   return { message: String(error) };
 }
+
+/** The `code` of an error body as errorResponder writes it (a JSON string); undefined for any other body. */
+export function errorCodeOfBody(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const code = (JSON.parse(body) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}

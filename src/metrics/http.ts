@@ -3,6 +3,7 @@ import { HookError } from '../errors.js';
 import { bearerToken, createTokenMatcher } from '../auth/token.js';
 import { beginAuth, tokenRefusal, type AuthGuardDeps } from '../auth/guard.js';
 import type { Metrics, RouteLabel } from './metrics.js';
+import { errorCodeOfBody } from '../http/errors.js';
 
 /**
  * Counts every answered request by route and final status. It sits outside the error responder,
@@ -16,21 +17,11 @@ export function requestMetrics(metrics: Metrics, hooksPath: string | undefined):
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.observeRequest(routeOf(ctx.method, ctx.path, hooksPath), ctx.status, seconds, ctx.status === 429 ? errorCode(ctx.body) : undefined);
+      metrics.observeRequest(routeOf(ctx.method, ctx.path, hooksPath), ctx.status, seconds, ctx.status === 429 ? errorCodeOfBody(ctx.body) : undefined);
     }
   };
 }
 
-/** The `code` of an error body (a JSON string, as the error responder writes it). */
-function errorCode(body: unknown): string | undefined {
-  if (typeof body !== 'string') return undefined;
-  try {
-    const code = (JSON.parse(body) as { code?: unknown }).code;
-    return typeof code === 'string' ? code : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export function routeOf(method: string, path: string, hooksPath: string | undefined): RouteLabel {
   if (path === '/healthz' || path === '/readyz') return 'health';

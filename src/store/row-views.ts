@@ -1,3 +1,4 @@
+import type { CircuitRow } from './limit-types.js';
 import type { EventView, GmailStateRow, HeartbeatView, RecordedDelivery, RunRow, RunView, TranscriptMessage } from './port-types.js';
 
 /**
@@ -116,4 +117,18 @@ export function fitTranscript(newestFirst: Iterable<TranscriptMessage>, maxChars
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** A `provider_circuits` row as both adapters read it. */
+export interface CircuitSqlRow {
+  provider: string;
+  state: CircuitRow['state'];
+  failures: number;
+  until: number;
+  open_ms: number;
+  changed_at: number;
+}
+
+export function toCircuit(row: CircuitSqlRow): CircuitRow {
+  return { provider: row.provider, state: row.state, failures: row.failures, until: row.until, openMs: row.open_ms, changedAt: row.changed_at };
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { budgetWindows, DAY_MS, decideGates, gcra, gcraRetryAfter, gcraSpacing, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
 import type { CircuitRow, GateOutcome, LimitStore, RunGates, WaitingFor } from '../limit-types.js';
 import { query, transaction, type Queryable } from './sql.js';
+import { toCircuit, type CircuitSqlRow } from '../row-views.js';
 
 /**
  * The limit store on PostgreSQL, shared by every instance. A bucket's hit holds an advisory lock
@@ -104,18 +105,7 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
   };
 }
 
-interface CircuitSqlRow {
-  provider: string;
-  state: CircuitRow['state'];
-  failures: number;
-  until: number;
-  open_ms: number;
-  changed_at: number;
-}
 
-function toCircuit(row: CircuitSqlRow): CircuitRow {
-  return { provider: row.provider, state: row.state, failures: row.failures, until: row.until, openMs: row.open_ms, changedAt: row.changed_at };
-}
 
 async function readTat(db: Queryable, bucket: string): Promise<number | undefined> {
   const { rows } = await db.query<{ tat: number }>('SELECT tat FROM limit_buckets WHERE bucket = $1', [bucket]);

@@ -2,17 +2,10 @@ import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached } from './connection.js';
 import { budgetWindows, DAY_MS, type BudgetWindowState, type GateState } from '../gate-decision.js';
 import type { CircuitRow, RunGates, WaitingFor } from '../limit-types.js';
+import { toCircuit, type CircuitSqlRow } from '../row-views.js';
 
 /** SQL of the limit store on SQLite (buckets, starts, circuits, waiting runs). Synchronous; the adapter wraps them. */
 
-interface CircuitSqlRow {
-  provider: string;
-  state: CircuitRow['state'];
-  failures: number;
-  until: number;
-  open_ms: number;
-  changed_at: number;
-}
 
 export function readTat(db: DatabaseSync, bucket: string): number | undefined {
   const row = prepareCached(db, 'SELECT tat FROM limit_buckets WHERE bucket = ?').get(bucket) as { tat: number } | undefined;
@@ -60,9 +53,6 @@ export function listCircuits(db: DatabaseSync): CircuitRow[] {
   return (prepareCached(db, 'SELECT * FROM provider_circuits ORDER BY provider').all() as unknown as CircuitSqlRow[]).map(toCircuit);
 }
 
-function toCircuit(row: CircuitSqlRow): CircuitRow {
-  return { provider: row.provider, state: row.state, failures: row.failures, until: row.until, openMs: row.open_ms, changedAt: row.changed_at };
-}
 
 /** Starts within each window of the budgets, with the start whose leaving frees a full window. */
 export function readBudgetWindows(db: DatabaseSync, budgets: RunGates['budgets'], now: number): BudgetWindowState[] {
