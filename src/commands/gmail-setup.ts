@@ -198,8 +198,8 @@ async function writeConfig(text: string, path: string, env: NodeJS.ProcessEnv, p
   print(`✓ wrote hooks.gmail and enabled the gmail preset in ${path} (comments and layout kept)`);
 }
 
-export async function promptOnTerminal(question: string, input: NodeJS.ReadableStream = process.stdin): Promise<string> {
-  const terminal = createInterface({ input, output: process.stderr });
+export async function promptOnTerminal(question: string, input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr): Promise<string> {
+  const terminal = createInterface({ input, output });
   // A closed stdin (`< /dev/null`, a pipe that ended, no terminal) never answers: fail with what to do
   // instead of leaving the question pending (Node would exit 13, "unsettled top-level await").
   const closed = new Promise<never>((_resolve, reject) => {
