@@ -1,7 +1,7 @@
 import type { CompiledMapping } from '../mapping/compiled.js';
 import type { SafeRecord } from '../mapping/context.js';
 import type { MappingRunLimitsView } from './limit-views.js';
-import { checkRateLimit, type AdmissionLimits } from './rate-limit.js';
+import { peekRateLimit, type AdmissionLimits } from './rate-limit.js';
 import { renderLimitKey } from './limit-key.js';
 
 /** One limit of the winning mapping as `hookgate try` shows it: its key for this delivery and what it would do right now. */
@@ -20,7 +20,7 @@ export async function explainLimits(mapping: CompiledMapping, config: MappingRun
   if (mapping.rateLimit !== undefined) {
     if (limits === undefined) out.push({ limit: 'rateLimit', key: renderLimitKey(mapping.rateLimit.key, context, mapping.id, 'rateLimit.key'), verdict: 'not checked (no store)' });
     else {
-      const { verdict, key, retryAfterMs } = await checkRateLimit(mapping.id, mapping.rateLimit, context, limits, true);
+      const { verdict, key, retryAfterMs } = await peekRateLimit(mapping.id, mapping.rateLimit, context, limits);
       out.push({ limit: 'rateLimit', key, verdict: verdict === 'admitted' ? 'admitted' : `${verdict} (a delivery conforms again in ${Math.ceil(retryAfterMs / 1000)} s)` });
     }
   }

@@ -1,13 +1,16 @@
 import { HookError } from '../errors.js';
 import type { RateLimitConfig } from '../config/limits-schema.js';
-import type { LimitStore, RateVerdict } from '../store/port.js';
+import type { LimitStore, RateHitRequest } from '../store/port.js';
 import type { SafeRecord } from '../mapping/context.js';
 import type { CompiledTemplate } from '../mapping/template.js';
 import { renderLimitKey } from './limit-key.js';
 
 /**
  * A mapping's admission rate limit (`rateLimit`): GCRA per rendered key, its bucket in the store
- * (src/store/gate-decision.ts), checked after matching and before templates and transforms run.
+ * (src/store/gate-decision.ts). After matching, the bucket is read: a delivery already over the
+ * limit is refused before templates and transforms run, without writing anything. A delivery
+ * under it is counted in its acceptance's own transaction (`Acceptance.rateHit`), which decides:
+ * the hit and the actions commit together or not at all.
  */
 export interface CompiledRateLimit {
   limit: number;
@@ -30,22 +33,42 @@ export interface AdmissionLimits {
 
 export type RateLimitVerdict = { verdict: 'admitted' | 'skipped' | 'rejected'; key: string; retryAfterMs: number };
 
+/** Over the mapping's rateLimit with `over: "skip"`: answered 200 skipped, nothing stored. */
+export type RateLimitSkip = { kind: 'skip'; mappingId: string; reason: 'rate-limit'; key: string };
+
+/** A delivery's rate limit still to be counted, in its acceptance's transaction. */
+export interface PendingRateLimit {
+  hit: RateHitRequest;
+  /** The store refused the hit: reported; throws RATE_LIMITED for `over: "reject"`, else the skip. */
+  refused(retryAfterMs: number): RateLimitSkip;
+}
+
 export function rateBucket(mappingId: string, key: string): string {
   return `rate:${mappingId}:${key}`;
 }
 
-/**
- * Counts the delivery against its key's bucket. Past the limit: `skip` returns the verdict (the
- * caller answers 200 skipped), `reject` throws RATE_LIMITED (429, Retry-After; nothing stored).
- * `peek` (hookgate try) counts nothing and never throws.
- */
-export async function checkRateLimit(mappingId: string, rule: CompiledRateLimit, context: SafeRecord, limits: AdmissionLimits, peek = false): Promise<RateLimitVerdict> {
+/** The delivery's verdict from its key's bucket as it stands, counting nothing and never throwing (`hookgate try`, and admission's early refusal). */
+export async function peekRateLimit(mappingId: string, rule: CompiledRateLimit, context: SafeRecord, limits: AdmissionLimits, now = limits.now()): Promise<RateLimitVerdict> {
   const key = renderLimitKey(rule.key, context, mappingId, 'rateLimit.key');
-  const verdict: RateVerdict = await limits.store.rateHit(rateBucket(mappingId, key), { limit: rule.limit, periodMs: rule.periodMs }, limits.now(), peek);
+  const verdict = await limits.store.rateHit(rateBucket(mappingId, key), { limit: rule.limit, periodMs: rule.periodMs }, now, true);
   if (verdict.allowed) return { verdict: 'admitted', key, retryAfterMs: 0 };
-  if (!peek) limits.onLimited?.(mappingId, rule.over);
-  if (rule.over === 'reject' && !peek) {
-    throw new HookError('RATE_LIMITED', `hook mapping "${mappingId}" is over its rate limit; retry later`, { retryAfterSeconds: Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)) });
-  }
   return { verdict: rule.over === 'reject' ? 'rejected' : 'skipped', key, retryAfterMs: verdict.retryAfterMs };
+}
+
+/**
+ * The rate limit of a delivery about to run: refused at once when its bucket is already full
+ * (reported; RATE_LIMITED thrown for `reject`), else the hit its acceptance carries.
+ */
+export async function admitRateLimit(mappingId: string, rule: CompiledRateLimit, context: SafeRecord, limits: AdmissionLimits): Promise<RateLimitSkip | PendingRateLimit> {
+  const now = limits.now();
+  const peeked = await peekRateLimit(mappingId, rule, context, limits, now);
+  const refused = (retryAfterMs: number): RateLimitSkip => {
+    limits.onLimited?.(mappingId, rule.over);
+    if (rule.over === 'reject') {
+      throw new HookError('RATE_LIMITED', `hook mapping "${mappingId}" is over its rate limit; retry later`, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) });
+    }
+    return { kind: 'skip', mappingId, reason: 'rate-limit', key: peeked.key };
+  };
+  if (peeked.verdict !== 'admitted') return refused(peeked.retryAfterMs);
+  return { hit: { bucket: rateBucket(mappingId, peeked.key), rule: { limit: rule.limit, periodMs: rule.periodMs }, now }, refused };
 }

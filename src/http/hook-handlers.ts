@@ -10,7 +10,8 @@ import { AgentRequestSchema, WakeRequestSchema, requestValidator } from './reque
 import { rawBodyOf } from './body.js';
 import { AUTHENTICATED_FOR_STATE, ENGINE_STATE, SIGNED_STATE, type SignedState } from './signature-auth.js';
 import { joinsFor, skippedResponse, type AdmissionDeps } from './admission-commit.js';
-import type { DebounceJoin } from '../store/debounce-port.js';
+import type { DebounceAcceptance, DebounceJoin } from '../store/debounce-port.js';
+import type { PendingRateLimit, RateLimitSkip } from '../admission/rate-limit.js';
 import { refuseUnsupportedFields, requestIdempotencyKey } from './openclaw-fields.js';
 import { waitForCompletion, type ReadCompletion } from './run-completion.js';
 
@@ -29,7 +30,8 @@ export interface HookHandlerDeps {
   queueGuard?: (actions: readonly AdmittedAction[], hook: string) => Promise<void>;
 }
 
-type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse; joins?: DebounceJoin[] };
+/** `rateLimited`: refused by the mapping's rate limit, answered without touching the store (no key kept, so a redelivery is judged again). */
+type Produced = { actions: readonly AdmittedAction[]; response: AcceptedResponse; joins?: DebounceJoin[]; rateLimit?: PendingRateLimit; rateLimited?: true };
 
 const validateWake = requestValidator(WakeRequestSchema, ['text']);
 const validateAgent = requestValidator(AgentRequestSchema, ['message']);
@@ -46,17 +48,21 @@ export function createHookHandlers(deps: HookHandlerDeps) {
       const previous = await deps.store.replay(idempotency.key, idempotency.fingerprint);
       if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
     }
-    const { actions, response, joins } = await produce();
+    const { actions, response, joins, rateLimit, rateLimited } = await produce();
+    if (rateLimited === true) return answer(ctx, response);
     await deps.queueGuard?.(actions, hook);
     ctx.state['actions'] = actions; // the console's request log shows what a request produced
-    if (joins !== undefined && deps.admission !== undefined) return join(ctx, hook, joins, idempotency, deps.admission);
-    const outcome = await deps.store.accept({ actions, response, ...(idempotency === undefined ? {} : { idempotency }) });
+    const guards = { ...(idempotency === undefined ? {} : { idempotency }), ...(rateLimit === undefined ? {} : { rateHit: rateLimit.hit }) };
+    if (joins !== undefined && deps.admission !== undefined) return join(ctx, hook, joins, guards, rateLimit, deps.admission);
+    const outcome = await deps.store.accept({ actions, response, ...guards });
+    if (outcome.kind === 'rate-limited') return sendRateLimited(ctx, hook, (rateLimit as PendingRateLimit).refused(outcome.retryAfterMs));
     send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
   }
 
-  async function join(ctx: Context, hook: string, joins: DebounceJoin[], idempotency: { key: string; fingerprint: string } | undefined, admission: AdmissionDeps): Promise<void> {
+  async function join(ctx: Context, hook: string, joins: DebounceJoin[], guards: Omit<DebounceAcceptance, 'joins'>, rateLimit: PendingRateLimit | undefined, admission: AdmissionDeps): Promise<void> {
     const at = (admission.now ?? Date.now)();
-    const outcome = await admission.debounce.join({ joins, ...(idempotency === undefined ? {} : { idempotency }) }, at);
+    const outcome = await admission.debounce.join({ joins, ...guards }, at);
+    if (outcome.kind === 'rate-limited') return sendRateLimited(ctx, hook, (rateLimit as PendingRateLimit).refused(outcome.retryAfterMs));
     if (outcome.kind === 'committed') {
       for (const [index, group] of outcome.groups.entries()) {
         admission.nudge(group.firesAt);
@@ -67,6 +73,19 @@ export function createHookHandlers(deps: HookHandlerDeps) {
       ctx.state['debounced'] = true;
     }
     send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
+  }
+
+  /** Refused by the mapping's rate limit (counted where it decided, src/flow-control.ts); the request log says which key. */
+  function rateLimitSkipped(ctx: Context, hook: string, skip: RateLimitSkip): Produced {
+    ctx.state['skipped'] = `rate-limit, key ${skip.key === '' ? '(shared)' : skip.key}`;
+    deps.logger.info({ event: 'hook.skipped', hook, mappingId: skip.mappingId, reason: skip.reason }, 'hook skipped');
+    return { actions: [], response: { status: 200, body: { ok: true, skipped: 'rate-limit' } }, rateLimited: true };
+  }
+
+  /** The store refused the delivery's rate hit at commit: nothing was stored, as when refused before templates. */
+  function sendRateLimited(ctx: Context, hook: string, skip: RateLimitSkip): void {
+    ctx.state['actions'] = [];
+    answer(ctx, rateLimitSkipped(ctx, hook, skip).response);
   }
 
   return {
@@ -120,15 +139,15 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           deps.logger.info({ event: 'hook.skipped', hook: name, mappingId: outcome.mappingId, reason: outcome.reason, eventType: outcome.event }, 'hook skipped');
           return { actions: [], response: skippedResponse(outcome.reason, outcome.event) };
         }
-        if (outcome.kind === 'skip' && outcome.reason === 'rate-limit') {
-          // Counted where the limit decided (src/flow-control.ts); the request log says which key.
-          ctx.state['skipped'] = `rate-limit, key ${outcome.key === '' ? '(shared)' : outcome.key}`;
-          deps.logger.info({ event: 'hook.skipped', hook: name, mappingId: outcome.mappingId, reason: outcome.reason }, 'hook skipped');
-          return { actions: [], response: { status: 200, body: { ok: true, skipped: 'rate-limit' } } };
-        }
+        if (outcome.kind === 'skip' && outcome.reason === 'rate-limit') return rateLimitSkipped(ctx, name, outcome);
         if (outcome.kind === 'skip') return { actions: [], response: { status: 204, body: null } };
         const joins = joinsFor(outcome.mappingId, outcome.actions, outcome.debounce);
-        return { actions: outcome.actions, response: responseFor(outcome.actions), ...(joins === undefined ? {} : { joins }) };
+        return {
+          actions: outcome.actions,
+          response: responseFor(outcome.actions),
+          ...(joins === undefined ? {} : { joins }),
+          ...(outcome.rateLimit === undefined ? {} : { rateLimit: outcome.rateLimit }),
+        };
       }),
   };
 }
@@ -176,6 +195,11 @@ function responseFor(actions: readonly AdmittedAction[]): AcceptedResponse {
   // A notify is done once delivered, without a model: 200 unless an agent run is among them.
   if (runIds.length > 0) return { status: actions.some((action) => action.kind === 'agent') ? 202 : 200, body: { ok: true, runIds } };
   return { status: 200, body: { ok: true, mode: first.kind === 'wake' ? first.mode : 'now', count: actions.length } };
+}
+
+function answer(ctx: Context, response: AcceptedResponse): void {
+  ctx.status = response.status;
+  if (response.body !== null) ctx.body = response.body;
 }
 
 function send(ctx: Context, response: AcceptedResponse, hook: string, replayed: boolean, logger: Logger): void {

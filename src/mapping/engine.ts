@@ -16,7 +16,7 @@ import { collectMappingSources } from './mapping-records.js';
 import { createTemplateCompiler } from './template.js';
 import type { TransformPort, VerifiedSignature } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES, type CompiledSignature } from '../auth/signatures/index.js';
-import { checkRateLimit, type AdmissionLimits } from '../admission/rate-limit.js';
+import { admitRateLimit, type AdmissionLimits, type PendingRateLimit, type RateLimitSkip } from '../admission/rate-limit.js';
 import { explainLimits, type LimitExplanation } from '../admission/explain-limits.js';
 import { buildTemplateContext, type SafeRecord } from './context.js';
 
@@ -45,12 +45,12 @@ export interface RoutedMapping {
 }
 
 export type MappingOutcome =
-  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[]; debounce?: DebouncePlan }
+  /** `rateLimit`: the mapping's, to be counted in the acceptance's transaction (the store decides). */
+  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[]; debounce?: DebouncePlan; rateLimit?: PendingRateLimit }
   | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
   /** Every matching mapping passed the delivery over: the first one's reason. */
   | { kind: 'skip'; mappingId: string; reason: 'event' | 'filter'; event: string | undefined }
-  /** Over the mapping's rateLimit with `over: "skip"`: answered 200 skipped, nothing stored. */
-  | { kind: 'skip'; mappingId: string; reason: 'rate-limit'; key: string }
+  | RateLimitSkip
   | { kind: 'no-match' };
 
 /** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */
@@ -147,12 +147,15 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
           passedOver ??= skipped(mapping.id, verdict);
           continue;
         }
-        // After events and filter (a delivery passed over is not counted), before templates and transforms.
+        // After events and filter (a delivery passed over is not counted); a full bucket refuses before templates and transforms.
+        let rateLimit: PendingRateLimit | undefined;
         if (mapping.rateLimit !== undefined && options.rateLimits !== undefined) {
-          const limited = await checkRateLimit(mapping.id, mapping.rateLimit, limitContext(prepared), options.rateLimits);
-          if (limited.verdict !== 'admitted') return { kind: 'skip', mappingId: mapping.id, reason: 'rate-limit', key: limited.key };
+          const admitted = await admitRateLimit(mapping.id, mapping.rateLimit, limitContext(prepared), options.rateLimits);
+          if ('kind' in admitted) return admitted;
+          rateLimit = admitted;
         }
-        return (await runMapping(mapping, prepared, runDeps)).outcome;
+        const { outcome } = await runMapping(mapping, prepared, runDeps);
+        return outcome.kind === 'actions' && rateLimit !== undefined ? { ...outcome, rateLimit } : outcome;
       }
       return passedOver ?? { kind: 'no-match' };
     },

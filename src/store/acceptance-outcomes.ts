@@ -16,6 +16,8 @@ export type ItemOutcome =
   | { kind: 'committed'; suspicious: string[][]; invisible?: number[] }
   | { kind: 'replayed'; responseJson: string }
   | { kind: 'conflict' }
+  /** Its rate hit did not conform: nothing of it was written, its key not taken. */
+  | { kind: 'rate-limited'; retryAfterMs: number }
   /** Its actions could not be sealed: nothing of it was written, the rest of the batch goes on. */
   | { kind: 'unsealable'; message: string };
 
@@ -38,6 +40,7 @@ export function settleAcceptances(batch: readonly PendingAcceptance[], outcomes:
     const outcome = outcomes[index];
     if (outcome === undefined) return item.reject(unavailable('the store answered for fewer acceptances than it was sent'));
     if (outcome.kind === 'conflict') return item.reject(idempotencyConflict());
+    if (outcome.kind === 'rate-limited') return item.resolve(outcome);
     if (outcome.kind === 'replayed') return item.resolve({ kind: 'replayed', response: JSON.parse(outcome.responseJson) as AcceptedResponse });
     if (outcome.kind === 'unsealable') {
       deps.logger.error({ event: 'store.seal_failed', err: outcome.message }, 'an accepted action could not be sealed; nothing of it was stored');

@@ -1,4 +1,5 @@
 import type { AcceptedResponse, AdmittedAction } from '../actions/types.js';
+import type { RateHitRequest } from './limit-types.js';
 
 /** One action joining (or opening) the pending group of its key. */
 export interface DebounceJoin {
@@ -17,6 +18,8 @@ export interface DebounceJoin {
 export interface DebounceAcceptance {
   joins: readonly DebounceJoin[];
   idempotency?: { key: string; fingerprint: string };
+  /** The mapping's rateLimit, counted in the join's transaction (after its key is judged). */
+  rateHit?: RateHitRequest;
 }
 
 export interface JoinedGroup {
@@ -31,7 +34,9 @@ export interface JoinedGroup {
 export type DebounceOutcome =
   | { kind: 'committed'; response: AcceptedResponse; groups: JoinedGroup[] }
   /** The key was used before for the same request: its first response, nothing joined. */
-  | { kind: 'replayed'; response: AcceptedResponse };
+  | { kind: 'replayed'; response: AcceptedResponse }
+  /** Its rateHit did not conform: nothing joined, the key not taken. */
+  | { kind: 'rate-limited'; retryAfterMs: number };
 
 /** What a group's one action is: an agent run, a notify (both carry the group's id as run id) or a wake event. */
 export type GroupKind = 'agent' | 'notify' | 'wake';

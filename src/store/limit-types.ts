@@ -36,6 +36,16 @@ export interface RateRule {
   burst?: number;
 }
 
+/**
+ * A mapping's rate-limit step taken inside an acceptance's own transaction (GCRA on `bucket`):
+ * the acceptance commits only when the hit conforms, and a refused one writes nothing at all.
+ */
+export interface RateHitRequest {
+  bucket: string;
+  rule: RateRule;
+  now: number;
+}
+
 export interface RateVerdict {
   allowed: boolean;
   /** When refused: ms until a hit would conform. */

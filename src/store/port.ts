@@ -23,7 +23,7 @@ import type {
   StoredRoute,
   TranscriptMessage,
 } from './port-types.js';
-import type { LimitStore } from './limit-types.js';
+import type { LimitStore, RateHitRequest } from './limit-types.js';
 
 import type { DebounceStore } from './debounce-port.js';
 
@@ -73,12 +73,16 @@ export interface Acceptance {
   actions: readonly AdmittedAction[];
   response: AcceptedResponse;
   idempotency?: { key: string; fingerprint: string };
+  /** The mapping's rateLimit, counted in this acceptance's transaction (after its key is judged). */
+  rateHit?: RateHitRequest;
 }
 
 export type AcceptOutcome =
   | { kind: 'committed'; response: AcceptedResponse }
   /** The key was used before for the same request: the first response again, nothing stored. */
-  | { kind: 'replayed'; response: AcceptedResponse };
+  | { kind: 'replayed'; response: AcceptedResponse }
+  /** Its rateHit did not conform: nothing stored, the key not taken; `retryAfterMs` until one would. */
+  | { kind: 'rate-limited'; retryAfterMs: number };
 
 /** What the ingress (HTTP hooks, the Gmail source) needs: the durable commit before any 2xx. */
 export interface IngressStore {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, HookError } from '../../src/errors.js';
 import { parseConfigText } from '../../src/config/load.js';
-import { createMappingEngine } from '../../src/mapping/engine.js';
+import { createMappingEngine, type MappingOutcome } from '../../src/mapping/engine.js';
 import type { MappingConfig } from '../../src/config/mapping-schema.js';
 import { silentLogger } from '../../src/log.js';
 import { FIXED_NOW, engineWith, fakeTransforms, hooksConfig, recordingBuilder, request } from '../mapping/support.js';
@@ -20,7 +20,15 @@ async function limitedEngine(mapping: Partial<MappingConfig>, options: { transfo
     ...(options.transforms === undefined ? {} : { transforms: options.transforms.port }),
     rateLimits: { store: buckets, now: () => now, onLimited: (id, over) => void limited.push([id, over]) },
   });
-  return { engine, buckets, limited, advance: (ms: number) => (now += ms) };
+  /** A delivery as the HTTP layer takes it: resolved, then its hit counted as the store counts it at commit. */
+  const deliver = async (body: Record<string, unknown>): Promise<MappingOutcome> => committed(await engine.resolve(request('sentry', body)));
+  const committed = async (outcome: MappingOutcome): Promise<MappingOutcome> => {
+    if (outcome.kind !== 'actions' || outcome.rateLimit === undefined) return outcome;
+    const { bucket, rule, now: at } = outcome.rateLimit.hit;
+    const verdict = await buckets.rateHit(bucket, rule, at);
+    return verdict.allowed ? outcome : outcome.rateLimit.refused(verdict.retryAfterMs);
+  };
+  return { engine, buckets, limited, deliver, committed, advance: (ms: number) => (now += ms) };
 }
 
 function issuesOf(text: string) {
@@ -36,8 +44,8 @@ function issuesOf(text: string) {
 describe('a mapping rateLimit at admission', () => {
   it('skips past the limit per rendered key before any transform runs, and counts again when the period frees', async () => {
     const transforms = fakeTransforms(() => ({ kind: 'unchanged' }));
-    const { engine, limited, advance } = await limitedEngine({ transform: { module: 'x.js' }, rateLimit: { limit: 2, periodSeconds: 60, key: '{{project.slug}}' } }, { transforms });
-    const send = (slug: string) => engine.resolve(request('sentry', { project: { slug }, issue: 1 }));
+    const { deliver, limited, advance } = await limitedEngine({ transform: { module: 'x.js' }, rateLimit: { limit: 2, periodSeconds: 60, key: '{{project.slug}}' } }, { transforms });
+    const send = (slug: string) => deliver({ project: { slug }, issue: 1 });
     expect((await send('a')).kind).toBe('actions');
     expect((await send('a')).kind).toBe('actions');
     expect(await send('a')).toEqual({ kind: 'skip', mappingId: 'sentry', reason: 'rate-limit', key: 'a' });
@@ -50,12 +58,23 @@ describe('a mapping rateLimit at admission', () => {
   });
 
   it('rejects with RATE_LIMITED and the seconds until a delivery conforms when over is reject', async () => {
-    const { engine, limited } = await limitedEngine({ rateLimit: { limit: 3, periodSeconds: 90, over: 'reject' } });
-    for (let i = 0; i < 3; i += 1) await engine.resolve(request('sentry', { issue: i }));
-    const refused = await engine.resolve(request('sentry', { issue: 4 })).catch((error: unknown) => error);
+    const { deliver, limited } = await limitedEngine({ rateLimit: { limit: 3, periodSeconds: 90, over: 'reject' } });
+    for (let i = 0; i < 3; i += 1) expect((await deliver({ issue: i })).kind).toBe('actions');
+    const refused = await deliver({ issue: 4 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(HookError);
     expect(refused).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30 });
     expect(limited).toEqual([['sentry', 'reject']]);
+  });
+
+  it('leaves the decision to the commit: of deliveries resolved together under the last place, the store takes one and the others are refused then', async () => {
+    const { engine, committed, limited, buckets } = await limitedEngine({ rateLimit: { limit: 1, periodSeconds: 60, key: '{{project}}' } });
+    // Both read a bucket with room (resolving counts nothing); their commits decide.
+    const [first, second] = await Promise.all([engine.resolve(request('sentry', { project: 'p', issue: 1 })), engine.resolve(request('sentry', { project: 'p', issue: 2 }))]);
+    expect([first?.kind, second?.kind]).toEqual(['actions', 'actions']);
+    expect(buckets.tats.size).toBe(0);
+    expect((await committed(first as MappingOutcome)).kind).toBe('actions');
+    expect(await committed(second as MappingOutcome)).toEqual({ kind: 'skip', mappingId: 'sentry', reason: 'rate-limit', key: 'p' });
+    expect(limited).toEqual([['sentry', 'skip']]);
   });
 
   it('renders throttle and concurrency keys onto each agent action, one per fan-out item', async () => {
@@ -70,14 +89,14 @@ describe('a mapping rateLimit at admission', () => {
   });
 
   it('explains each limit with its key and verdict without counting the delivery', async () => {
-    const { engine, buckets } = await limitedEngine({ rateLimit: { limit: 1, periodSeconds: 60, key: '{{project}}' }, concurrency: { limit: 2, key: '{{issue}}' } });
+    const { engine, buckets, deliver } = await limitedEngine({ rateLimit: { limit: 1, periodSeconds: 60, key: '{{project}}' }, concurrency: { limit: 2, key: '{{issue}}' } });
     const first = await engine.explain(request('sentry', { project: 'p', issue: 7 }));
     expect(first.limits).toEqual([
       { limit: 'rateLimit', key: 'p', verdict: 'admitted' },
       { limit: 'concurrency', key: '7', verdict: 'admitted; at most 2 run(s) of this key execute at once' },
     ]);
     expect(buckets.tats.size).toBe(0);
-    await engine.resolve(request('sentry', { project: 'p', issue: 7 }));
+    await deliver({ project: 'p', issue: 7 });
     expect((await engine.explain(request('sentry', { project: 'p', issue: 7 }))).limits[0]).toEqual({ limit: 'rateLimit', key: 'p', verdict: 'skipped (a delivery conforms again in 60 s)' });
   });
 

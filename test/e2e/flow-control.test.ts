@@ -59,6 +59,36 @@ describe('a mapping rate limit', () => {
     expect(text).toMatch(/hookgate_hook_rejected_total\{mapping="sentry",reason="rate-limit"\} 1/);
     expect(text).not.toMatch(/hookgate_auth_failures_total\{outcome="throttled"\} [1-9]/);
   });
+
+  it('decides deliveries arriving together at commit: exactly `limit` are stored, the rest skipped without keeping their keys', async () => {
+    svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, hooks: { mappings: [sentry({ limit: 3, periodSeconds: 3600, key: '{{project}}' })] } });
+    const service = svc;
+    const send = (i: number) => post(`${service.hooksUrl}/sentry`, { project: 'p', issue: i }, { ...auth, 'idempotency-key': `delivery-${i}` });
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => send(i)));
+    expect(replies.filter((reply) => reply.status === 202)).toHaveLength(3);
+    const skipped = replies.flatMap((reply, i) => (reply.status === 200 ? [i] : []));
+    expect(skipped).toHaveLength(7);
+    for (const i of skipped) expect(replies[i]?.body).toEqual({ ok: true, skipped: 'rate-limit' });
+    expect(countRuns(service)).toBe(3);
+    expect(await metrics(service)).toMatch(/hookgate_hook_skipped_total\{mapping="sentry",reason="rate-limit"\} 7/);
+    // A skipped delivery's key was not kept: sent again, it is judged again (not replayed).
+    const again = await send(skipped[0] as number);
+    expect(again).toMatchObject({ status: 200, body: { ok: true, skipped: 'rate-limit' } });
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('rejects every delivery past the limit among many arriving together with 429 and Retry-After', async () => {
+    svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, hooks: { mappings: [sentry({ limit: 2, periodSeconds: 60, over: 'reject' })] } });
+    const service = svc;
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => post(`${service.hooksUrl}/sentry`, { issue: i }, auth)));
+    expect(replies.map((reply) => reply.status).sort()).toEqual([202, 202, 429, 429, 429, 429, 429, 429, 429, 429]);
+    for (const reply of replies.filter((r) => r.status === 429)) {
+      expect(reply.body).toMatchObject({ ok: false, code: 'RATE_LIMITED' });
+      expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    expect(countRuns(service)).toBe(2);
+    expect(await metrics(service)).toMatch(/hookgate_hook_rejected_total\{mapping="sentry",reason="rate-limit"\} 8/);
+  });
 });
 
 describe('run limits over HTTP', () => {

@@ -56,3 +56,9 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected a rejection');
 }
+
+/** The response an outcome carries; fails the test when the store refused it by rate limit instead. */
+export function responseOf(outcome: { kind: string; response?: AcceptedResponse }): AcceptedResponse {
+  if (outcome.response === undefined) throw new Error(`expected a response, the store answered ${outcome.kind}`);
+  return outcome.response;
+}

@@ -63,4 +63,4 @@ export function storeFixture(options: Partial<SqliteIngressOptions> = {}): Store
   };
 }
 
-export { agent, agentAcceptance, rejectionOf, wake, wakeAcceptance } from './acceptances.js';
+export { agent, agentAcceptance, rejectionOf, responseOf, wake, wakeAcceptance } from './acceptances.js';

@@ -13,12 +13,14 @@ describe('rate hits that arrive together (SQLite)', () => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-rate-'));
     const db = openDatabase(join(dir, 'store.sqlite'), { synchronous: 'normal' });
     const hit = createRateHitBatcher(db);
-    // GCRA with an interval of 1000 and a tolerance of 2000: three hits at one instant conform.
-    const results = await Promise.all(Array.from({ length: 8 }, () => hit({ bucket: 'rate:m:k', now: 10_000, interval: 1000, tolerance: 2000 })));
-    expect(results.filter((result) => result.allowed)).toHaveLength(3);
-    expect(results.slice(3)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, tat: 13_000 })));
+    // 3 per 3 s: GCRA with an interval of 1000 and a tolerance of 2000, so three hits at one instant
+    // conform and the bucket is then booked until 13 000: the next conforms 1000 ms later.
+    const rule = { limit: 3, periodMs: 3000 };
+    const results = await Promise.all(Array.from({ length: 8 }, () => hit({ bucket: 'rate:m:k', rule, now: 10_000 })));
+    expect(results.slice(0, 3)).toEqual(Array.from({ length: 3 }, () => ({ allowed: true, retryAfterMs: 0 })));
+    expect(results.slice(3)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, retryAfterMs: 1000 })));
     // Another bucket is its own.
-    expect(await hit({ bucket: 'rate:m:other', now: 10_000, interval: 1000, tolerance: 2000 })).toEqual({ allowed: true });
+    expect(await hit({ bucket: 'rate:m:other', rule, now: 10_000 })).toEqual({ allowed: true, retryAfterMs: 0 });
     db.close();
   });
 
@@ -28,7 +30,7 @@ describe('rate hits that arrive together (SQLite)', () => {
     const db = openDatabase(path, { synchronous: 'normal' });
     const hit = createRateHitBatcher(db);
     db.close();
-    const outcomes = await Promise.allSettled([hit({ bucket: 'rate:m:k', now: 1, interval: 1, tolerance: 0 }), hit({ bucket: 'rate:m:k', now: 1, interval: 1, tolerance: 0 })]);
+    const outcomes = await Promise.allSettled([hit({ bucket: 'rate:m:k', rule: { limit: 1, periodMs: 1 }, now: 1 }), hit({ bucket: 'rate:m:k', rule: { limit: 1, periodMs: 1 }, now: 1 })]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     const reopened = openDatabase(path, { synchronous: 'normal' });
     expect(reopened.prepare('SELECT COUNT(*) AS n FROM limit_buckets').get()).toEqual({ n: 0 });

@@ -4,17 +4,19 @@ import type { AcceptedResponse } from '../../actions/types.js';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { debouncedResponse, type DebounceJoin, type DebounceOutcome, type DebounceStore, type JoinedGroup } from '../debounce-port.js';
 import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
+import { postgresRateHit } from './rate-hit.js';
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
 
 /**
- * Thrown inside the join's transaction to roll it back when its key was already used; a HookError
- * so the transaction helper passes it through instead of reading it as the database failing.
+ * Thrown inside the join's transaction to roll it back when its key was already used or its rate
+ * hit was refused; a HookError so the transaction helper passes it through instead of reading it
+ * as the database failing.
  */
-class KeyTaken extends HookError {
-  readonly outcome: { kind: 'replayed'; responseJson: string } | { kind: 'conflict' };
-  constructor(outcome: KeyTaken['outcome']) {
-    super('IDEMPOTENCY_CONFLICT', 'idempotency key taken');
+class JoinRefused extends HookError {
+  readonly outcome: { kind: 'replayed'; responseJson: string } | { kind: 'conflict' } | { kind: 'rate-limited'; retryAfterMs: number };
+  constructor(outcome: JoinRefused['outcome']) {
+    super('IDEMPOTENCY_CONFLICT', 'join refused');
     this.outcome = outcome;
   }
 }
@@ -26,6 +28,7 @@ class KeyTaken extends HookError {
  * a claim whose firer died lapses with its lease.
  */
 export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number): DebounceStore {
+  const rateHits = { hits: 0 };
   return {
     async join(acceptance, at) {
       try {
@@ -40,13 +43,19 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
           if (idempotency !== undefined) {
             const item = { index: 0, key: idempotency.key, fingerprint: idempotency.fingerprint, responseJson: JSON.stringify(response) };
             const outcome = (await claimKeys(client, [item], at, at - idempotencyTtlMs)).get(0);
-            if (outcome !== undefined && outcome.kind !== 'write') throw new KeyTaken(outcome);
+            if (outcome !== undefined && outcome.kind !== 'write') throw new JoinRefused(outcome);
+          }
+          // After the key (a replay is not counted again); a refused hit rolls the joins back.
+          if (acceptance.rateHit !== undefined) {
+            const verdict = await postgresRateHit(client, acceptance.rateHit, rateHits);
+            if (!verdict.allowed) throw new JoinRefused({ kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs });
           }
           return { kind: 'committed', response, groups };
         });
       } catch (error) {
-        if (!(error instanceof KeyTaken)) throw error;
+        if (!(error instanceof JoinRefused)) throw error;
         if (error.outcome.kind === 'conflict') throw idempotencyConflict();
+        if (error.outcome.kind === 'rate-limited') return error.outcome;
         return { kind: 'replayed', response: JSON.parse(error.outcome.responseJson) as AcceptedResponse };
       }
     },

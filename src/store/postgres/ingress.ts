@@ -40,6 +40,8 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
   const probe = createWritableProbe(pool);
   const batches = createTurnBatches(commitBatch, options.maxInFlight);
   let commits = 0;
+  /** Paces the sweep of spent rate buckets. */
+  const rateHits = { hits: 0 };
   let closed = false;
   /** Whether the last commit failed on the database: only then are requests refused without trying. */
   let lastCommitFailed = false;
@@ -49,7 +51,7 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
   async function commitBatch(batch: readonly Pending[]): Promise<void> {
     const at = now();
     try {
-      const outcomes = await transaction(pool, (client) => writeBatch(client, batch.map((item) => item.acceptance), at, at - options.idempotencyTtlMs));
+      const outcomes = await transaction(pool, (client) => writeBatch(client, batch.map((item) => item.acceptance), at, at - options.idempotencyTtlMs, rateHits));
       commits += 1;
       lastCommitFailed = false;
       probe.record(true);

@@ -3,18 +3,17 @@ import { budgetWindows, DAY_MS, decideGates, gcra, gcraRetryAfter, gcraSpacing, 
 import type { CircuitRow, GateOutcome, LimitStore, RunGates, WaitingFor } from '../limit-types.js';
 import { query, transaction, type Queryable } from './sql.js';
 import { toCircuit, type CircuitSqlRow } from '../row-views.js';
+import { postgresRateHit } from './rate-hit.js';
 
 /**
  * The limit store on PostgreSQL, shared by every instance. A bucket's hit holds an advisory lock
  * on the bucket for its transaction; a gated claim and a circuit update hold one lock for all
  * gates of the schema, so two instances never both take a key's last slot or a budget's last start.
  */
-/** Rate hits between two sweeps of spent buckets (a bucket whose time has passed holds nothing). */
-const PRUNE_EVERY_HITS = 1000;
 
 export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore {
   const gatesLock = `hookgate.gates.${schema}`;
-  let hits = 0;
+  const counter = { hits: 0 };
   const lockGates = (client: pg.PoolClient) => client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [gatesLock]);
   return {
     async rateHit(bucket, rule, now, peek = false) {
@@ -22,19 +21,7 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
         const verdict = gcra(await readTat(pool, bucket), rule, now);
         return verdict.allowed ? { allowed: true, retryAfterMs: 0 } : verdict;
       }
-      hits += 1;
-      if (hits % PRUNE_EVERY_HITS === 0) await query(pool, 'DELETE FROM limit_buckets WHERE tat < $1', [now]);
-      // One statement: ON CONFLICT locks the bucket's row, so concurrent hits on it take turns.
-      const { interval, tolerance } = gcraSpacing(rule);
-      const { rows } = await query<{ tat: number }>(
-        pool,
-        `INSERT INTO limit_buckets (bucket, tat) VALUES ($1, $2::float8 + $3::float8)
-         ON CONFLICT (bucket) DO UPDATE SET tat = GREATEST(limit_buckets.tat, $2::float8) + $3::float8 WHERE GREATEST(limit_buckets.tat, $2::float8) - $2::float8 <= $4::float8
-         RETURNING tat`,
-        [bucket, now, interval, tolerance],
-      );
-      if (rows.length > 0) return { allowed: true, retryAfterMs: 0 };
-      return { allowed: false, retryAfterMs: gcraRetryAfter((await readTat(pool, bucket)) ?? now, rule, now) };
+      return postgresRateHit(pool, { bucket, rule, now }, counter);
     },
     async claimGated(runId, claim, gates) {
       if (claim.signal?.aborted === true) return { kind: 'taken' };

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { sealAction, type SealedAction } from '../../actions/seal.js';
 import type { Acceptance } from '../port.js';
 import { claimKeys, type KeyedItem, type KeyOutcome } from './idempotency.js';
+import { postgresRateHit } from './rate-hit.js';
 
 import type { ItemOutcome } from '../acceptance-outcomes.js';
 
@@ -20,10 +21,10 @@ export function sealAcceptance(acceptance: Acceptance): Sealed {
 
 /**
  * Writes one batch of acceptances inside the caller's transaction: the keys first (a replayed or
- * conflicting acceptance writes nothing), then every committed action with one multi-row INSERT
- * per table.
+ * conflicting acceptance writes nothing), then the rate hits (a refused acceptance writes nothing
+ * and gives its key back), then every committed action with one multi-row INSERT per table.
  */
-export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptance[], at: number, cutoff: number): Promise<ItemOutcome[]> {
+export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptance[], at: number, cutoff: number, counter: { hits: number }): Promise<ItemOutcome[]> {
   const sealed = batch.map(sealAcceptance);
   const keyed: KeyedItem[] = [];
   batch.forEach((acceptance, index) => {
@@ -31,9 +32,12 @@ export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptan
     keyed.push({ index, ...acceptance.idempotency, responseJson: JSON.stringify(acceptance.response) });
   });
   const keys = keyed.length === 0 ? new Map<number, KeyOutcome>() : await claimKeys(client, keyed, at, cutoff);
+  const limited = await judgeRateHits(client, batch, sealed, keys, counter);
   const written: SealedAction[] = [];
   const outcomes = sealed.map((item, index): ItemOutcome => {
     if ('message' in item) return { kind: 'unsealable', message: item.message };
+    const refused = limited.get(index);
+    if (refused !== undefined) return refused;
     const key = keys.get(index);
     if (key !== undefined && key.kind !== 'write') return key;
     written.push(...item.sealed);
@@ -76,4 +80,39 @@ async function insertActions(client: pg.PoolClient, actions: readonly SealedActi
       ],
     );
   }
+}
+
+type RateLimited = Extract<ItemOutcome, { kind: 'rate-limited' }>;
+
+/**
+ * The batch's rate hits, in bucket order (two instances' batches lock buckets in the same order,
+ * so they never deadlock) and arrival order within a bucket. Only acceptances that would commit
+ * are counted. A refused one's freshly claimed key is deleted again, and a later acceptance of the
+ * batch that only replayed that key is refused with it (it would replay a response never stored).
+ */
+async function judgeRateHits(client: pg.PoolClient, batch: readonly Acceptance[], sealed: readonly Sealed[], keys: ReadonlyMap<number, KeyOutcome>, counter: { hits: number }): Promise<Map<number, RateLimited>> {
+  const limited = new Map<number, RateLimited>();
+  const counted = batch.flatMap((acceptance, index) => {
+    const key = keys.get(index);
+    const commits = !('message' in (sealed[index] as Sealed)) && (key === undefined || key.kind === 'write');
+    return commits && acceptance.rateHit !== undefined ? [{ index, hit: acceptance.rateHit }] : [];
+  });
+  if (counted.length === 0) return limited;
+  counted.sort((a, b) => (a.hit.bucket < b.hit.bucket ? -1 : a.hit.bucket > b.hit.bucket ? 1 : a.index - b.index));
+  const releasedKeys = new Map<string, RateLimited>();
+  for (const { index, hit } of counted) {
+    const verdict = await postgresRateHit(client, hit, counter);
+    if (verdict.allowed) continue;
+    const refused: RateLimited = { kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs };
+    limited.set(index, refused);
+    const key = batch[index]?.idempotency?.key;
+    if (key !== undefined) releasedKeys.set(key, refused);
+  }
+  if (releasedKeys.size === 0) return limited;
+  await client.query('DELETE FROM idempotency WHERE key = ANY($1::text[])', [[...releasedKeys.keys()]]);
+  batch.forEach((acceptance, index) => {
+    const released = acceptance.idempotency === undefined ? undefined : releasedKeys.get(acceptance.idempotency.key);
+    if (released !== undefined && keys.get(index)?.kind === 'replayed') limited.set(index, released);
+  });
+  return limited;
 }

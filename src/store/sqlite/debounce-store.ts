@@ -5,6 +5,7 @@ import { debouncedResponse, type DebounceAcceptance, type DebounceJoin, type Deb
 import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
 import { inTransaction, prepareCached } from './connection.js';
 import { writeWhenFree } from './write-when-free.js';
+import { rateHitInTransaction } from './rate-hits.js';
 
 /**
  * Debounce groups on SQLite. Joins commit on their own connection with the configured durability
@@ -93,6 +94,10 @@ function joinAll(db: DatabaseSync, acceptance: DebounceAcceptance, at: number, t
   if (idempotency !== undefined) {
     const row = prepareCached(db, 'SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?').get(idempotency.key, at - ttlMs) as { fingerprint: string; response: string } | undefined;
     if (row !== undefined) return row.fingerprint === idempotency.fingerprint ? { kind: 'replayed', response: JSON.parse(row.response) as AcceptedResponse } : { kind: 'conflict' };
+  }
+  if (acceptance.rateHit !== undefined) {
+    const verdict = rateHitInTransaction(db, acceptance.rateHit);
+    if (!verdict.allowed) return { kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs };
   }
   const groups = acceptance.joins.map((join) => joinOne(db, join, at));
   const response = debouncedResponse(acceptance.joins, groups.map((group) => group.groupId));

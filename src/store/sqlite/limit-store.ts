@@ -1,13 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached, inTransaction } from './connection.js';
-import { decideGates, gcra, gcraRetryAfter, gcraSpacing, nextCircuit, probingCircuit } from '../gate-decision.js';
+import { decideGates, gcra, nextCircuit, probingCircuit } from '../gate-decision.js';
 import type { GateOutcome, LimitStore } from '../limit-types.js';
 import {
   busiestRateBuckets,
   claimGatedRun,
   listCircuits,
   markWaiting,
-  pruneBuckets,
   readBudgetWindows,
   readCircuit,
   readGateState,
@@ -20,8 +19,6 @@ import {
 import { writeWhenFree } from './write-when-free.js';
 import { createRateHitBatcher } from './rate-hits.js';
 
-/** Rate hits between two sweeps of spent buckets. */
-const PRUNE_EVERY_HITS = 1000;
 
 /**
  * The limit store on SQLite. Each decision reads and writes inside one BEGIN IMMEDIATE
@@ -30,7 +27,6 @@ const PRUNE_EVERY_HITS = 1000;
  * run store's set of claims this object holds (see run-store.ts): a gated claim is one of them.
  */
 export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, held: Set<string>): LimitStore {
-  let hits = 0;
   const rateHit = createRateHitBatcher(db);
   return {
     async rateHit(bucket, rule, now, peek = false) {
@@ -38,13 +34,7 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
         const verdict = gcra(readTat(reads, bucket), rule, now);
         return verdict.allowed ? { allowed: true, retryAfterMs: 0 } : verdict;
       }
-      hits += 1;
-      const prune = hits % PRUNE_EVERY_HITS === 0;
-      if (prune) await writeWhenFree(() => pruneBuckets(db, now));
-      const { interval, tolerance } = gcraSpacing(rule);
-      const result = await rateHit({ bucket, now, interval, tolerance });
-      if (result.allowed) return { allowed: true, retryAfterMs: 0 };
-      return { allowed: false, retryAfterMs: gcraRetryAfter(result.tat ?? now, rule, now) };
+      return rateHit({ bucket, rule, now });
     },
     async claimGated(runId, claim, gates) {
       const outcome = await writeWhenFree(() => {

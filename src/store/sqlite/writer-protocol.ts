@@ -1,4 +1,5 @@
 import type { AdmittedAction } from '../../actions/types.js';
+import type { RateHitRequest } from '../limit-types.js';
 
 /**
  * The messages between the main thread and the store's writer thread (writer-thread.ts). Only
@@ -23,6 +24,8 @@ export interface WriteItem {
   /** The response the caller gets; stored with the key for replays. */
   response: unknown;
   idempotency?: { key: string; fingerprint: string };
+  /** The mapping's rateLimit, counted in the commit's transaction: a refused hit writes nothing of the item. */
+  rateHit?: RateHitRequest;
 }
 
 export type WriterRequest =

@@ -8,6 +8,7 @@ import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { sealAction, type SealedAction } from '../../actions/seal.js';
 import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
+import { rateHitInTransaction } from './rate-hits.js';
 
 const PROBE_KEY = 'hookgate.readiness-probe';
 
@@ -134,7 +135,7 @@ function sealItem(item: WriteItem): Prepared {
  * the inserts and the commit.
  */
 function createCommitter(db: DatabaseSync, statements: Statements, init: WriterInit, probe: () => boolean, beforeCommit: () => void) {
-  const write = createItemWriter(statements, init.idempotencyTtlMs);
+  const write = createItemWriter(db, statements, init.idempotencyTtlMs);
   let transactions = 0;
   return (batches: readonly Batch[]): ReplyEnvelope[] => {
     const prepared = batches.map((batch) => batch.items.map(sealItem));
@@ -154,7 +155,7 @@ function createCommitter(db: DatabaseSync, statements: Statements, init: WriterI
 }
 
 /** One item of a batch; a refused key or an unsealable item writes nothing, so the rest of the batch goes on. */
-function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
+function createItemWriter(db: DatabaseSync, statements: Statements, idempotencyTtlMs: number) {
   function writeAction({ action, trusted }: SealedAction, at: number): void {
     if (action.kind === 'wake') {
       statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
@@ -164,13 +165,24 @@ function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
       statements.insertRun.run(action.runId, at, action.origin.hook, action.name, sessionKey, JSON.stringify(action), action.kind);
     }
   }
+  /** A key used before answers for the item (a replay is not counted against its rate limit again). */
+  function judgeKey(item: WriteItem, at: number): ItemOutcome | undefined {
+    if (item.idempotency === undefined) return undefined;
+    const row = statements.findKey.get(item.idempotency.key, at - idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
+    if (row === undefined) return undefined;
+    return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
+  }
+  /** Counted before any write of the item, so a refused one leaves nothing, not even its key. */
+  function judgeRate(item: WriteItem): ItemOutcome | undefined {
+    if (item.rateHit === undefined) return undefined;
+    const verdict = rateHitInTransaction(db, item.rateHit);
+    return verdict.allowed ? undefined : { kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs };
+  }
   return (item: WriteItem, prepared: Prepared, at: number): ItemOutcome => {
     if ('message' in prepared) return { kind: 'unsealable', message: prepared.message };
-    if (item.idempotency !== undefined) {
-      const row = statements.findKey.get(item.idempotency.key, at - idempotencyTtlMs) as { fingerprint: string; response: string } | undefined;
-      if (row !== undefined) return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
-      statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
-    }
+    const refused = judgeKey(item, at) ?? judgeRate(item);
+    if (refused !== undefined) return refused;
+    if (item.idempotency !== undefined) statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
     for (const sealed of prepared.sealed) writeAction(sealed, at);
     return { kind: 'committed', suspicious: prepared.suspicious, invisible: prepared.invisible };
   };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentAction } from '../../../src/actions/types.js';
 import { debounceActionKey, type DebounceJoin, type DueGroup } from '../../../src/store/debounce-port.js';
-import type { Store } from '../../../src/store/port.js';
-import { agent, rejectionOf, wake } from '../helpers.js';
+import type { AcceptOutcome, Store } from '../../../src/store/port.js';
+import { agent, rejectionOf, responseOf, wake } from '../helpers.js';
 import { contractStores, NOW } from './fixture.js';
 import type { ContractFactory } from './index.js';
 
@@ -11,7 +11,7 @@ function joinOf(message: string, key = 'repo#1', overrides: Partial<DebounceJoin
 }
 
 /** Fires a claimed group as the firer does: its action committed under the group's key, then the group ended. */
-async function fire(store: Store, group: DueGroup, owner: string): Promise<'committed' | 'replayed'> {
+async function fire(store: Store, group: DueGroup, owner: string): Promise<AcceptOutcome['kind']> {
   const action: AgentAction = { ...(group.members.at(-1) as AgentAction), runId: group.groupId };
   const outcome = await store.ingress.accept({
     actions: [action],
@@ -82,8 +82,8 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
       const at = Date.now();
       const first = await store.debounce.join({ joins: [joinOf('one')], idempotency }, at);
       const again = await store.debounce.join({ joins: [joinOf('one')], idempotency }, at + 1000);
-      expect(again).toEqual({ kind: 'replayed', response: first.response });
-      expect(await store.ingress.replay('delivery-1', 'fp-1')).toEqual(first.response);
+      expect(again).toEqual({ kind: 'replayed', response: responseOf(first) });
+      expect(await store.ingress.replay('delivery-1', 'fp-1')).toEqual(responseOf(first));
       const groupId = first.kind === 'committed' ? first.groups[0]?.groupId : undefined;
       expect((await store.debounce.view(groupId ?? ''))?.deliveries).toBe(1);
       const conflict = await rejectionOf(store.debounce.join({ joins: [joinOf('other')], idempotency: { key: 'delivery-1', fingerprint: 'fp-2' } }, at + 2000));
@@ -93,7 +93,7 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
     it('answers a wake group with its mode', async () => {
       const { store } = await stores.open();
       const outcome = await store.debounce.join({ joins: [{ ...joinOf('w'), action: wake('sentry issue') }] }, NOW);
-      expect(outcome.response).toEqual({ status: 200, body: { ok: true, mode: 'next-heartbeat', debounced: true } });
+      expect(responseOf(outcome)).toEqual({ status: 200, body: { ok: true, mode: 'next-heartbeat', debounced: true } });
     });
 
     it('makes exactly one run of a group even when its firer died after committing and another takes over', async () => {

@@ -21,6 +21,7 @@ import type { Store } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
+import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
 import { describeSessionContract } from './session.js';
@@ -44,5 +45,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeRecordsContract(makeStore);
     describeDebounceContract(makeStore);
     describeLimitsContract(makeStore);
+    describeRateAdmissionContract(makeStore);
   });
 }

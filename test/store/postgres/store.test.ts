@@ -3,7 +3,7 @@ import { openPostgresStore, type PostgresStore } from '../../../src/store/postgr
 import { silentLogger } from '../../../src/log.js';
 import { HookError } from '../../../src/errors.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
-import { agentAcceptance, rejectionOf, wakeAcceptance } from '../acceptances.js';
+import { agentAcceptance, rejectionOf, responseOf, wakeAcceptance } from '../acceptances.js';
 
 /** Two store objects on one database stand for two instances of the service. */
 describe('the PostgreSQL store shared by several instances', () => {
@@ -49,11 +49,11 @@ describe('the PostgreSQL store shared by several instances', () => {
     const [one, two] = await Promise.all([a!.ingress.accept(first), b!.ingress.accept(retry)]);
     const kinds = [one.kind, two.kind].sort();
     expect(kinds).toEqual(['committed', 'replayed']);
-    expect(one.response).toEqual(two.response);
+    expect(responseOf(one)).toEqual(responseOf(two));
     expect((await a!.depths()).runs.queued).toBe(1);
     const conflict = await rejectionOf(b!.ingress.accept(wakeAcceptance('other', 'key-1', 'fp:other')));
     expect((conflict as HookError).code).toBe('IDEMPOTENCY_CONFLICT');
-    expect(await b!.ingress.replay('key-1', first.idempotency!.fingerprint)).toEqual(one.response);
+    expect(await b!.ingress.replay('key-1', first.idempotency!.fingerprint)).toEqual(responseOf(one));
   });
 
   it('judges repeated keys within one batch against the first of them', async () => {
