@@ -1,5 +1,6 @@
 import { PRESETS } from '../../presets/index.js';
 import type { PresetDefinition } from '../../presets/define.js';
+import { unknownPresetMessage } from '../mapping/mapping-records.js';
 import { parseCommandLine, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
 
@@ -9,7 +10,7 @@ export async function runPresets(argv: string[], io: CommandIo): Promise<number>
   if (positionals.length > 1) throw new UsageError('give at most one preset name');
   const [only] = positionals;
   const chosen = only === undefined ? PRESETS : PRESETS.filter((preset) => preset.name === only);
-  if (chosen.length === 0) throw new UsageError(`unknown preset "${only ?? ''}" (known: ${PRESETS.map((preset) => preset.name).join(', ')})`);
+  if (chosen.length === 0) throw new UsageError(unknownPresetMessage(only ?? '', PRESETS.map((preset) => preset.name)));
   if (values.json === true) io.stdout(`${JSON.stringify(chosen.map(presetJson), null, 2)}\n`);
   else io.stdout(`${chosen.map(presetText).join('\n')}`);
   return 0;

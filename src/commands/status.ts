@@ -207,6 +207,7 @@ function formatRun(run: RunView): string[] {
   const outcome = run.delivery === undefined ? run.status : `${run.status}, ${deliveryLabel(run.delivery)}`;
   const lines = [`  ${run.runId}  ${outcome.padEnd(11)} ${JSON.stringify(run.name)}  ${times.filter(Boolean).join(', ')}`];
   if (run.error !== undefined && run.status !== 'ok') lines.push(`      error: ${run.error}`);
+  for (const note of run.notes ?? []) lines.push(`      note: ${note}`);
   if (run.delivery?.status === 'failed') {
     const route = run.delivery.to === undefined ? run.delivery.channel : `${run.delivery.channel} → ${run.delivery.to}`;
     lines.push(`      delivery to ${route} failed after ${run.delivery.attempts} attempt${run.delivery.attempts === 1 ? '' : 's'}: ${run.delivery.reason}`);

@@ -3,6 +3,7 @@ import type { MappingConfig } from '../config/mapping-schema.js';
 import type { ConfigIssue } from '../errors.js';
 import type { PresetDefinition } from '../../presets/define.js';
 import { presetEntries, type PresetEntry } from '../config/preset-schema.js';
+import { nearestName } from '../near-name.js';
 
 /** One mapping record with where it came from, before compilation. */
 export interface MappingSource {
@@ -37,7 +38,7 @@ export function collectMappingSources(
     const preset = known.get(name);
     const path = entry.path ?? name;
     if (preset === undefined) {
-      issues.push({ path: pointer, message: `unknown preset "${name}" (known: ${[...known.keys()].join(', ') || 'none'})` });
+      issues.push({ path: pointer, message: unknownPresetMessage(name, [...known.keys()]) });
     } else if (seen.has(path)) {
       const hint = preset.options?.includes('path') === true ? ` on path "${path}" (give one a different path)` : '';
       issues.push({ path: pointer, message: `preset "${name}" is listed twice${hint}` });
@@ -62,6 +63,12 @@ export function collectMappingSources(
     else ids.set(source.id, source.label);
   }
   return { sources, issues };
+}
+
+/** `unknown preset "githb"; did you mean "github"? (known: …)`: the hint only when a known name is near. */
+export function unknownPresetMessage(name: string, known: readonly string[]): string {
+  const near = nearestName(name, known);
+  return `unknown preset "${name}"${near === undefined ? '' : `; did you mean "${near}"?`} (known: ${known.join(', ') || 'none'})`;
 }
 
 /** Options the preset does not read, a missing credential, then the preset's own checks. */

@@ -112,10 +112,12 @@ class OpenAiCompletionsProvider implements Provider {
     const thinking = request.thinking;
     if (thinking !== undefined && entry?.reasoning === false) {
       this.deps.logger.info({ event: 'provider.thinking_not_sent', provider: this.id, model: request.model.slice(0, 100) }, 'the catalog says this model takes no thinking level');
+      request.note?.(`thinking ${JSON.stringify(thinking.slice(0, 40))} not sent: the catalog of provider "${this.id}" says model "${request.model.slice(0, 100)}" takes no thinking level (reasoning: false)`);
     } else if (thinking !== undefined && (REASONING_EFFORTS as readonly string[]).includes(thinking)) {
       body['reasoning_effort'] = thinking;
     } else if (thinking !== undefined) {
       this.deps.logger.debug({ event: 'provider.thinking_ignored', provider: this.id, thinking: thinking.slice(0, 40), supported: REASONING_EFFORTS });
+      request.note?.(`thinking ${JSON.stringify(thinking.slice(0, 40))} not sent: ${this.api} takes ${REASONING_EFFORTS.join(', ')}`);
     }
     return body;
   }

@@ -12,6 +12,11 @@ export interface CompletionRequest {
   thinking?: string;
   /** Aborted by the runtime at the run's time limit; `complete` then rejects promptly with reason `aborted`. */
   signal: AbortSignal;
+  /**
+   * Records a short remark on the run (shown with it: `GET {hooks.path}/runs/<id>`, the console,
+   * `hookgate status`), e.g. a requested setting that was not sent. Never a key or prompt text.
+   */
+  note?: (text: string) => void;
 }
 
 export interface CompletionResult {

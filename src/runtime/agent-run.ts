@@ -3,6 +3,7 @@ import type { FinishedStatus, RunFinish, RunRow } from '../store/port.js';
 import { ACK_SKIP_REASON, isHeartbeatAck } from './ack.js';
 import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
+import { collectNotes } from './run-notes.js';
 import { deliverReply, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
 import { digestForLog } from '../log-digest.js';
@@ -33,7 +34,8 @@ export function parseStoredAction(row: Pick<RunRow, 'action'>): AgentAction | un
 export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void> {
   const action = parseStoredAction(row);
   const startedAt = deps.clock.now();
-  const outcome: TurnOutcome = action === undefined ? { kind: 'error', error: 'the stored action cannot be read' } : await runTurn(deps, row, action);
+  const notes = collectNotes();
+  const outcome: TurnOutcome = action === undefined ? { kind: 'error', error: 'the stored action cannot be read' } : await runTurn(deps, row, action, notes.add);
   if (outcome.kind === 'interrupted') {
     await deps.store.runs.suspend(row.run_id, outcome.error);
     deps.logger.info({ event: 'run.interrupted', runId: row.run_id, attempts: row.attempts }, 'run interrupted by shutdown; resumes on restart');
@@ -42,7 +44,7 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
   const status: FinishedStatus = outcome.kind;
   const detail = outcome.kind === 'ok' ? outcome.text : outcome.error;
   const skipped = outcome.kind === 'ok' && action !== undefined ? skipReason(deps, action, outcome.text) : undefined;
-  await recordEnd(deps, row, action, { status, detail, skipped });
+  await recordEnd(deps, row, action, { status, detail, skipped, notes: notes.list() });
   deps.logger.info(
     // A reason may quote request fields (a model, a recipient): a digest here, the text in the store (GET runs/<id>).
     { event: 'run.finished', runId: row.run_id, hook: row.hook, status, ms: deps.clock.now() - startedAt, ...(status === 'ok' ? {} : { reason: digestForLog(detail) }) },
@@ -53,7 +55,7 @@ export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void>
   if (outcome.kind === 'ok' && action !== undefined && skipped === undefined) await deliverRunReply(deps, row.run_id, action, outcome.text);
 }
 
-async function runTurn(deps: AgentRunDeps, row: RunRow, action: AgentAction): Promise<TurnOutcome> {
+async function runTurn(deps: AgentRunDeps, row: RunRow, action: AgentAction, note: (text: string) => void): Promise<TurnOutcome> {
   const history = await deps.store.transcripts.read(row.session_key, deps.historyBudgetChars);
   return callModel(deps.providers, deps.clock, {
     modelRef: action.model ?? deps.defaultModel,
@@ -62,6 +64,7 @@ async function runTurn(deps: AgentRunDeps, row: RunRow, action: AgentAction): Pr
     timeoutSeconds: action.timeoutSeconds ?? deps.defaults.timeoutSeconds,
     label: 'run',
     shutdown: deps.routing.signal,
+    note,
   });
 }
 
@@ -78,11 +81,13 @@ interface RunEnd {
   detail: string;
   /** Set when the reply is not delivered: the skipped delivery is part of the same commit. */
   skipped: string | undefined;
+  /** What the provider noted on the turn (a setting not sent, …). */
+  notes: string[];
 }
 
 /** The outcome, the transcript, the summary event and a skipped delivery: one commit. */
 function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefined, end: RunEnd): Promise<void> {
-  const { status, detail, skipped } = end;
+  const { status, detail, skipped, notes } = end;
   const at = deps.clock.now();
   const summary = runSummary(row.name, status, detail);
   const finish: RunFinish = {
@@ -93,6 +98,7 @@ function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefi
     ...(status === 'ok' && action !== undefined ? { exchange: { sessionKey: row.session_key, user: action.message, assistant: detail } } : {}),
     event: summaryEvent(row, action, summary, at),
     ...(skipped !== undefined && action !== undefined ? { skipped: { channel: action.channel, reason: skipped } } : {}),
+    notes,
   };
   return deps.store.runs.finish(row.run_id, finish);
 }

@@ -11,7 +11,7 @@ export interface PortMessage {
 
 export interface ProviderPort {
   readonly id: string;
-  complete(request: { model: string; messages: PortMessage[]; thinking?: string; signal: AbortSignal }): Promise<{ text: string }>;
+  complete(request: { model: string; messages: PortMessage[]; thinking?: string; signal: AbortSignal; note?: (text: string) => void }): Promise<{ text: string }>;
 }
 
 export interface ChannelPort {

@@ -18,6 +18,8 @@ export interface TurnRequest {
   label: string;
   /** Aborted by Runtime.stop(). */
   shutdown: AbortSignal;
+  /** Receives the provider's notes on this turn (CompletionRequest.note). */
+  note?: (text: string) => void;
 }
 
 const MAX_ERROR_CHARS = 500;
@@ -55,6 +57,7 @@ export async function callModel(providers: ReadonlyMap<string, ProviderPort>, cl
       model: ref.model,
       messages: request.messages,
       ...(request.thinking === undefined ? {} : { thinking: request.thinking }),
+      ...(request.note === undefined ? {} : { note: request.note }),
       signal: controller.signal,
     });
     // Once the deadline wins the race, the provider's own late rejection has no one waiting for it.

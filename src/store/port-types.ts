@@ -58,6 +58,8 @@ export interface RunRow {
   /** Why a queued run waits (a gate), and until when at the earliest; absent or null when it waits for nothing but a slot. */
   waiting_for?: string | null;
   not_before?: number | null;
+  /** The run's notes (RunView.notes) as a JSON array; absent or null when there are none. */
+  notes?: string | null;
 }
 
 export type RunKind = 'agent' | 'notify';
@@ -91,6 +93,8 @@ export interface RunView {
   /** A queued run: what it waits for (`slot`: a free executor), and the earliest it may start when known. */
   waitingFor?: string;
   notBefore?: string;
+  /** Short remarks on how the run was carried out (`thinking "high" not sent: …`); absent when there are none. */
+  notes?: string[];
 }
 
 export interface RunFilter {
@@ -126,6 +130,8 @@ export interface RunFinish {
   event?: NewEvent;
   /** A decision not to deliver, recorded as a `skipped` delivery and as the run's delivery. */
   skipped?: Omit<DeliveryRecord, 'status' | 'at' | 'runId' | 'heartbeatId'> & { reason: string };
+  /** The run's notes (RunView.notes); they replace those of an earlier attempt, none clears them. */
+  notes?: readonly string[];
 }
 
 /** What recovery decides for a run a previous (or dead) executor left mid-way. */

@@ -44,11 +44,28 @@ export function toRunView(row: RunRow): RunView {
   if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
   if (row.retry_of !== null) view.retryOf = row.retry_of;
   if (row.kind === 'notify') view.kind = 'notify';
+  const notes = parseNotes(row.notes);
+  if (notes.length > 0) view.notes = notes;
   if (row.status === 'queued') {
     view.waitingFor = row.waiting_for ?? 'slot';
     if (row.not_before !== undefined && row.not_before !== null && row.waiting_for !== 'concurrency') view.notBefore = iso(row.not_before);
   }
   return view;
+}
+
+/** RunFinish.notes as the `notes` column holds them: null when there are none. */
+export function notesColumn(notes: readonly string[] | undefined): string | null {
+  return notes === undefined || notes.length === 0 ? null : JSON.stringify(notes);
+}
+
+function parseNotes(column: string | null | undefined): string[] {
+  if (column === undefined || column === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(column);
+    return Array.isArray(parsed) ? parsed.filter((note): note is string => typeof note === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 /** A wake's text is payload content: it is in the view only when includeWakeText (a run's summary always is). */

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCaptured } from '../helpers/cli.js';
+import { runBin, runCaptured } from '../helpers/cli.js';
 import { post, startTestService } from '../helpers/service.js';
 
 let dir: string;
@@ -37,6 +37,17 @@ describe('what a new admin hits', () => {
     const checked = await runCaptured(['check', '--config', path], { cwd: dir });
     expect(checked.code).toBe(1);
     expect(checked.stderr).toContain('environment variable GH_SECRET is not set');
+  });
+
+  it('9. a mistyped preset name stops start-up and check with a "did you mean"', async () => {
+    const path = config('{ gateway: { bind: "127.0.0.1", port: 0 }, hooks: { enabled: true, token: "t0ken-for-tests", presets: ["githb"] }, storage: { path: "./data/store.sqlite" } }');
+    const hint = '/hooks/presets/0: unknown preset "githb"; did you mean "github"? (known: gmail, github,';
+    const checked = await runCaptured(['check', '--config', path], { cwd: dir });
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toContain(hint);
+    const served = await runBin(['serve', '--config', path], { cwd: dir, timeoutMs: 30_000 });
+    expect(served.code).not.toBe(0);
+    expect(served.stderr).toContain(hint);
   });
 
   it('10. a token and mappings without hooks.enabled: check warns loudly, try says the endpoint is off', async () => {

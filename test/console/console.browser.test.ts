@@ -2,6 +2,8 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../channels/fake-service.js';
+import { failingProviderConfig } from '../helpers/failing-provider.js';
 import { TEST_TOKEN, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
 import { browserAvailability, launchChromium, type LaunchedBrowser } from './browser.js';
@@ -21,6 +23,7 @@ const RAW = 'RAW-PAYLOAD-MARKER-7f3a';
 
 describe.skipIf(!availability.run)('the console in a real browser (headless Chromium)', { timeout: 60_000 }, () => {
   let svc: TestService;
+  let model: FakeService;
   let chromium: LaunchedBrowser;
   let page: Page;
   let failedRunId: string;
@@ -29,7 +32,11 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    svc = await startConsoleService();
+    model = await startFakeService(() => ({ status: 200, json: { choices: [{ index: 0, message: { role: 'assistant', content: 'all quiet' }, finish_reason: 'stop' }] } }));
+    // `local/plain` takes no thinking level: a run asking for one gets a note.
+    const { providers } = (failingProviderConfig() as { models: { providers: Record<string, unknown> } }).models;
+    const local = { api: 'openai-completions', baseUrl: `${model.baseUrl}/v1`, models: [{ id: 'plain', reasoning: false }] };
+    svc = await startConsoleService({ models: { providers: { ...providers, local } } });
     const failed = await post(`${svc.hooksUrl}/agent`, { message: 'compile the nightly report', name: 'Nightly report', model: 'broken/x' });
     failedRunId = failed.body.runId;
     await until(async () => runStatus(svc, failedRunId).then((status) => status === 'error'), 20_000);
@@ -48,6 +55,7 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
   afterAll(async () => {
     await chromium?.close();
     await svc?.close();
+    await model?.close();
   });
 
   async function shoot(name: string): Promise<void> {
@@ -136,6 +144,14 @@ describe.skipIf(!availability.run)('the console in a real browser (headless Chro
     // In the runs list, the retried run's row links to the new run.
     await go('#/runs', '[data-testid="retried-by"]');
     expect(await textOf('[data-testid="retried-by"]')).toBe(`retried as ${newRunId}`);
+  });
+
+  it("shows a run's notes on its page", async () => {
+    const noted = await post(`${svc.hooksUrl}/agent`, { message: 'anything new?', name: 'Noted', model: 'local/plain', thinking: 'high', deliver: false });
+    await until(async () => runStatus(svc, noted.body.runId).then((status) => status === 'ok'), 20_000);
+    await go(`#/runs/${noted.body.runId}`, '[data-testid="notes"] li');
+    expect(await textOf('[data-testid="notes"]')).toBe('thinking "high" not sent: the catalog of provider "local" says model "plain" takes no thinking level (reasoning: false)');
+    await shoot('run-notes');
   });
 
   it('shows the main session and the mappings', async () => {

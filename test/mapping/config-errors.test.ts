@@ -82,6 +82,15 @@ describe('configuration errors at engine creation', () => {
     ]);
   });
 
+  it('says which preset a mistyped name means, written as a name or as an entry with options', async () => {
+    const error = await configError({ presets: PRESETS, hooks: { presets: ['githb', { name: 'Strpe', secret: 'whsec_x' }] } });
+    const known = '(known: gmail, github, gitlab, stripe, slack, linear, sentry, pagerduty, shopify)';
+    expect(error.issues).toEqual([
+      { path: '/hooks/presets/0', message: `unknown preset "githb"; did you mean "github"? ${known}` },
+      { path: '/hooks/presets/1', message: `unknown preset "Strpe"; did you mean "stripe"? ${known}` },
+    ]);
+  });
+
   it('refuses a forEach over a prototype key', async () => {
     const error = await configError({ mappings: [{ id: 'p', forEach: 'constructor', messageTemplate: 'x' }] });
     expect(error.issues.map((issue) => issue.path)).toEqual(['/hooks/mappings/0/forEach']);

@@ -157,6 +157,9 @@ describe('hookgate presets', () => {
     const [sentry] = JSON.parse(out) as Array<Record<string, unknown>>;
     expect(sentry).toMatchObject({ name: 'sentry', scheme: 'sentry', defaultEvents: expect.arrayContaining(['issue.created']), options: expect.arrayContaining(['secret', 'events', 'debounce']) });
     expect((await cli(['presets', 'nope'])).code).toBe(2);
+    const typo = await cli(['presets', 'sentyr']);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('unknown preset "sentyr"; did you mean "sentry"? (known: gmail, github,');
   });
 });
 

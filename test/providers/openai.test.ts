@@ -63,20 +63,26 @@ describe('openai-completions provider', () => {
     expect(server.requests[0]?.headers['authorization']).toBeUndefined();
   });
 
-  it('leaves reasoning_effort out for a thinking level the API does not know and logs that at debug', async () => {
+  it('leaves reasoning_effort out for a thinking level the API does not know, notes it on the run and logs it at debug', async () => {
     const lines: string[] = [];
     const destination = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) });
     const logger = createLogger({ level: 'debug', destination });
-    await provider({}, { fetch: globalThis.fetch, logger }).complete(request({ thinking: 'max' }));
+    const notes: string[] = [];
+    await provider({}, { fetch: globalThis.fetch, logger }).complete(request({ thinking: 'max', note: (text) => void notes.push(text) }));
     expect(server.requests[0]?.body).not.toHaveProperty('reasoning_effort');
+    expect(notes).toEqual(['thinking "max" not sent: openai-completions takes minimal, low, medium, high']);
     expect(lines.some((line) => line.includes('provider.thinking_ignored') && line.includes('"max"'))).toBe(true);
     expect(lines.join('')).not.toContain(API_KEY);
   });
 
-  it('follows its catalog: maxTokens is sent as max_tokens, and no thinking level to a model with reasoning: false', async () => {
+  it('follows its catalog: maxTokens is sent as max_tokens, and no thinking level to a model with reasoning: false (noted on the run)', async () => {
     const catalog = { models: [{ id: 'gpt-test', reasoning: false, maxTokens: 512, contextWindow: 8192 }, { id: 'thinker', reasoning: true }] };
-    await provider(catalog).complete(request({ thinking: 'high' }));
-    await provider(catalog).complete(request({ model: 'thinker', thinking: 'high' }));
+    const notes: string[] = [];
+    const note = (text: string): void => void notes.push(text);
+    await provider(catalog).complete(request({ thinking: 'high', note }));
+    expect(notes).toEqual(['thinking "high" not sent: the catalog of provider "remote" says model "gpt-test" takes no thinking level (reasoning: false)']);
+    await provider(catalog).complete(request({ model: 'thinker', thinking: 'high', note }));
+    expect(notes).toHaveLength(1);
     expect(server.requests[0]?.body).toMatchObject({ model: 'gpt-test', max_tokens: 512 });
     expect(server.requests[0]?.body).not.toHaveProperty('reasoning_effort');
     expect(server.requests[1]?.body).toMatchObject({ model: 'thinker', reasoning_effort: 'high' });

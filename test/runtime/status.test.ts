@@ -107,6 +107,15 @@ describe('hookgate status', () => {
     expect(lines[brokenAt + 1]).toBe('      error: model "fast" is not a provider/model id');
   });
 
+  it('prints each note of a run under its line', async () => {
+    const noted = insertRun(store.db, agentAction({ name: 'Noted' }), 1000);
+    const notes = ['thinking "high" not sent: no', 'second note'];
+    store.db.prepare("UPDATE runs SET status = 'ok', started_at = 1500, finished_at = 2000, notes = ? WHERE run_id = ?").run(JSON.stringify(notes), noted.runId);
+    const lines = (await status(['--config', writeConfig()])).out.split('\n');
+    const at = lines.findIndex((line) => line.includes(noted.runId));
+    expect(lines.slice(at + 1, at + 3)).toEqual(['      note: thinking "high" not sent: no', '      note: second note']);
+  });
+
   it('prints the same as JSON with --json', async () => {
     seed();
     const result = await status(['--json', '--config', writeConfig()]);

@@ -177,4 +177,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     changed_at BIGINT  NOT NULL
   );
   `,
+  // Run notes, as SQLite's run-notes migration (a JSON array of short strings).
+  `ALTER TABLE runs ADD COLUMN notes TEXT;`,
 ];

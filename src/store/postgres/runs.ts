@@ -3,7 +3,7 @@ import type { RecordedDelivery, RetryOutcome, RunClaim, RunFinish, RunRow, RunSt
 import { RETRYABLE_STATUSES } from '../port.js';
 import { query, RUN_COLUMNS, transaction } from './sql.js';
 import { appendExchange, insertDelivery, insertEvent } from './session-writes.js';
-import { toRunView } from '../row-views.js';
+import { notesColumn, toRunView } from '../row-views.js';
 import { listRunViews } from './views.js';
 
 /**
@@ -101,8 +101,8 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
 /** The end of a run and what goes with it (see RunFinish), inside the caller's transaction. */
 async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): Promise<void> {
   await client.query(
-    'UPDATE runs SET status = $2, finished_at = $3, reply = $4, summary = $5, error = $6, claimed_by = NULL, lease_until = NULL WHERE run_id = $1',
-    [runId, end.status, end.at, end.reply ?? null, end.summary, end.error ?? null],
+    'UPDATE runs SET status = $2, finished_at = $3, reply = $4, summary = $5, error = $6, notes = $7, claimed_by = NULL, lease_until = NULL WHERE run_id = $1',
+    [runId, end.status, end.at, end.reply ?? null, end.summary, end.error ?? null, notesColumn(end.notes)],
   );
   if (end.exchange !== undefined) await appendExchange(client, end.exchange, end.at);
   if (end.event !== undefined) await insertEvent(client, end.event);

@@ -175,4 +175,7 @@ export const MIGRATIONS: readonly string[] = [
     changed_at INTEGER NOT NULL
   );
   `,
+  // Run notes: short remarks on how a run was carried out that the user should see with it (a
+  // `thinking` level the model's catalog entry says it does not take, not sent), as a JSON array.
+  `ALTER TABLE runs ADD COLUMN notes TEXT;`,
 ];

@@ -3,7 +3,7 @@ import { prepareCached } from './connection.js';
 import type { RecordedDelivery, RunCompletion, RunFinish, RunRow, RunStatus, RunView } from '../port-types.js';
 import { insertEvent } from './session-queries.js';
 import { appendExchange, insertDelivery } from './state-queries.js';
-import { toRunView } from '../row-views.js';
+import { notesColumn, toRunView } from '../row-views.js';
 
 /** SQL on the `runs` table: the run queue, its ends, and the views of runs. Synchronous; the adapter wraps them. */
 
@@ -21,12 +21,13 @@ export function claimRun(db: DatabaseSync, runId: string, at: number): boolean {
 
 /** The run's end, its transcript exchange, summary event and skipped delivery: the caller holds the transaction. */
 export function finishRun(db: DatabaseSync, runId: string, end: RunFinish): void {
-  prepareCached(db, 'UPDATE runs SET status = ?, finished_at = ?, reply = ?, summary = ?, error = ? WHERE run_id = ?').run(
+  prepareCached(db, 'UPDATE runs SET status = ?, finished_at = ?, reply = ?, summary = ?, error = ?, notes = ? WHERE run_id = ?').run(
     end.status,
     end.at,
     end.reply ?? null,
     end.summary,
     end.error ?? null,
+    notesColumn(end.notes),
     runId,
   );
   if (end.exchange !== undefined) appendExchange(db, end.exchange.sessionKey, end.exchange.user, end.exchange.assistant, end.at);

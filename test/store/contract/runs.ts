@@ -130,6 +130,22 @@ export function describeRunsContract(makeStore: ContractFactory): void {
       expect(await store.runs.renewLease(action.runId, LEASE.owner, NOW + 1)).toBe(false);
     });
 
+    it('keeps the notes a run ended with, in its view and the run list; a run without notes and a retry show none', async () => {
+      const { store } = await stores.open();
+      const [noted, plain] = [await queueRun(store, 'noted'), await queueRun(store, 'plain')];
+      const notes = ['thinking "high" not sent: model "m" takes none', 'a second note, "quoted" and ünïcode'];
+      for (const run of [noted, plain]) await store.runs.claim(run.runId, LEASE);
+      await store.runs.finish(noted.runId, { status: 'error', at: NOW + 5, summary: 'failed', error: 'provider down', notes });
+      await store.runs.finish(plain.runId, { ...okEnd(plain.sessionKey), notes: [] });
+      expect((await store.runs.view(noted.runId))?.notes).toEqual(notes);
+      expect(await store.runs.view(plain.runId)).not.toHaveProperty('notes');
+      const listed = (await store.runs.listViews({ limit: 10 })).runs;
+      expect(listed.find((run) => run.runId === noted.runId)?.notes).toEqual(notes);
+      expect(listed.find((run) => run.runId === plain.runId)).not.toHaveProperty('notes');
+      expect(await store.runs.retry(noted.runId, 'retry-of-noted', NOW + 6)).toEqual({ kind: 'queued', runId: 'retry-of-noted' });
+      expect(await store.runs.view('retry-of-noted')).not.toHaveProperty('notes');
+    });
+
     it('suspends a run for the next start: interrupted without an end, then re-queued or finished by recovery', async () => {
       const { store } = await stores.open();
       const [again, last] = [await queueRun(store, 'again'), await queueRun(store, 'last')];

@@ -47,6 +47,7 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
       <dt>Attempts</dt><dd>${run.attempts}</dd>
       <dt>Summary</dt><dd data-testid="summary" class="pre">${run.summary ?? '—'}</dd>
       <dt>Error</dt><dd class="pre">${run.error ?? '—'}</dd>
+      ${run.notes === undefined ? null : html`<dt>Notes</dt><dd data-testid="notes"><ul class="notes">${run.notes.map((note) => html`<li>${note}</li>`)}</ul></dd>`}
       <dt>Delivery</dt><dd>${deliveryText(run.delivery)}</dd>
       ${run.retryOf === undefined ? null : html`<dt>Retry of</dt><dd>${runLink(run.retryOf)}</dd>`}
       ${run.retriedBy === undefined ? null : html`<dt>Retried as</dt><dd>${runLink(run.retriedBy)}</dd>`}
