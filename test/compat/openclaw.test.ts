@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { runStatus } from '../../src/commands/status.js';
 import { loadConfigFile } from '../../src/config/load.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
+import { bodyOf, startFakeService, type FakeService, type Recorded } from '../channels/fake-service.js';
 
 // The fixture is copied to a temp dir: its default store path (./data) is relative to the config file.
 const FIXTURE = join(import.meta.dirname, 'openclaw');
@@ -27,13 +28,29 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return { status: response.status, body: text === '' ? null : (JSON.parse(text) as Record<string, any>) };
 }
 
+/** The `local` provider of the fixture: an OpenAI-compatible server that records each request and answers `fine`. */
+function modelApi(calls: Recorded[]) {
+  return (request: Recorded) => {
+    calls.push(request);
+    return { status: 200, json: { id: `c${calls.length}`, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] } };
+  };
+}
+
 describe('an OpenClaw config file given to --config', () => {
   let dir: string;
-  beforeAll(() => {
+  let model: FakeService;
+  const modelCalls: Recorded[] = [];
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-compat-'));
     cpSync(FIXTURE, dir, { recursive: true });
+    model = await startFakeService(modelApi(modelCalls));
+    const file = join(dir, 'openclaw.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('http://127.0.0.1:9/v1', `${model.baseUrl}/v1`));
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await model.close();
+  });
 
   it('passes check, which lists every key it does not use, one line each', async () => {
     const { code, stdout } = await cli(runCheck, ['--config', 'openclaw.json'], dir);
@@ -155,6 +172,16 @@ describe('an OpenClaw config file given to --config', () => {
         const accepted = await post(`${hooks}/agent`, { message: 'hi', model: 'llama3' });
         expect(accepted.status).toBe(202);
         expect(JSON.parse(runs().at(-1)?.action ?? '{}')).toMatchObject({ model: 'local/llama3' });
+      });
+
+      it('7. sends no thinking to a reasoning: false catalog model (noted on the run) and its maxTokens as max_tokens', async () => {
+        const held = await post(`${hooks}/agent`, { message: 'think hard', model: 'llama3', thinking: 'high', waitForCompletion: true });
+        expect([held.status, held.body?.completion?.status]).toEqual([200, 'ok']);
+        const sent = bodyOf(modelCalls.find((call) => JSON.stringify(bodyOf(call)).includes('think hard')));
+        expect(sent).toMatchObject({ model: 'llama3', max_tokens: 512 });
+        expect(sent).not.toHaveProperty('reasoning_effort');
+        const view = (await (await fetch(`${hooks}/runs/${held.body?.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { run: { notes?: string[] } };
+        expect(view.run.notes).toEqual([expect.stringMatching(/^thinking "high" not sent: .*reasoning: false/)]);
       });
 
       it('2. waitForCompletion: true holds the answer until the run ended: 200 with its status and reply', async () => {
