@@ -11,7 +11,7 @@ import { errorResponder } from './errors.js';
 import { declaredLengthGuard, jsonBodyReader } from './body.js';
 import { bodyLimitsFor } from './body-limits.js';
 import { BodyBudget, bodyBudgetGuard } from './body-budget.js';
-import { hookAuth } from './auth.js';
+import { hookAuth, hookTokenCheck } from './auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers, type HookHandlerDeps } from './hook-handlers.js';
 import type { ReadCompletion } from './run-completion.js';
@@ -111,16 +111,12 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
       ? undefined
       : { read, boundMs: (action: { timeoutSeconds?: number | undefined }) => 1000 * Math.min(action.timeoutSeconds ?? deps.config.agents.defaults.timeoutSeconds, hooks.maxWaitSeconds) };
   const handlers = createHookHandlers({ ...deps, openclawHeaders: hooks.compat.openclawHeaders, ...(completion === undefined ? {} : { completion }) });
-  const auth = hookAuth({
-    token,
-    throttle: deps.throttle,
-    clientAddress: createClientAddressResolver(gateway.trustedProxies),
-    logger: deps.logger,
-    openclawHeaders: hooks.compat.openclawHeaders,
-  });
+  const tokenDeps = { token, logger: deps.logger, openclawHeaders: hooks.compat.openclawHeaders };
+  const auth = hookAuth({ ...tokenDeps, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies) });
   const { body, lengthGuard, limitOf } = bodyMiddlewares(hooks);
   const gate = hookGate({
     tokenAuth: auth,
+    tokenOf: hookTokenCheck(tokenDeps),
     jsonBody: body,
     mappings: deps.mappings,
     limits: hooks,

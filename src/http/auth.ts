@@ -1,13 +1,38 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import { createTokenMatcher, credentialHeaders, extractToken } from '../auth/token.js';
 import { beginAuth, tokenRefusal, type AuthGuardDeps } from '../auth/guard.js';
 
-export interface HookAuthDeps extends AuthGuardDeps {
+export interface HookTokenDeps {
   token: string;
   logger: Logger;
   /** hooks.compat.openclawHeaders. */
   openclawHeaders?: boolean;
+}
+
+export interface HookAuthDeps extends AuthGuardDeps, HookTokenDeps {}
+
+/** How a request carries the hook token: not at all, or a value that does or does not match. */
+export type TokenPresence = 'missing' | 'invalid' | 'valid';
+
+/**
+ * Compares the hook token a request carries (timing-safe), warning once per request that used the
+ * deprecated `?token=`. The throttle is the caller's: this only says what the request presented.
+ */
+export function hookTokenCheck(deps: HookTokenDeps): (ctx: Context, client: string) => TokenPresence {
+  const matches = createTokenMatcher(deps.token);
+  return (ctx, client) => {
+    const presented = extractToken(credentialHeaders(ctx.req.rawHeaders), ctx.querystring, { openclawHeader: deps.openclawHeaders === true });
+    if (presented === undefined) return 'missing';
+    if (!matches(presented.value)) return 'invalid';
+    if (presented.source === 'query') {
+      deps.logger.warn(
+        { event: 'auth.query_token_deprecated', path: ctx.path, client },
+        'token passed as ?token= query parameter: deprecated, use Authorization: Bearer',
+      );
+    }
+    return 'valid';
+  };
 }
 
 /**
@@ -16,21 +41,15 @@ export interface HookAuthDeps extends AuthGuardDeps {
  * whatever a guess carries. A success clears only the failures of a client that was never blocked.
  */
 export function hookAuth(deps: HookAuthDeps): Middleware {
-  const matches = createTokenMatcher(deps.token);
+  const check = hookTokenCheck(deps);
   // Not async: it hands on next()'s promise (one async layer fewer for every hook request).
   return (ctx, next) => {
     const attempt = beginAuth(ctx, deps);
-    const presented = extractToken(credentialHeaders(ctx.req.rawHeaders), ctx.querystring, { openclawHeader: deps.openclawHeaders === true });
-    if (presented !== undefined && matches(presented.value)) {
+    const presence = check(ctx, attempt.client);
+    if (presence === 'valid') {
       attempt.succeeded();
-      if (presented.source === 'query') {
-        deps.logger.warn(
-          { event: 'auth.query_token_deprecated', path: ctx.path, client: attempt.client },
-          'token passed as ?token= query parameter: deprecated, use Authorization: Bearer',
-        );
-      }
       return next();
     }
-    return attempt.failed(tokenRefusal('hook token', presented !== undefined));
+    return attempt.failed(tokenRefusal('hook token', presence === 'invalid'));
   };
 }

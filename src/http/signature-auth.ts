@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { SIGNATURE_HEADER_NAMES, type CompiledSignature, type SignatureFailure } from '../auth/signatures/index.js';
+import { SIGNATURE_HEADER_NAMES, type CompiledSignature, type HeaderMap } from '../auth/signatures/index.js';
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 import type { VerifiedSignature } from '../mapping/transform-port.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { beginAuth, type AuthAttempt, type AuthGuardDeps } from '../auth/guard.js';
+import { beginAuth, type AuthGuardDeps } from '../auth/guard.js';
+import type { TokenPresence } from './auth.js';
 import type { BodyLimits } from './body.js';
+import { authenticateCandidates, type VerifiedEntry } from './candidate-auth.js';
 import { readSignedBody, type SignedBody } from './signed-body.js';
 
 /** What a signed request leaves on ctx.state for the hook handler once it is authenticated. */
@@ -18,9 +20,9 @@ export interface SignedState {
 }
 export const SIGNED_STATE = 'signed';
 /**
- * `(mapping) => Promise<boolean>`: whether the request's signature also verifies for another
- * mapping, asked before a delivery falls through to it (src/mapping/engine.ts). Absent for a
- * token-authenticated request: it then serves mappings that take the token.
+ * `(mapping) => Promise<boolean>`: whether the request is authenticated for a mapping of its path
+ * (decided once at the door, src/http/candidate-auth.ts); the engine runs no other mapping.
+ * Absent when no mapping of the path is signed: the request then came with the hook token.
  */
 export const AUTHENTICATED_FOR_STATE = 'authenticatedFor';
 /** The engine that chose the request's mapping: the handler resolves with it even if a reload swaps engines meanwhile. */
@@ -29,6 +31,8 @@ export const ENGINE_STATE = 'engine';
 export interface HookGateDeps extends AuthGuardDeps {
   /** The hook-token middleware (token, throttle): used where no signature applies. */
   tokenAuth: Middleware;
+  /** The hook token the request carries, compared without the throttle (the gate counts the attempt). */
+  tokenOf: (ctx: Context, client: string) => TokenPresence;
   /** Reads the JSON body after the token check, as for every unsigned route. */
   jsonBody: Middleware;
   mappings: () => MappingEngine | undefined;
@@ -46,9 +50,10 @@ export interface HookGateDeps extends AuthGuardDeps {
 /**
  * Picks the verifier per request. A hook name no signed mapping may serve is checked by token
  * before its body is read, as always. Otherwise the body's bytes are read first (a signature
- * covers them and `match.source` needs the payload), the mapping is chosen, and that mapping's
- * scheme decides: its signature, or the token when it has none. Nothing past this point (template,
- * transform, store) ever sees an unauthenticated request.
+ * covers them and `match.source` needs the payload), the path's candidate mappings are chosen, and
+ * the request is authenticated for those its signature verifies for (or, when none does, those
+ * that take its token). Nothing past this point (template, transform, store) ever sees an
+ * unauthenticated request, nor a mapping the request is not authenticated for.
  */
 export function hookGate(deps: HookGateDeps): Middleware {
   const withClock = { ...deps, nowSeconds: deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000)) };
@@ -62,62 +67,54 @@ export function hookGate(deps: HookGateDeps): Middleware {
   };
 }
 
-/** A hook name a signed mapping may serve: body first, then the chosen mapping's scheme decides. */
-async function signedGate(ctx: Context, next: Next, deps: HookGateDeps & { nowSeconds: () => number }, engine: MappingEngine, name: string): Promise<void> {
+type GateDeps = HookGateDeps & { nowSeconds: () => number };
+
+/** A hook name a signed mapping may serve: body first, then the candidates' schemes decide. */
+async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: MappingEngine, name: string): Promise<void> {
   // As for the token: a blocked address gets 429 whatever it carries, a valid signature
   // included, and before its body is read or verified.
   const attempt = beginAuth(ctx, deps);
   const maxBodyBytes = deps.maxBodyBytesOf?.(name) ?? deps.limits.maxBodyBytes;
   const body = await readSignedBody(ctx, maxBodyBytes === deps.limits.maxBodyBytes ? deps.limits : { ...deps.limits, maxBodyBytes });
-  const routed = engine.route(name, body.payload ?? {});
-  const admitted = async (): Promise<void> => {
+  const candidates = engine.candidates(name, body.payload ?? {});
+  const admittedAs = (entry: RoutedMapping | undefined) => async (): Promise<void> => {
     if (body.problem !== undefined) throw body.problem;
     ctx.state['payload'] = body.payload;
-    if (body.format === 'form' && routed?.signature?.acceptsForm !== true) {
+    if (body.format === 'form' && entry?.signature?.acceptsForm !== true) {
       throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'this hook takes JSON bodies (Content-Type: application/json)');
     }
     await next();
   };
-  if (routed?.signature === undefined) return deps.tokenAuth(ctx, admitted);
-  await verifySigned(ctx, deps, { routed, signature: routed.signature, body, attempt }, admitted);
-}
-
-interface SignedRoute {
-  routed: RoutedMapping;
-  signature: CompiledSignature;
-  body: SignedBody;
-  attempt: AuthAttempt;
-}
-
-async function verifySigned(ctx: Context, deps: HookGateDeps & { nowSeconds: () => number }, route: SignedRoute, admitted: Next): Promise<void> {
-  const { signature, body, routed, attempt } = route;
-  const headers = singleHeaders(ctx, signature.secretHeaders);
-  const verdict = await signature.scheme.verify(signature.settings, { body: body.raw, headers, query: ctx.querystring, nowSeconds: deps.nowSeconds() });
+  if (!candidates.some((candidate) => candidate.signature !== undefined)) return deps.tokenAuth(ctx, admittedAs(candidates[0]));
+  const headers = singleHeaders(ctx, candidates.flatMap((candidate) => candidate.signature?.secretHeaders ?? []));
+  const request = { body: body.raw, headers, query: ctx.querystring, nowSeconds: deps.nowSeconds() };
+  const verdict = await authenticateCandidates(candidates, request, () => deps.tokenOf(ctx, attempt.client));
   if (!verdict.ok) {
-    const carriesSignature = signature.secretHeaders.some((name) => headers[name] !== undefined);
-    // allowToken: a request with the hook token and no signature at all goes the token way.
-    if (signature.allowToken && !carriesSignature) return deps.tokenAuth(ctx, admitted);
-    deps.metrics?.signatureFailed(signature.scheme.name, verdict.reason);
-    return attempt.failed(refusal(signature.scheme.name, verdict.reason));
+    if (verdict.failure !== undefined) deps.metrics?.signatureFailed(verdict.failure.scheme, verdict.failure.reason);
+    return attempt.failed(verdict.refusal);
   }
   attempt.succeeded();
-  const payload = body.payload ?? {};
-  const id = body.problem === undefined ? signature.scheme.deliveryId(headers, payload) : undefined;
+  ctx.state[AUTHENTICATED_FOR_STATE] = (candidate: RoutedMapping): Promise<boolean> => Promise.resolve(verdict.authenticated.has(candidate.id));
+  if (verdict.signed === undefined) return admittedAs(verdict.token.entry)();
+  await admitSigned(ctx, deps, { entry: verdict.signed, body, headers }, admittedAs(verdict.signed.mapping));
+}
+
+/** The first verified mapping names the delivery: its scheme's id and time, its replay key, its handshake. */
+async function admitSigned(ctx: Context, deps: GateDeps, signed: { entry: VerifiedEntry; body: SignedBody; headers: HeaderMap }, admitted: Next): Promise<void> {
+  const { mapping, timestamp } = signed.entry;
+  const { scheme } = mapping.signature;
+  const payload = signed.body.payload ?? {};
+  const id = signed.body.problem === undefined ? scheme.deliveryId(signed.headers, payload) : undefined;
   const state: SignedState = {
-    signature: { scheme: signature.scheme.name, id: id ?? null, timestamp: verdict.timestamp ?? null },
-    deliveryKey: replayKeyOf(routed.id, signature, id, verdict.timestamp, body.raw),
+    signature: { scheme: scheme.name, id: id ?? null, timestamp: timestamp ?? null },
+    deliveryKey: replayKeyOf(mapping.id, mapping.signature, id, timestamp, signed.body.raw),
   };
   ctx.state[SIGNED_STATE] = state;
-  ctx.state[AUTHENTICATED_FOR_STATE] = async (candidate: RoutedMapping): Promise<boolean> => {
-    if (candidate.signature === undefined) return false;
-    const again = await candidate.signature.scheme.verify(candidate.signature.settings, { body: body.raw, headers, query: ctx.querystring, nowSeconds: deps.nowSeconds() });
-    return again.ok;
-  };
-  const handshake = body.problem === undefined ? signature.scheme.handshake?.(headers, payload) : undefined;
+  const handshake = signed.body.problem === undefined ? scheme.handshake?.(signed.headers, payload) : undefined;
   if (handshake !== undefined) {
     ctx.status = handshake.status;
     if (handshake.body !== null) ctx.body = handshake.body;
-    deps.logger.info({ event: 'hook.handshake', mappingId: routed.id, scheme: signature.scheme.name }, 'signed handshake answered');
+    deps.logger.info({ event: 'hook.handshake', mappingId: mapping.id, scheme: scheme.name }, 'signed handshake answered');
     return;
   }
   await admitted();
@@ -139,23 +136,12 @@ function deliveryKeyOf(mappingId: string, id: string): string {
   return `signature:${mappingId}:${createHash('sha256').update(id).digest('base64url')}`;
 }
 
-const MESSAGES: Record<SignatureFailure, string> = {
-  missing: 'missing signature',
-  malformed: 'malformed signature',
-  mismatch: 'invalid signature',
-  expired: 'signature timestamp outside the allowed window',
-};
-
-function refusal(scheme: string, reason: SignatureFailure): HookError {
-  return new HookError(reason === 'expired' ? 'SIGNATURE_EXPIRED' : 'SIGNATURE_INVALID', `${MESSAGES[reason]} (scheme ${scheme})`);
-}
-
 /**
  * Lower-cased header names, one value each. A credential header sent twice is ambiguous: which copy
  * would count? So any scheme's signature header (and this mapping's own) sent twice is refused with
  * 400, as a repeated Authorization is, never taken as "no signature" (which allowToken would accept).
  */
-function singleHeaders(ctx: Context, secretHeaders: readonly string[]): Record<string, string | undefined> {
+function singleHeaders(ctx: Context, secretHeaders: readonly string[]): HeaderMap {
   const out: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
   for (const [name, values] of Object.entries(ctx.req.headersDistinct)) {
     if (values !== undefined && values.length > 1 && (SIGNATURE_HEADERS.has(name) || secretHeaders.includes(name))) {

@@ -30,10 +30,11 @@ export interface HookRequest {
   /** Set by the HTTP layer once the routed mapping's signature verified; transforms see it as `input.signature`. */
   signature?: VerifiedSignature;
   /**
-   * Whether the request is also authenticated for another mapping than the routed one (its
-   * signature verifies for it, or it takes the token the request carried): asked before a
-   * delivery passed over by `events`/`filter` falls through to that mapping. Default: only
-   * mappings without a signature, as for a token-authenticated request.
+   * Whether the request is authenticated for a candidate mapping (its signature verifies for it,
+   * or it takes the token the request carried), asked of every candidate, the first included:
+   * resolution starts at the first one it is authenticated for and never runs another. Without it
+   * the first candidate runs (a signed one only with `signature` set) and later ones only when
+   * they take the token.
    */
   authenticatedFor?: (mapping: RoutedMapping) => Promise<boolean>;
 }
@@ -78,6 +79,8 @@ export interface MappingEngine {
   resolve(request: HookRequest): Promise<MappingOutcome>;
   /** The mapping `resolve` would run for this name and payload, without running it (undefined: none). */
   route(name: string, payload: Record<string, unknown>): RoutedMapping | undefined;
+  /** Every mapping that matches this name and payload, in order: those a request may be authenticated for. */
+  candidates(name: string, payload: Record<string, unknown>): RoutedMapping[];
   /** Whether a mapping that may serve this name verifies signatures: then the body is read before authentication. */
   mayRequireSignature(name: string): boolean;
   /** The same decision with its reasons, for `hookgate try`. No side effects; a HookError is reported, not thrown. */
@@ -132,16 +135,11 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
     async resolve(request) {
       const { name, source } = identify(request);
       const candidates = index.candidates(name).filter((mapping) => sourceHolds(mapping, source));
-      const first = candidates[0];
-      if (first === undefined) return { kind: 'no-match' };
-      // Defence in depth: the HTTP layer verifies before it resolves; a signed mapping never runs unverified.
-      if (first.signature !== undefined && request.signature === undefined && !first.signature.allowToken) {
-        throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${first.signature.scheme.name})`);
-      }
+      if (candidates.length === 0) return { kind: 'no-match' };
+      const served = await authenticatedCandidates(request, candidates);
       let passedOver: MappingOutcome | undefined;
       const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
-      for (const mapping of candidates) {
-        if (mapping !== first && !(await authenticatedFor(request, mapping))) continue;
+      for (const mapping of served) {
         const verdict = admit(mapping.admission, prepared);
         if (!verdict.pass) {
           passedOver ??= skipped(mapping.id, verdict);
@@ -164,6 +162,10 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       const mapping = index.find(identified.name, identified.source);
       return mapping === undefined ? undefined : { id: mapping.id, signature: mapping.signature };
     },
+    candidates(name, payload) {
+      const identified = identify({ name, payload, headers: {}, query: {} });
+      return index.candidates(identified.name).filter((mapping) => sourceHolds(mapping, identified.source)).map(routedOf);
+    },
     mayRequireSignature(name) {
       return index.candidates(trimSlashes(name)).some((mapping) => mapping.signature !== undefined);
     },
@@ -180,11 +182,27 @@ function skipped(mappingId: string, verdict: Exclude<AdmissionVerdict, { pass: t
   return { kind: 'skip', mappingId, reason: verdict.reason, event: verdict.event };
 }
 
-/** A mapping after the routed one serves the request only if the request is authenticated for it too. */
-function authenticatedFor(request: HookRequest, mapping: CompiledMapping): Promise<boolean> {
-  const routed = { id: mapping.id, signature: mapping.signature };
-  if (request.authenticatedFor !== undefined) return request.authenticatedFor(routed);
-  return Promise.resolve(mapping.signature === undefined || mapping.signature.allowToken);
+/**
+ * The candidates the request may run, in order. Defence in depth: the HTTP layer authenticates
+ * before it resolves, and a mapping the request is not authenticated for never runs.
+ */
+async function authenticatedCandidates(request: HookRequest, candidates: readonly CompiledMapping[]): Promise<CompiledMapping[]> {
+  const ask = request.authenticatedFor;
+  const first = candidates[0] as CompiledMapping;
+  if (ask === undefined && first.signature !== undefined && request.signature === undefined && !first.signature.allowToken) {
+    throw new HookError('SIGNATURE_INVALID', `missing signature (scheme ${first.signature.scheme.name})`);
+  }
+  const served: CompiledMapping[] = [];
+  for (const mapping of candidates) {
+    const servedByDefault = mapping === first || mapping.signature === undefined || mapping.signature.allowToken;
+    if (ask === undefined ? servedByDefault : await ask(routedOf(mapping))) served.push(mapping);
+  }
+  if (served.length === 0) throw new HookError('UNAUTHORIZED', 'the request is not authenticated for any mapping of this hook');
+  return served;
+}
+
+function routedOf(mapping: CompiledMapping): RoutedMapping {
+  return { id: mapping.id, signature: mapping.signature };
 }
 
 function identify(request: HookRequest): { name: string; source: string | undefined } {

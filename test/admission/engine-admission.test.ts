@@ -27,8 +27,19 @@ describe('events and filters in the engine', () => {
   it('passes over a mapping the request is not authenticated for, and answers with the first reason', async () => {
     const engine = await engineWith({ mappings: [pushes, prs] });
     const headers = { 'x-github-event': 'pull_request' };
-    const outcome = await engine.resolve(request('github', { action: 'opened', pull_request: { number: 4 } }, { signature: VERIFIED, headers, authenticatedFor: async () => false }));
+    const authenticatedFor = async (mapping: { id: string }) => mapping.id === 'pushes';
+    const outcome = await engine.resolve(request('github', { action: 'opened', pull_request: { number: 4 } }, { signature: VERIFIED, headers, authenticatedFor }));
     expect(outcome).toEqual({ kind: 'skip', mappingId: 'pushes', reason: 'event', event: 'pull_request.opened' });
+  });
+
+  it('never runs a mapping the request is not authenticated for, the first one included', async () => {
+    const engine = await engineWith({ mappings: [pushes, prs] });
+    const authenticatedFor = async (mapping: { id: string }) => mapping.id === 'prs';
+    const outcome = await engine.resolve(request('github', { ref: 'main' }, { signature: VERIFIED, headers: { 'x-github-event': 'push' }, authenticatedFor }));
+    expect(outcome).toEqual({ kind: 'skip', mappingId: 'prs', reason: 'event', event: 'push' });
+    await expect(engine.resolve(request('github', { ref: 'main' }, { signature: VERIFIED, headers: { 'x-github-event': 'push' }, authenticatedFor: async () => false }))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
   });
 
   it('skips with "filter" when the filter rejects and no other mapping takes the delivery', async () => {
