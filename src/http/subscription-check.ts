@@ -12,25 +12,29 @@ export interface SubscriptionCheckDeps extends AuthGuardDeps {
 }
 
 /**
- * A GET to a hook whose mapping's scheme confirms subscriptions that way (Meta's
- * `hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`): answered with the challenge as text when
- * the verify token matches, else 403, counted in the failed-auth throttle like a wrong token. Every
- * other GET goes on (to 405).
+ * A GET to a hook whose mappings' schemes confirm subscriptions that way (Meta's
+ * `hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`): answered with the challenge as text for
+ * the first candidate mapping of the path, in mapping order, whose verify token matches; else 403,
+ * counted in the failed-auth throttle like a wrong token. Every candidate's token is compared, so
+ * the time taken does not say which one matched. Every other GET goes on (to 405).
  */
 export function subscriptionCheck(deps: SubscriptionCheckDeps): Middleware {
   return (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET') return next();
     const name = deps.nameOf(ctx);
-    const signature = name === '' || name === 'wake' || name === 'agent' ? undefined : deps.mappings()?.route(name, {})?.signature;
-    if (signature?.scheme.subscription === undefined) return next();
+    const candidates = name === '' || name === 'wake' || name === 'agent' ? [] : (deps.mappings()?.candidates(name, {}) ?? []);
+    const checks = candidates.flatMap((mapping) => (mapping.signature?.scheme.subscription === undefined ? [] : [{ mapping, signature: mapping.signature }]));
+    if (checks.length === 0) return next();
     const attempt = beginAuth(ctx, deps);
-    const reply = signature.scheme.subscription(signature.settings, new URLSearchParams(ctx.querystring));
-    if (!reply.ok) return attempt.failed(new HookError('SUBSCRIPTION_REFUSED', 'subscription check refused: wrong or missing verify token'));
+    const query = new URLSearchParams(ctx.querystring);
+    const replies = checks.map((check) => ({ ...check, reply: check.signature.scheme.subscription?.(check.signature.settings, query) }));
+    const answered = replies.find((entry) => entry.reply?.ok === true);
+    if (answered?.reply?.ok !== true) return attempt.failed(new HookError('SUBSCRIPTION_REFUSED', 'subscription check refused: wrong or missing verify token'));
     attempt.succeeded();
     ctx.status = 200;
     ctx.type = 'text/plain';
-    ctx.body = reply.text;
-    deps.logger.info({ event: 'hook.subscription_confirmed', hook: name, scheme: signature.scheme.name }, 'subscription check answered');
+    ctx.body = answered.reply.text;
+    deps.logger.info({ event: 'hook.subscription_confirmed', hook: name, mappingId: answered.mapping.id, scheme: answered.signature.scheme.name }, 'subscription check answered');
     return Promise.resolve();
   };
 }

@@ -38,6 +38,22 @@ describe('senders with their own handshakes and body formats', () => {
     expect(wakeTexts(svc)).toEqual([]);
   });
 
+  it('answers the subscription GET for the first mapping of a shared path whose verify token matches, and refuses when none does', async () => {
+    const second = mapping('meta', { id: 'm-meta-two' }, { secret: 'second-app-secret-0123456789', verifyToken: 'second-app-token' });
+    svc = await startTestService({
+      hooks: { throttle: { maxFailures: 5, windowSeconds: 600 }, mappings: [mapping('github', { match: { path: 'meta' } }), mapping('meta', {}, { verifyToken: 'first-app-token' }), second] },
+    });
+    const get = (token: string) => fetch(`${svc?.hooksUrl}/meta?hub.mode=subscribe&hub.challenge=2021&hub.verify_token=${token}`);
+    const confirmedBy = () => (svc?.logs ?? []).filter((line) => line['event'] === 'hook.subscription_confirmed').map((line) => line['mappingId']);
+    const forSecond = await get('second-app-token');
+    expect([forSecond.status, await forSecond.text()]).toEqual([200, '2021']);
+    const forFirst = await get('first-app-token');
+    expect([forFirst.status, await forFirst.text()]).toEqual([200, '2021']);
+    expect(confirmedBy()).toEqual(['m-meta-two', 'm-meta']);
+    const neither = await get('no-app-token');
+    expect([neither.status, ((await neither.json()) as { code: string }).code]).toEqual([403, 'SUBSCRIPTION_REFUSED']);
+  });
+
   it('answers a Meta GET with 403 when the mapping has no verifyToken', async () => {
     svc = await startTestService({ hooks: { mappings: [mapping('meta')] } });
     const response = await fetch(`${svc.hooksUrl}/meta?hub.mode=subscribe&hub.challenge=1&hub.verify_token=x`);
