@@ -5,7 +5,7 @@ import { silentLogger } from '../log.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { configAdvisories } from '../config/advisories.js';
 import { createConfiguredActionBuilder } from '../actions/build.js';
-import { createMappingEngine } from '../mapping/engine.js';
+import { createMappingEngine, type RoutedMapping } from '../mapping/engine.js';
 import { explanationJson, formatExplanation } from '../mapping/explain-format.js';
 import { startTransformRunner } from '../mapping/live-engine.js';
 import { usesTransforms } from '../config/mapping-schema.js';
@@ -47,13 +47,16 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const limits = await openLimitStore(config);
     store = limits?.store;
     const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits });
-    const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query });
+    const { signature, authenticated } = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
+    // As the service: the walk runs only the mappings the request is authenticated for (refused or unchecked: as if correctly signed).
+    const authenticatedFor = authenticated === undefined ? {} : { authenticatedFor: (mapping: RoutedMapping) => Promise.resolve(authenticated.has(mapping.id)) };
+    const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query, ...authenticatedFor });
     explanation.notes.unshift(...configAdvisories(config));
-    const signature = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
+    const shown = explanation.mapping !== undefined || signature.candidates !== undefined;
     io.stdout(
       args.json
         ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature }, null, 2)}\n`
-        : `${explanation.mapping === undefined ? '' : formatTrySignature(signature)}${formatExplanation(explanation, engine.warnings)}`,
+        : `${shown ? formatTrySignature(signature) : ''}${formatExplanation(explanation, engine.warnings)}`,
     );
     if (explanation.mapping === undefined) return 2;
     const badSignature = signature.result !== undefined && signature.result !== 'valid' && signature.result !== 'not-given';

@@ -201,6 +201,12 @@ async function authenticatedCandidates(request: HookRequest, candidates: readonl
   return served;
 }
 
+/** Why a matching mapping does not run, when the caller said which mappings the request is authenticated for. */
+async function unauthenticatedReason(mapping: CompiledMapping, request: HookRequest): Promise<string | undefined> {
+  if (request.authenticatedFor === undefined || (await request.authenticatedFor(routedOf(mapping)))) return undefined;
+  return `not authenticated for this mapping (${mapping.signature === undefined ? 'it takes the hook token; the request came signed' : 'signature did not verify'})`;
+}
+
 function routedOf(mapping: CompiledMapping): RoutedMapping {
   return { id: mapping.id, signature: mapping.signature };
 }
@@ -270,10 +276,10 @@ async function explainRequest(
   }
   let winner: CompiledMapping | undefined;
   for (const mapping of mappings) {
-    const reason = mismatchReason(mapping, name, source);
+    const reason = mismatchReason(mapping, name, source) ?? (await unauthenticatedReason(mapping, request));
     explanation.considered.push({ mappingId: mapping.id, label: mapping.label, matched: reason === undefined, reason });
     if (reason !== undefined) continue;
-    if (mapping.signature !== undefined && explanation.considered.some((entry) => entry.matched && entry.mappingId !== mapping.id)) {
+    if (mapping.signature !== undefined && request.authenticatedFor === undefined && explanation.considered.some((entry) => entry.matched && entry.mappingId !== mapping.id)) {
       explanation.notes.push(`mapping "${mapping.id}" is tried only if the request's signature verifies for it too`);
     }
     const conditions: ConditionTrace[] = [];
