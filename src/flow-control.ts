@@ -9,6 +9,7 @@ import { createAlerter, type Alerter } from './runtime/gates/alerts.js';
 import { budgetRulesOf, runLimitsOf, type RunLimitsLookup } from './runtime/gates/run-limits.js';
 import type { RunGateOptions } from './runtime/gates/setup.js';
 import type { AdmissionLimits } from './admission/rate-limit.js';
+import { createRateRefusals } from './admission/rate-refusals.js';
 import { createQueueGuard } from './admission/max-queued.js';
 import type { AdmittedAction } from './actions/types.js';
 
@@ -56,6 +57,7 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
     runtimeGates: { limits: store.limits, runLimits, alerter },
     admission: (metrics) => ({
       store: store.limits,
+      refusals: createRateRefusals(),
       now: () => realClock.now(),
       onLimited(mappingId, over) {
         if (over === 'reject') return metrics.limits.hookRejected(mappingId, 'rate-limit');

@@ -1,16 +1,17 @@
 import { HookError } from '../errors.js';
 import type { RateLimitConfig } from '../config/limits-schema.js';
 import type { LimitStore, RateHitRequest } from '../store/port.js';
+import type { RateRefusals } from './rate-refusals.js';
 import type { SafeRecord } from '../mapping/context.js';
 import type { CompiledTemplate } from '../mapping/template.js';
 import { renderLimitKey } from './limit-key.js';
 
 /**
  * A mapping's admission rate limit (`rateLimit`): GCRA per rendered key, its bucket in the store
- * (src/store/gate-decision.ts). After matching, the bucket is read: a delivery already over the
- * limit is refused before templates and transforms run, without writing anything. A delivery
- * under it is counted in its acceptance's own transaction (`Acceptance.rateHit`), which decides:
- * the hit and the actions commit together or not at all.
+ * (src/store/gate-decision.ts). A delivery is counted in its acceptance's own transaction
+ * (`Acceptance.rateHit`), which decides: the hit and the actions commit together or not at all.
+ * A refusal is remembered (rate-refusals.ts), so while the bucket stays full the deliveries after
+ * it are refused right after matching, before templates and transforms, without a store access.
  */
 export interface CompiledRateLimit {
   limit: number;
@@ -23,9 +24,10 @@ export function compileRateLimit(config: RateLimitConfig, compileKey: (source: s
   return { limit: config.limit, periodMs: config.periodSeconds * 1000, over: config.over ?? 'skip', key: config.key === undefined ? undefined : compileKey(config.key) };
 }
 
-/** What admission needs for rate limits: the store's buckets, a clock and who hears of refusals. */
+/** What admission needs for rate limits: the store's buckets, what this process learned of them, a clock and who hears of refusals. */
 export interface AdmissionLimits {
   store: Pick<LimitStore, 'rateHit'>;
+  refusals: RateRefusals;
   now: () => number;
   /** A delivery was skipped or rejected by a mapping's rate limit (metrics, alerts). */
   onLimited?: (mappingId: string, over: 'skip' | 'reject') => void;
@@ -56,19 +58,28 @@ export async function peekRateLimit(mappingId: string, rule: CompiledRateLimit, 
 }
 
 /**
- * The rate limit of a delivery about to run: refused at once when its bucket is already full
- * (reported; RATE_LIMITED thrown for `reject`), else the hit its acceptance carries.
+ * The rate limit of a delivery about to run: refused at once when this process knows its bucket
+ * is full (reported; RATE_LIMITED thrown for `reject`), else the hit its acceptance carries, whose
+ * refusal by the store is remembered for the deliveries after it.
  */
-export async function admitRateLimit(mappingId: string, rule: CompiledRateLimit, context: SafeRecord, limits: AdmissionLimits): Promise<RateLimitSkip | PendingRateLimit> {
+export function admitRateLimit(mappingId: string, rule: CompiledRateLimit, context: SafeRecord, limits: AdmissionLimits): RateLimitSkip | PendingRateLimit {
   const now = limits.now();
-  const peeked = await peekRateLimit(mappingId, rule, context, limits, now);
-  const refused = (retryAfterMs: number): RateLimitSkip => {
+  const key = renderLimitKey(rule.key, context, mappingId, 'rateLimit.key');
+  const hit: RateHitRequest = { bucket: rateBucket(mappingId, key), rule: { limit: rule.limit, periodMs: rule.periodMs }, now };
+  const refuse = (retryAfterMs: number): RateLimitSkip => {
     limits.onLimited?.(mappingId, rule.over);
     if (rule.over === 'reject') {
       throw new HookError('RATE_LIMITED', `hook mapping "${mappingId}" is over its rate limit; retry later`, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) });
     }
-    return { kind: 'skip', mappingId, reason: 'rate-limit', key: peeked.key };
+    return { kind: 'skip', mappingId, reason: 'rate-limit', key };
   };
-  if (peeked.verdict !== 'admitted') return refused(peeked.retryAfterMs);
-  return { hit: { bucket: rateBucket(mappingId, peeked.key), rule: { limit: rule.limit, periodMs: rule.periodMs }, now }, refused };
+  const knownFull = limits.refusals.fullFor(hit.bucket, hit.rule, now);
+  if (knownFull !== undefined) return refuse(knownFull);
+  return {
+    hit,
+    refused(retryAfterMs) {
+      limits.refusals.remember(hit.bucket, hit.rule, now, retryAfterMs);
+      return refuse(retryAfterMs);
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { parseCommandLine, UsageError } from './args.js';
 import { checkTrySignature, formatTrySignature } from './try-signature.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/port.js';
+import { createRateRefusals } from '../admission/rate-refusals.js';
 import type { AdmissionLimits } from '../admission/rate-limit.js';
 
 export interface TryIo {
@@ -81,7 +82,7 @@ async function openLimitStore(config: ResolvedConfig): Promise<{ store: Store; r
   if (!config.hooks.mappings.some((mapping) => mapping.rateLimit !== undefined)) return undefined;
   try {
     const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    return { store, rateLimits: { store: store.limits, now: Date.now } };
+    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: Date.now } };
   } catch {
     return undefined; // no store yet (or unreachable): the verdict says "not checked"
   }

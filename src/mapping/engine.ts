@@ -145,10 +145,10 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
           passedOver ??= skipped(mapping.id, verdict);
           continue;
         }
-        // After events and filter (a delivery passed over is not counted); a full bucket refuses before templates and transforms.
+        // After events and filter (a delivery passed over is not counted); a bucket known full refuses before templates and transforms.
         let rateLimit: PendingRateLimit | undefined;
         if (mapping.rateLimit !== undefined && options.rateLimits !== undefined) {
-          const admitted = await admitRateLimit(mapping.id, mapping.rateLimit, limitContext(prepared), options.rateLimits);
+          const admitted = admitRateLimit(mapping.id, mapping.rateLimit, limitContext(prepared), options.rateLimits);
           if ('kind' in admitted) return admitted;
           rateLimit = admitted;
         }

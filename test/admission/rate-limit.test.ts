@@ -6,6 +6,7 @@ import type { MappingConfig } from '../../src/config/mapping-schema.js';
 import { silentLogger } from '../../src/log.js';
 import { FIXED_NOW, engineWith, fakeTransforms, hooksConfig, recordingBuilder, request } from '../mapping/support.js';
 import { fakeBuckets } from './fake-buckets.js';
+import { createRateRefusals } from '../../src/admission/rate-refusals.js';
 
 async function limitedEngine(mapping: Partial<MappingConfig>, options: { transforms?: ReturnType<typeof fakeTransforms> } = {}) {
   const buckets = fakeBuckets();
@@ -18,7 +19,7 @@ async function limitedEngine(mapping: Partial<MappingConfig>, options: { transfo
     now: () => FIXED_NOW,
     presets: [],
     ...(options.transforms === undefined ? {} : { transforms: options.transforms.port }),
-    rateLimits: { store: buckets, now: () => now, onLimited: (id, over) => void limited.push([id, over]) },
+    rateLimits: { store: buckets, refusals: createRateRefusals(), now: () => now, onLimited: (id, over) => void limited.push([id, over]) },
   });
   /** A delivery as the HTTP layer takes it: resolved, then its hit counted as the store counts it at commit. */
   const deliver = async (body: Record<string, unknown>): Promise<MappingOutcome> => committed(await engine.resolve(request('sentry', body)));
@@ -42,17 +43,29 @@ function issuesOf(text: string) {
 }
 
 describe('a mapping rateLimit at admission', () => {
-  it('skips past the limit per rendered key before any transform runs, and counts again when the period frees', async () => {
+  it('skips past the limit per rendered key; once refused, a full bucket refuses before any transform runs until the period frees', async () => {
     const transforms = fakeTransforms(() => ({ kind: 'unchanged' }));
-    const { deliver, limited, advance } = await limitedEngine({ transform: { module: 'x.js' }, rateLimit: { limit: 2, periodSeconds: 60, key: '{{project.slug}}' } }, { transforms });
+    const { deliver, limited, advance, buckets } = await limitedEngine({ transform: { module: 'x.js' }, rateLimit: { limit: 2, periodSeconds: 60, key: '{{project.slug}}' } }, { transforms });
     const send = (slug: string) => deliver({ project: { slug }, issue: 1 });
     expect((await send('a')).kind).toBe('actions');
     expect((await send('a')).kind).toBe('actions');
+    // The third is refused by the store at commit (its transform ran); the fourth is known full.
     expect(await send('a')).toEqual({ kind: 'skip', mappingId: 'sentry', reason: 'rate-limit', key: 'a' });
-    expect((await send('b')).kind).toBe('actions');
     expect(transforms.inputs).toHaveLength(3);
-    expect(limited).toEqual([['sentry', 'skip']]);
-    advance(30_000);
+    expect(await send('a')).toEqual({ kind: 'skip', mappingId: 'sentry', reason: 'rate-limit', key: 'a' });
+    expect(transforms.inputs).toHaveLength(3);
+    expect((await send('b')).kind).toBe('actions');
+    expect(transforms.inputs).toHaveLength(4);
+    expect(limited).toEqual([
+      ['sentry', 'skip'],
+      ['sentry', 'skip'],
+    ]);
+    // 2 per minute: the bucket has room again 30 s after the last admitted delivery, not before.
+    const tat = buckets.tats.get('rate:sentry:a');
+    advance(29_998);
+    expect((await send('a')).kind).toBe('skip');
+    expect(buckets.tats.get('rate:sentry:a')).toBe(tat);
+    advance(2);
     expect((await send('a')).kind).toBe('actions');
     expect((await send('a')).kind).toBe('skip');
   });
