@@ -3,7 +3,7 @@ import type { MappingEngine } from '../../mapping/engine.js';
 import type { IngressStore } from '../../store/port.js';
 import type { GmailPayload } from './message.js';
 
-export type Admission = 'admitted' | 'duplicate';
+export type Admission = 'admitted' | 'duplicate' | 'rate-limited';
 
 /**
  * Turns one message's payload into durable work, as `POST {hooks.path}/gmail` would: it resolves
@@ -32,8 +32,15 @@ export function createStoreAdmitter(deps: { store: IngressStore; mappings: () =>
       if (engine === undefined) throw new Error('hooks are disabled: the gmail preset cannot admit messages');
       const outcome = await engine.resolve({ name: HOOK_NAME, payload, headers: {}, query: {} });
       if (outcome.kind === 'no-match') throw new Error('no mapping for "gmail": add "gmail" to hooks.presets');
+      if (outcome.kind === 'skip' && outcome.reason === 'rate-limit') return 'rate-limited';
       const actions = outcome.kind === 'skip' ? [] : outcome.actions;
-      const accepted = await deps.store.accept({ actions, response: responseFor(actions), idempotency });
+      const rateLimit = outcome.kind === 'actions' ? outcome.rateLimit : undefined;
+      const accepted = await deps.store.accept({ actions, response: responseFor(actions), idempotency, ...(rateLimit === undefined ? {} : { rateHit: rateLimit.hit }) });
+      if (accepted.kind === 'rate-limited') {
+        // As over HTTP: `skip` leaves the message handled with nothing stored; `reject` throws RATE_LIMITED, so it is kept and retried.
+        (rateLimit as NonNullable<typeof rateLimit>).refused(accepted.retryAfterMs);
+        return 'rate-limited';
+      }
       return accepted.kind === 'replayed' ? 'duplicate' : 'admitted';
     },
   };

@@ -89,5 +89,6 @@ async function admitOne(deps: ProcessorDeps, id: string): Promise<void> {
   const admission = await deps.admitter.admit(id, payload);
   await deps.state.markAdmitted(deps.account, id);
   deps.observer.message(admission);
+  if (admission === 'rate-limited') return deps.logger.info({ event: 'gmail.message_rate_limited', messageId: id }, 'Gmail message skipped by the gmail mapping\'s rate limit');
   deps.logger.info({ event: 'gmail.message_admitted', messageId: id, duplicate: admission === 'duplicate' }, 'Gmail message admitted');
 }

@@ -51,6 +51,20 @@ describe('the Gmail watcher in pull mode', () => {
     expect(metrics).toMatch(/hookgate_gmail_watch_expiry_seconds \d+/);
   });
 
+  it('applies a gmail mapping\'s rateLimit: past it a message is handled with nothing stored, and counted as rate-limited', async () => {
+    const limited = { id: 'gmail-limited', match: { path: 'gmail' }, action: 'agent', messageTemplate: 'mail {{messages[0].subject}}', rateLimit: { limit: 2, periodSeconds: 3600 } };
+    svc = await harness.start({}, { mappings: [limited] });
+    await until(() => fake.watches.length === 1);
+    for (const subject of ['one', 'two', 'three', 'four']) fake.addMessage({ from: 'Ada <ada@example.com>', subject, text: subject });
+    fake.publishNotification();
+    await until(() => fake.unacknowledged() === 0);
+    expect(runsOf(svc).map((run) => /\nmail (\w+)\n/.exec(run.message)?.[1])).toEqual(['one', 'two']);
+    const metrics = await svc.service.metrics.render();
+    expect(metrics).toMatch(/hookgate_gmail_messages_total\{outcome="admitted"\} 2/);
+    expect(metrics).toMatch(/hookgate_gmail_messages_total\{outcome="rate-limited"\} 2/);
+    expect(metrics).toMatch(/hookgate_hook_skipped_total\{mapping="gmail-limited",reason="rate-limit"\} 2/);
+  });
+
   it('keeps a notification unacknowledged while the store refuses, and admits it once the store is back', async () => {
     svc = await harness.start();
     await until(() => fake.watches.length === 1);

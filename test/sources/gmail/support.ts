@@ -41,7 +41,8 @@ export interface GmailHarness {
   dir: string;
   credentialsFile: string;
   gmailConfig(overrides?: Record<string, unknown>): Record<string, unknown>;
-  start(overrides?: Record<string, unknown>): Promise<TestService>;
+  /** `hooks`: more of the hooks block (e.g. a mapping of its own on the gmail path). */
+  start(overrides?: Record<string, unknown>, hooks?: Record<string, unknown>): Promise<TestService>;
   timers: ManualTimers;
   cleanup(): void;
 }
@@ -67,9 +68,9 @@ export async function gmailHarness(fake: FakeGoogle): Promise<GmailHarness> {
     credentialsFile,
     timers,
     gmailConfig,
-    start: (overrides = {}) =>
+    start: (overrides = {}, hooks = {}) =>
       startTestService(
-        { hooks: { presets: ['gmail'], gmail: gmailConfig(overrides) } },
+        { hooks: { presets: ['gmail'], gmail: gmailConfig(overrides), ...hooks } },
         { dir, faults: true, gmail: { setTimer: timers.setTimer, delay: () => new Promise((resolve) => setImmediate(resolve)) } },
       ),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
