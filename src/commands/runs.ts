@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { newTimeOrderedId } from '../actions/ids.js';
 import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
 import { ConfigError, HookError } from '../errors.js';

@@ -7,7 +7,7 @@ import { runCheck } from '../../src/commands/check.js';
 import { runTry } from '../../src/commands/try.js';
 import { runStatus } from '../../src/commands/status.js';
 import { loadConfigFile } from '../../src/config/load.js';
-import { createLogger, silentLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
 import { bodyOf, startFakeService, type FakeService, type Recorded } from '../channels/fake-service.js';
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { budgetWindows, DAY_MS, decideGates, gcra, gcraRetryAfter, gcraSpacing, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
+import { budgetWindows, DAY_MS, decideGates, gcra, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
 import type { CircuitRow, GateOutcome, LimitStore, RunGates, WaitingFor } from '../limit-types.js';
 import { query, transaction, type Queryable } from './sql.js';
 import { toCircuit, type CircuitSqlRow } from '../row-views.js';

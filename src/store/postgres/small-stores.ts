@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { DeliveryStore, GmailStateRow, GmailStore, StateStore, StoredRoute, TranscriptMessage, TranscriptStore } from '../port.js';
+import type { DeliveryStore, GmailStore, StateStore, StoredRoute, TranscriptMessage, TranscriptStore } from '../port.js';
 import { fitTranscript, toGmailState, type GmailStateViewRow } from '../row-views.js';
 import { query, transaction } from './sql.js';
 import { insertDelivery, setState } from './session-writes.js';

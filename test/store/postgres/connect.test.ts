@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../../src/store/postgres/connect.js';
 import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres/migrations.js';

@@ -1,0 +1,49 @@
+import { HookError } from '../errors.js';
+import type { AdmissionVerdict } from '../admission/admit.js';
+import type { CompiledMapping } from './compiled.js';
+import { buildTemplateContext, sanitizeHeaders, sanitizeQuery, toSafeRecord, type SafeRecord } from './context.js';
+import { trimSlashes } from './compile.js';
+import type { PreparedRequest } from './apply-mapping.js';
+import type { HookRequest, MappingOutcome, RoutedMapping } from './engine.js';
+
+/** The request as every mapping sees it, and the small steps resolve() and explain() share. */
+
+export function routedOf(mapping: CompiledMapping): RoutedMapping {
+  return { id: mapping.id, signature: mapping.signature };
+}
+
+export function identify(request: HookRequest): { name: string; source: string | undefined } {
+  if (typeof request.payload !== 'object' || request.payload === null || Array.isArray(request.payload)) {
+    throw new HookError('INVALID_BODY', 'body must be a JSON object');
+  }
+  const source = Object.hasOwn(request.payload, 'source') ? request.payload['source'] : undefined;
+  return { name: trimSlashes(request.name), source: typeof source === 'string' ? source : undefined };
+}
+
+/** What a limit's key template renders against: the delivery as the mapping's templates see it. */
+export function limitContext(prepared: PreparedRequest): SafeRecord {
+  return buildTemplateContext(prepared.safePayload, { headers: prepared.safeHeaders, query: prepared.safeQuery, path: prepared.name, now: prepared.now });
+}
+
+export function prepare(request: HookRequest, name: string, now: Date, signatureHeaders: ReadonlySet<string>, hooksPath: string): PreparedRequest {
+  const headers = sanitizeHeaders(request.headers, signatureHeaders);
+  const query = sanitizeQuery(request.query);
+  const search = new URLSearchParams(query).toString();
+  return {
+    name,
+    url: `${hooksPath}/${name}${search === '' ? '' : `?${search}`}`,
+    payload: request.payload,
+    safePayload: toSafeRecord(request.payload),
+    headers,
+    query,
+    safeHeaders: toSafeRecord(headers),
+    safeQuery: toSafeRecord(query),
+    now: now.toISOString(),
+    signature: request.signature,
+  };
+}
+
+
+export function skipped(mappingId: string, verdict: Exclude<AdmissionVerdict, { pass: true }>): MappingOutcome {
+  return { kind: 'skip', mappingId, reason: verdict.reason, event: verdict.event };
+}
