@@ -26,6 +26,8 @@ export interface PreparedRequest {
   safeQuery: SafeRecord;
   now: string;
   signature: VerifiedSignature | undefined;
+  /** The whole request's template context, built on first use and then shared (a limit's key, the mapping's templates). */
+  templateContext: () => SafeRecord;
 }
 
 /** What happened to one item (the whole payload without forEach): shown by `hookgate try`. */
@@ -104,7 +106,8 @@ async function runItem(mapping: CompiledMapping, request: PreparedRequest, item:
     }
   }
   const kind = override.action ?? mapping.action;
-  const context = buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
+  const context =
+    item.safePayload === request.safePayload ? request.templateContext() : buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
   trace.rendered = renderFields(mapping, kind, context, override);
   noteLiteralOnly(mapping, trace.rendered, notes);
   trace.action = withRunLimitKeys(buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name }), mapping.runLimitKeys, context, mapping.id);

@@ -22,24 +22,30 @@ export function identify(request: HookRequest): { name: string; source: string |
 
 /** What a limit's key template renders against: the delivery as the mapping's templates see it. */
 export function limitContext(prepared: PreparedRequest): SafeRecord {
-  return buildTemplateContext(prepared.safePayload, { headers: prepared.safeHeaders, query: prepared.safeQuery, path: prepared.name, now: prepared.now });
+  return prepared.templateContext();
 }
 
 export function prepare(request: HookRequest, name: string, now: Date, signatureHeaders: ReadonlySet<string>, hooksPath: string): PreparedRequest {
   const headers = sanitizeHeaders(request.headers, signatureHeaders);
   const query = sanitizeQuery(request.query);
   const search = new URLSearchParams(query).toString();
+  const safePayload = toSafeRecord(request.payload);
+  const safeHeaders = toSafeRecord(headers);
+  const safeQuery = toSafeRecord(query);
+  const at = now.toISOString();
+  let context: SafeRecord | undefined;
   return {
     name,
     url: `${hooksPath}/${name}${search === '' ? '' : `?${search}`}`,
     payload: request.payload,
-    safePayload: toSafeRecord(request.payload),
+    safePayload,
     headers,
     query,
-    safeHeaders: toSafeRecord(headers),
-    safeQuery: toSafeRecord(query),
-    now: now.toISOString(),
+    safeHeaders,
+    safeQuery,
+    now: at,
     signature: request.signature,
+    templateContext: () => (context ??= buildTemplateContext(safePayload, { headers: safeHeaders, query: safeQuery, path: name, now: at })),
   };
 }
 

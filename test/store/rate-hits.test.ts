@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
-import { createRateHitBatcher } from '../../src/store/sqlite/rate-hits.js';
+import { createRateHitBatcher, rateHitInTransaction } from '../../src/store/sqlite/rate-hits.js';
+import { createTransactionBuckets } from '../../src/store/sqlite/transaction-buckets.js';
+import { inTransaction } from '../../src/store/sqlite/connection.js';
 
 describe('rate hits that arrive together (SQLite)', () => {
   let dir: string;
@@ -35,5 +37,36 @@ describe('rate hits that arrive together (SQLite)', () => {
     const reopened = openDatabase(path, { synchronous: 'normal' });
     expect(reopened.prepare('SELECT COUNT(*) AS n FROM limit_buckets').get()).toEqual({ n: 0 });
     reopened.close();
+  });
+
+  it('decides a writer transaction\'s hits (one read and one write per bucket) exactly as one statement per hit does', () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-rate-'));
+    const perHit = openDatabase(join(dir, 'per-hit.sqlite'), { synchronous: 'normal' });
+    const grouped = openDatabase(join(dir, 'grouped.sqlite'), { synchronous: 'normal' });
+    const rules = [{ limit: 3, periodMs: 60_000 }, { limit: 1, periodMs: 1000 }, { limit: 7, periodMs: 10_000 }];
+    // A fixed pseudo-random sequence: buckets, rules and times that move forward by uneven steps.
+    let seed = 42;
+    const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
+    let now = 1_000_000;
+    const expected: boolean[] = [];
+    const actual: boolean[] = [];
+    const counter = { hits: 0 };
+    for (let transaction = 0; transaction < 200; transaction += 1) {
+      const hits = Array.from({ length: 1 + next(12) }, () => ({ bucket: `rate:m:${next(3)}`, rule: rules[next(3)] as { limit: number; periodMs: number }, now: (now += next(900)) }));
+      expected.push(...inTransaction(perHit, () => hits.map((hit) => rateHitInTransaction(perHit, hit).allowed)));
+      actual.push(
+        ...inTransaction(grouped, () => {
+          const buckets = createTransactionBuckets(grouped, counter);
+          const verdicts = hits.map((hit) => buckets.hit(hit).allowed);
+          buckets.flush();
+          return verdicts;
+        }),
+      );
+    }
+    expect(actual).toEqual(expected);
+    expect(expected.filter(Boolean).length).toBeGreaterThan(50);
+    expect(expected.filter((allowed) => !allowed).length).toBeGreaterThan(100);
+    perHit.close();
+    grouped.close();
   });
 });

@@ -8,7 +8,7 @@ import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { sealAction, type SealedAction } from '../../actions/seal.js';
 import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
-import { rateHitInTransaction } from './rate-hits.js';
+import { createTransactionBuckets, type TransactionBuckets } from './transaction-buckets.js';
 
 const PROBE_KEY = 'hookgate.readiness-probe';
 
@@ -135,13 +135,16 @@ function sealItem(item: WriteItem): Prepared {
  * the inserts and the commit.
  */
 function createCommitter(db: DatabaseSync, statements: Statements, init: WriterInit, probe: () => boolean, beforeCommit: () => void) {
-  const write = createItemWriter(db, statements, init.idempotencyTtlMs);
+  const write = createItemWriter(statements, init.idempotencyTtlMs);
+  const rateHits = { hits: 0 };
   let transactions = 0;
   return (batches: readonly Batch[]): ReplyEnvelope[] => {
     const prepared = batches.map((batch) => batch.items.map(sealItem));
     try {
       db.exec('BEGIN IMMEDIATE');
-      const outcomes = batches.map((batch, b) => batch.items.map((item, i) => write(item, prepared[b]?.[i] as Prepared, batch.at)));
+      const buckets = createTransactionBuckets(db, rateHits);
+      const outcomes = batches.map((batch, b) => batch.items.map((item, i) => write(item, prepared[b]?.[i] as Prepared, batch.at, buckets)));
+      buckets.flush();
       beforeCommit();
       db.exec('COMMIT');
       transactions += 1;
@@ -155,7 +158,7 @@ function createCommitter(db: DatabaseSync, statements: Statements, init: WriterI
 }
 
 /** One item of a batch; a refused key or an unsealable item writes nothing, so the rest of the batch goes on. */
-function createItemWriter(db: DatabaseSync, statements: Statements, idempotencyTtlMs: number) {
+function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
   function writeAction({ action, trusted }: SealedAction, at: number): void {
     if (action.kind === 'wake') {
       statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
@@ -173,14 +176,14 @@ function createItemWriter(db: DatabaseSync, statements: Statements, idempotencyT
     return row.fingerprint === item.idempotency.fingerprint ? { kind: 'replayed', responseJson: row.response } : { kind: 'conflict' };
   }
   /** Counted before any write of the item, so a refused one leaves nothing, not even its key. */
-  function judgeRate(item: WriteItem): ItemOutcome | undefined {
+  function judgeRate(item: WriteItem, buckets: TransactionBuckets): ItemOutcome | undefined {
     if (item.rateHit === undefined) return undefined;
-    const verdict = rateHitInTransaction(db, item.rateHit);
+    const verdict = buckets.hit(item.rateHit);
     return verdict.allowed ? undefined : { kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs };
   }
-  return (item: WriteItem, prepared: Prepared, at: number): ItemOutcome => {
+  return (item: WriteItem, prepared: Prepared, at: number, buckets: TransactionBuckets): ItemOutcome => {
     if ('message' in prepared) return { kind: 'unsealable', message: prepared.message };
-    const refused = judgeKey(item, at) ?? judgeRate(item);
+    const refused = judgeKey(item, at) ?? judgeRate(item, buckets);
     if (refused !== undefined) return refused;
     if (item.idempotency !== undefined) statements.insertKey.run(item.idempotency.key, at, item.idempotency.fingerprint, JSON.stringify(item.response));
     for (const sealed of prepared.sealed) writeAction(sealed, at);
