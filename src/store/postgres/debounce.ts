@@ -28,7 +28,6 @@ class JoinRefused extends HookError {
  * a claim whose firer died lapses with its lease.
  */
 export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number): DebounceStore {
-  const rateHits = { hits: 0 };
   return {
     async join(acceptance, at) {
       try {
@@ -47,7 +46,7 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
           }
           // After the key (a replay is not counted again); a refused hit rolls the joins back.
           if (acceptance.rateHit !== undefined) {
-            const verdict = await postgresRateHit(client, acceptance.rateHit, rateHits);
+            const verdict = await postgresRateHit(client, acceptance.rateHit);
             if (!verdict.allowed) throw new JoinRefused({ kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs });
           }
           return { kind: 'committed', response, groups };

@@ -8,6 +8,7 @@ import { writeBatch } from './write-batch.js';
 import { idempotencyConflict, settleAcceptances, type PendingAcceptance } from '../acceptance-outcomes.js';
 import { createWritableProbe } from './probe.js';
 import { createTurnBatches } from './turn-batches.js';
+import { pruneSpentBuckets } from './rate-hit.js';
 
 const PURGE_SLICE = 2000;
 
@@ -40,8 +41,6 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
   const probe = createWritableProbe(pool);
   const batches = createTurnBatches(commitBatch, options.maxInFlight);
   let commits = 0;
-  /** Paces the sweep of spent rate buckets. */
-  const rateHits = { hits: 0 };
   let closed = false;
   /** Whether the last commit failed on the database: only then are requests refused without trying. */
   let lastCommitFailed = false;
@@ -51,7 +50,7 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
   async function commitBatch(batch: readonly Pending[]): Promise<void> {
     const at = now();
     try {
-      const outcomes = await transaction(pool, (client) => writeBatch(client, batch.map((item) => item.acceptance), at, at - options.idempotencyTtlMs, rateHits));
+      const outcomes = await transaction(pool, (client) => writeBatch(client, batch.map((item) => item.acceptance), at, at - options.idempotencyTtlMs));
       commits += 1;
       lastCommitFailed = false;
       probe.record(true);
@@ -67,11 +66,12 @@ export function createPostgresIngress(pool: pg.Pool, options: PostgresIngressOpt
     }
   }
 
+  /** Expired idempotency keys, and rate buckets whose time has passed (never one a batch holds). */
   function purgeExpiredKeys(): void {
-    const cutoff = now() - options.idempotencyTtlMs;
-    query(pool, 'DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency WHERE created_at <= $1 LIMIT $2)', [cutoff, PURGE_SLICE]).catch(
-      (error: unknown) => logger.warn({ event: 'store.maintenance_failed', err: (error as Error).message }, 'store maintenance failed'),
-    );
+    const at = now();
+    const failed = (error: unknown) => logger.warn({ event: 'store.maintenance_failed', err: (error as Error).message }, 'store maintenance failed');
+    query(pool, 'DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency WHERE created_at <= $1 LIMIT $2)', [at - options.idempotencyTtlMs, PURGE_SLICE]).catch(failed);
+    pruneSpentBuckets(pool, at).catch(failed);
   }
 
   return {

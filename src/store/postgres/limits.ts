@@ -13,7 +13,6 @@ import { postgresRateHit } from './rate-hit.js';
 
 export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore {
   const gatesLock = `hookgate.gates.${schema}`;
-  const counter = { hits: 0 };
   const lockGates = (client: pg.PoolClient) => client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [gatesLock]);
   return {
     async rateHit(bucket, rule, now, peek = false) {
@@ -21,7 +20,7 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
         const verdict = gcra(await readTat(pool, bucket), rule, now);
         return verdict.allowed ? { allowed: true, retryAfterMs: 0 } : verdict;
       }
-      return postgresRateHit(pool, { bucket, rule, now }, counter);
+      return postgresRateHit(pool, { bucket, rule, now });
     },
     async claimGated(runId, claim, gates) {
       if (claim.signal?.aborted === true) return { kind: 'taken' };

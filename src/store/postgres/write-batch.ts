@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { sealAction, type SealedAction } from '../../actions/seal.js';
 import type { Acceptance } from '../port.js';
 import { claimKeys, type KeyedItem, type KeyOutcome } from './idempotency.js';
-import { postgresRateHit } from './rate-hit.js';
+import { postgresRateHits } from './rate-hit.js';
+import type { RateVerdict } from '../limit-types.js';
 
 import type { ItemOutcome } from '../acceptance-outcomes.js';
 
@@ -24,7 +25,7 @@ export function sealAcceptance(acceptance: Acceptance): Sealed {
  * conflicting acceptance writes nothing), then the rate hits (a refused acceptance writes nothing
  * and gives its key back), then every committed action with one multi-row INSERT per table.
  */
-export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptance[], at: number, cutoff: number, counter: { hits: number }): Promise<ItemOutcome[]> {
+export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptance[], at: number, cutoff: number): Promise<ItemOutcome[]> {
   const sealed = batch.map(sealAcceptance);
   const keyed: KeyedItem[] = [];
   batch.forEach((acceptance, index) => {
@@ -32,7 +33,7 @@ export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptan
     keyed.push({ index, ...acceptance.idempotency, responseJson: JSON.stringify(acceptance.response) });
   });
   const keys = keyed.length === 0 ? new Map<number, KeyOutcome>() : await claimKeys(client, keyed, at, cutoff);
-  const limited = await judgeRateHits(client, batch, sealed, keys, counter);
+  const limited = await judgeRateHits(client, batch, sealed, keys);
   const written: SealedAction[] = [];
   const outcomes = sealed.map((item, index): ItemOutcome => {
     if ('message' in item) return { kind: 'unsealable', message: item.message };
@@ -85,12 +86,12 @@ async function insertActions(client: pg.PoolClient, actions: readonly SealedActi
 type RateLimited = Extract<ItemOutcome, { kind: 'rate-limited' }>;
 
 /**
- * The batch's rate hits, in bucket order (two instances' batches lock buckets in the same order,
- * so they never deadlock) and arrival order within a bucket. Only acceptances that would commit
- * are counted. A refused one's freshly claimed key is deleted again, and a later acceptance of the
- * batch that only replayed that key is refused with it (it would replay a response never stored).
+ * The batch's rate hits (postgresRateHits: buckets locked in bucket order, hits decided in arrival
+ * order). Only acceptances that would commit are counted. A refused one's freshly claimed key is
+ * deleted again, and a later acceptance of the batch that only replayed that key is refused with it
+ * (it would replay a response never stored).
  */
-async function judgeRateHits(client: pg.PoolClient, batch: readonly Acceptance[], sealed: readonly Sealed[], keys: ReadonlyMap<number, KeyOutcome>, counter: { hits: number }): Promise<Map<number, RateLimited>> {
+async function judgeRateHits(client: pg.PoolClient, batch: readonly Acceptance[], sealed: readonly Sealed[], keys: ReadonlyMap<number, KeyOutcome>): Promise<Map<number, RateLimited>> {
   const limited = new Map<number, RateLimited>();
   const counted = batch.flatMap((acceptance, index) => {
     const key = keys.get(index);
@@ -98,16 +99,16 @@ async function judgeRateHits(client: pg.PoolClient, batch: readonly Acceptance[]
     return commits && acceptance.rateHit !== undefined ? [{ index, hit: acceptance.rateHit }] : [];
   });
   if (counted.length === 0) return limited;
-  counted.sort((a, b) => (a.hit.bucket < b.hit.bucket ? -1 : a.hit.bucket > b.hit.bucket ? 1 : a.index - b.index));
+  const verdicts = await postgresRateHits(client, counted.map((entry) => entry.hit));
   const releasedKeys = new Map<string, RateLimited>();
-  for (const { index, hit } of counted) {
-    const verdict = await postgresRateHit(client, hit, counter);
-    if (verdict.allowed) continue;
+  counted.forEach(({ index }, position) => {
+    const verdict = verdicts[position] as RateVerdict;
+    if (verdict.allowed) return;
     const refused: RateLimited = { kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs };
     limited.set(index, refused);
     const key = batch[index]?.idempotency?.key;
     if (key !== undefined) releasedKeys.set(key, refused);
-  }
+  });
   if (releasedKeys.size === 0) return limited;
   await client.query('DELETE FROM idempotency WHERE key = ANY($1::text[])', [[...releasedKeys.keys()]]);
   batch.forEach((acceptance, index) => {

@@ -72,6 +72,23 @@ export function describeRateAdmissionContract(makeStore: ContractFactory): void 
       expect(await queued(made.store)).toBe(3);
     });
 
+    it('takes exactly `limit` per bucket when two instances hit many buckets in opposite orders, failing no acceptance', async () => {
+      const made = await stores.open();
+      if (made.sibling === undefined) throw new Error('the rate admission contract needs a sibling store');
+      const other = await made.sibling();
+      const buckets = Array.from({ length: 6 }, (_, i) => `rate:sentry:k${i}`);
+      const send = (store: Store, order: readonly string[], round: number) =>
+        Promise.all(order.map((bucket, i) => store.ingress.accept({ ...agentAcceptance(`${bucket} ${round} ${i}`), rateHit: hitAt(NOW, bucket) })));
+      const rounds = await Promise.all(
+        Array.from({ length: 4 }, (_, round) => [send(made.store, buckets, round), send(other, [...buckets].reverse(), round)]).flat(),
+      );
+      const outcomes = rounds.flat();
+      expect(outcomes).toHaveLength(48);
+      expect(outcomes.filter((outcome) => outcome.kind === 'committed')).toHaveLength(6 * RULE.limit);
+      expect(outcomes.filter((outcome) => outcome.kind === 'rate-limited')).toHaveLength(48 - 6 * RULE.limit);
+      expect(await queued(made.store)).toBe(6 * RULE.limit);
+    });
+
     it('joins a debounce group only while its hit conforms', async () => {
       const { store } = await stores.open();
       const join = (message: string): DebounceJoin => ({ mappingId: 'sentry', key: 'p', action: agent(message), windowMs: 30_000, maxWaitMs: 300_000, keep: 'all', maxChars: 20_000 });
