@@ -47,6 +47,9 @@ export function allRows(): Row[] {
   ];
 }
 
+/** The flow-control rows whose targets compare them with template-1k (bench/lib/alternation.ts). */
+export const FLOW_CONTROL_ROWS = ['template-filter-1k', 'template-debounce-1k', 'template-1k-ratelimit'] as const;
+
 /** --quick: the 1 KB rows of the ratio and latency targets (the memory and start-up targets come with them). */
 const QUICK = new Set(['wake-1k', 'wake-half', 'template-1k', 'template-filter-1k', 'template-debounce-1k', 'agent-1k', 'transform-1k']);
 

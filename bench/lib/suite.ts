@@ -7,7 +7,8 @@
  */
 import type { ChildRegistry, Server } from './processes.js';
 import { measure, type Sample } from './load.js';
-import type { Row } from './plan.js';
+import { FLOW_CONTROL_ROWS, type Row } from './plan.js';
+import { compareInAlternation, type AlternationResult } from './alternation.js';
 import type { ConfigKind, Synchronous } from './configs.js';
 import { startHookgate, startReference, type Reference, type Target } from './servers.js';
 import { median, sleep } from './stats.js';
@@ -44,16 +45,30 @@ export interface SuiteResult {
   rowPeakRss: Map<string, number[]>;
   /** The Koa floor's RSS 0.5 s after start (as Hookgate's idle RSS), one per row and round. */
   koaIdleRss: number[];
+  /** Each flow-control row against template-1k on one server, in alternation (when both rows ran). */
+  alternation: Map<string, AlternationResult>;
 }
 
 export async function runSuite(children: ChildRegistry, options: SuiteOptions): Promise<SuiteResult> {
-  const result: SuiteResult = { synchronous: options.synchronous, rows: options.rows, samples: new Map(), processes: new Map(), rowPeakRss: new Map(), koaIdleRss: [] };
+  const result: SuiteResult = { synchronous: options.synchronous, rows: options.rows, samples: new Map(), processes: new Map(), rowPeakRss: new Map(), koaIdleRss: [], alternation: new Map() };
   for (const row of options.rows) result.samples.set(row.id, { 'ref-http': [], 'ref-durable': [], 'ref-koa': [], hookgate: [] });
   for (let round = 1; round <= options.rounds; round++) {
     options.log(`[${options.synchronous}] round ${round}/${options.rounds}`);
     for (const row of options.rows) await runRow(children, row, round, result, options);
   }
+  await compareFlowControlRows(children, result, options);
   return result;
+}
+
+/** The flow-control targets' measurement: ABBA on one server, 4 pairs per round of the suite (at least 4). */
+async function compareFlowControlRows(children: ChildRegistry, result: SuiteResult, options: SuiteOptions): Promise<void> {
+  const plain = options.rows.find((row) => row.id === 'template-1k');
+  if (plain === undefined) return;
+  for (const variant of options.rows.filter((row) => (FLOW_CONTROL_ROWS as readonly string[]).includes(row.id))) {
+    options.log(`[${options.synchronous}] ${variant.id} against template-1k on one server, in alternation`);
+    const pairs = Math.max(4, 4 * options.rounds);
+    result.alternation.set(variant.id, await compareInAlternation(children, plain, variant, { ...options, pairs }));
+  }
 }
 
 async function runRow(children: ChildRegistry, row: Row, round: number, result: SuiteResult, options: SuiteOptions): Promise<void> {
