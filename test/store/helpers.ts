@@ -3,16 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createLogger } from '../../src/log.js';
-import type { IngressStore } from '../../src/store/port.js';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
-import { createSqliteIngress, type SqliteIngressOptions } from '../../src/store/sqlite/ingress.js';
+import { createSqliteIngress, type SqliteIngress, type SqliteIngressOptions } from '../../src/store/sqlite/ingress.js';
 import { writerFaults, type WriterFaults } from './support/writer-faults.js';
 
 export interface StoreFixture {
   path: string;
   /** The main connection the store reads from (as the service's). */
   db: DatabaseSync;
-  store: IngressStore;
+  store: SqliteIngress;
   /** Fault injection into its writer thread, and its commit count. */
   faults: WriterFaults;
   logs: Array<Record<string, unknown>>;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentAcceptance, rejectionOf, storeFixture, wakeAcceptance, type StoreFixture } from './helpers.js';
+import { agent, agentAcceptance, rejectionOf, storeFixture, wakeAcceptance, type StoreFixture } from './helpers.js';
 
 const MAX_PAGES = 1_073_741_823;
 
@@ -47,6 +47,22 @@ describe('the ingress store when its writer fails', () => {
     expect(store.isWritable()).toBe(true);
     expect(await store.accept(wakeAcceptance('read-only', 'ro'))).toMatchObject({ kind: 'committed' });
     expect(fixture.count("SELECT count(*) AS n FROM events WHERE text = 'read-only'")).toBe(1);
+  });
+
+  it('refuses debounce joins with STORE_UNAVAILABLE while the writer cannot write, writes none of them, and joins again once it can', async () => {
+    fixture = storeFixture();
+    const { store } = fixture;
+    const item = (key: string) => ({
+      acceptance: { joins: [{ mappingId: 'gh-pr', key, action: agent(`push to ${key}`), windowMs: 30_000, maxWaitMs: 300_000, keep: 'last' as const, maxChars: 20_000 }], idempotency: { key: `delivery-${key}`, fingerprint: `fp-${key}` } },
+      at: Date.now(),
+    });
+    await fixture.faults.pragma('query_only', true);
+    expect(await rejectionOf(store.join([item('repo#1'), item('repo#2')]))).toMatchObject({ code: 'STORE_UNAVAILABLE', retryAfterSeconds: 5 });
+    expect(fixture.count('SELECT count(*) AS n FROM debounce_groups') + fixture.count('SELECT count(*) AS n FROM idempotency')).toBe(0);
+    await fixture.faults.pragma('query_only', false);
+    const joined = await store.join([item('repo#1'), item('repo#1'), item('repo#2')]);
+    expect(joined.map((result) => result.kind)).toEqual(['committed', 'replayed', 'committed']);
+    expect(fixture.count('SELECT count(*) AS n FROM debounce_groups')).toBe(2);
   });
 
   it('refuses the batch in flight when the writer dies mid-commit, logs it, and commits the next batch on a new writer', async () => {

@@ -93,7 +93,7 @@ export function createCommitQueue(writer: WriterClient, deps: CommitQueueDeps): 
   };
 }
 
-function toStoreError(error: unknown): HookError {
+export function toStoreError(error: unknown): HookError {
   if (error instanceof HookError) return error;
   return new HookError('STORE_UNAVAILABLE', 'the store cannot accept requests right now, retry later', {
     retryAfterSeconds: 5,

@@ -3,9 +3,10 @@ import { HookError } from '../../errors.js';
 import type { AdmittedAction, AcceptedResponse } from '../../actions/types.js';
 import type { Logger } from '../../log.js';
 import type { IngressStore } from '../port.js';
-import { createCommitQueue } from './ingress-commit.js';
+import { createCommitQueue, toStoreError } from './ingress-commit.js';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { createWriterClient, type WriterClient } from './writer-client.js';
+import type { JoinItem, JoinResult } from './debounce-join.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 const PURGE_SLICE = 2000;
@@ -51,7 +52,13 @@ export interface WriterAccess {
  * the writability probe, and the purge of expired idempotency keys. Reads (replay) stay on the
  * main connection: WAL shows it every commit the writer acknowledged.
  */
-export function createSqliteIngress(readDb: DatabaseSync, options: SqliteIngressOptions): IngressStore {
+/** The SQLite ingress, and the writer's debounce joins (the debounce store commits them through it). */
+export interface SqliteIngress extends IngressStore {
+  /** Commits a batch of debounce joins in one transaction on the writer thread; rejects STORE_UNAVAILABLE as a commit does. */
+  join(items: JoinItem[]): Promise<JoinResult[]>;
+}
+
+export function createSqliteIngress(readDb: DatabaseSync, options: SqliteIngressOptions): SqliteIngress {
   const health = createWriterHealth();
   const writer = createWriterClient(
     { path: options.path, synchronous: options.synchronous, idempotencyTtlMs: options.idempotencyTtlMs, probeBytes: options.probeBytes ?? 16_384, busyTimeoutMs: 5000 },
@@ -79,6 +86,19 @@ export function createSqliteIngress(readDb: DatabaseSync, options: SqliteIngress
       if (row === undefined) return undefined;
       if (row.fingerprint !== fingerprint) throw idempotencyConflict();
       return JSON.parse(row.response) as AcceptedResponse;
+    },
+    async join(items) {
+      if (closing !== undefined) throw shuttingDown();
+      let reply: WriterReply;
+      try {
+        reply = await writer.request({ type: 'join', items });
+      } catch (error) {
+        throw toStoreError(error);
+      }
+      if (reply.type === 'joined') return reply.results;
+      if (reply.type === 'failed') health.record(reply.writable);
+      options.logger.error({ event: 'store.commit_failed', err: reply.type === 'failed' || reply.type === 'error' ? reply.message : reply.type, batch: items.length }, 'debounce join failed');
+      throw toStoreError(new Error(reply.type === 'failed' || reply.type === 'error' ? reply.message : `unexpected reply ${reply.type}`));
     },
     isWritable: () => closing === undefined && health.isWritable(writer),
     onCommitted(listener) {

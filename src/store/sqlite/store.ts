@@ -61,7 +61,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     deliveries: createSqliteDeliveries(runtime),
     state: createSqliteState(runtime),
     gmail: createSqliteGmailStore(gmail.get, reads, now),
-    debounce: createSqliteDebounce(debounce.get, reads, options.idempotencyTtlMs),
+    debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
     depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running') } }),
     close() {
       closing ??= ingress.close().finally(() => {

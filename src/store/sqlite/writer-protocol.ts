@@ -1,5 +1,6 @@
 import type { AdmittedAction } from '../../actions/types.js';
 import type { RateHitRequest } from '../limit-types.js';
+import type { JoinItem, JoinResult } from './debounce-join.js';
 
 /**
  * The messages between the main thread and the store's writer thread (writer-thread.ts). Only
@@ -30,6 +31,8 @@ export interface WriteItem {
 
 export type WriterRequest =
   | { type: 'commit'; at: number; items: WriteItem[] }
+  /** Debounce joins (src/store/sqlite/debounce-join.ts), in one transaction of their own. */
+  | { type: 'join'; items: JoinItem[] }
   | { type: 'purge'; cutoff: number; limit: number }
   | { type: 'probe' }
   | { type: 'close' }
@@ -47,6 +50,8 @@ export type WriterReply =
   | { type: 'committed'; transaction: number; outcomes: ItemOutcome[] }
   /** The whole transaction was rolled back; `writable` is a probe taken right after. */
   | { type: 'failed'; message: string; writable: boolean }
+  /** One result per join item, in order. */
+  | { type: 'joined'; results: JoinResult[] }
   | { type: 'purged'; changes: number }
   | { type: 'probed'; writable: boolean }
   | { type: 'done' }

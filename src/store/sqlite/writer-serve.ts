@@ -9,6 +9,7 @@ import { sealAction, type SealedAction } from '../../actions/seal.js';
 import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
 import { createTransactionBuckets, type TransactionBuckets } from './transaction-buckets.js';
+import { joinAll, type JoinItem } from './debounce-join.js';
 
 const PROBE_KEY = 'hookgate.readiness-probe';
 
@@ -38,7 +39,7 @@ export function serveWriter(port: MessagePort, init: WriterInit, extension: Writ
   const statements = prepareStatements(db);
   const connection: WriterConnection = { db, probe: createProbe(db, statements, init.probeBytes) };
   const commit = createCommitter(db, statements, init, connection.probe, extension.beforeCommit ?? (() => undefined));
-  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension);
+  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension, init.idempotencyTtlMs);
   // Everything already waiting in the queue is taken at once, so the batches the main thread sent
   // while the last commit ran become one transaction.
   port.on('message', (first: RequestEnvelope) => {
@@ -196,8 +197,11 @@ function handleRequest(
   connection: WriterConnection,
   statements: Statements,
   extension: WriterExtension,
+  idempotencyTtlMs: number,
 ): WriterReply {
   switch (request.type) {
+    case 'join':
+      return joinInTransaction(connection, request.items, idempotencyTtlMs);
     case 'purge':
       return { type: 'purged', changes: Number(statements.purgeKeys.run(request.cutoff, request.limit).changes) };
     case 'probe':
@@ -208,5 +212,19 @@ function handleRequest(
     case 'close':
       connection.db.close();
       return { type: 'done' };
+  }
+}
+
+/** A batch of debounce joins: all in one transaction or, on a failure, none (the probe says whether the store can write). */
+function joinInTransaction(connection: WriterConnection, items: readonly JoinItem[], idempotencyTtlMs: number): WriterReply {
+  const { db } = connection;
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    const results = items.map((item) => joinAll(db, item.acceptance, item.at, idempotencyTtlMs));
+    db.exec('COMMIT');
+    return { type: 'joined', results };
+  } catch (error) {
+    rollback(db);
+    return { type: 'failed', message: (error as Error).message, writable: connection.probe() };
   }
 }
