@@ -7,6 +7,7 @@ import { collectNotes } from './run-notes.js';
 import { deliverReply, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
 import { digestForLog } from '../log-digest.js';
+import { parseStoredAction } from './stored-action.js';
 
 export interface AgentRunDeps extends TurnDeps {
   /** The canonical default model, used when the action carries none. */
@@ -16,23 +17,13 @@ export interface AgentRunDeps extends TurnDeps {
   observer?: RuntimeObserver;
 }
 
-/** The stored AgentAction of a row; undefined when the row cannot be read (never expected). */
-export function parseStoredAction(row: Pick<RunRow, 'action'>): AgentAction | undefined {
-  try {
-    const action = JSON.parse(row.action) as AgentAction;
-    return action?.kind === 'agent' && typeof action.message === 'string' ? action : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * One claimed run: the session's earlier exchanges plus this message go to the provider under the
  * run's deadline; the outcome, the transcript and the summary event are committed together, then
  * the reply is handed to delivery. A shutdown leaves the run to be resumed by the next start.
  */
 export async function executeRun(deps: AgentRunDeps, row: RunRow): Promise<void> {
-  const action = parseStoredAction(row);
+  const action = parseStoredAction(row, 'agent');
   const startedAt = deps.clock.now();
   const notes = collectNotes();
   const outcome: TurnOutcome = action === undefined ? { kind: 'error', error: 'the stored action cannot be read' } : await runTurn(deps, row, action, notes.add);

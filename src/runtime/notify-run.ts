@@ -1,4 +1,3 @@
-import type { NotifyAction } from '../actions/types.js';
 import type { FinishedStatus, RecordedDelivery, RunRow } from '../store/port.js';
 import type { RuntimeObserver } from './ports.js';
 import { deliverReply, type RoutingDeps } from './routing.js';
@@ -6,6 +5,7 @@ import { singleLine, truncate } from './summary.js';
 import type { Clock } from './clock.js';
 import type { RuntimeStore } from './ports.js';
 import type { Logger } from '../log.js';
+import { parseStoredAction } from './stored-action.js';
 
 export interface NotifyRunDeps {
   store: RuntimeStore;
@@ -15,16 +15,6 @@ export interface NotifyRunDeps {
   observer?: RuntimeObserver;
 }
 
-/** The stored NotifyAction of a row; undefined when the row cannot be read (never expected). */
-export function parseNotifyAction(row: Pick<RunRow, 'action'>): NotifyAction | undefined {
-  try {
-    const action = JSON.parse(row.action) as NotifyAction;
-    return action?.kind === 'notify' && typeof action.text === 'string' ? action : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * One claimed notify: its text goes to its channel with the channels' retries, as sender data
  * (neutralised whatever the channel's markup setting). No model, no transcript, no summary event
@@ -32,7 +22,7 @@ export function parseNotifyAction(row: Pick<RunRow, 'action'>): NotifyAction | u
  * the next start, like an agent run.
  */
 export async function executeNotify(deps: NotifyRunDeps, row: RunRow): Promise<void> {
-  const action = parseNotifyAction(row);
+  const action = parseStoredAction(row, 'notify');
   const startedAt = deps.clock.now();
   let delivery: RecordedDelivery;
   if (action === undefined) {

@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import type { RecoveryDecision, RunRow } from '../store/port.js';
-import { parseStoredAction, summaryEvent } from './agent-run.js';
+import { summaryEvent } from './agent-run.js';
+import { parseStoredAction } from './stored-action.js';
 import type { RuntimeStore } from './ports.js';
 import { runSummary } from './summary.js';
 
@@ -26,6 +27,6 @@ function decide(row: RunRow, now: number): RecoveryDecision {
   // A notify never reaches the main session, not even as a summary.
   if (row.kind === 'notify') return { kind: 'finish', end: { status: 'interrupted', at: now, summary: `Notify ${row.name} (interrupted): ${reason}`, error: reason } };
   const summary = runSummary(row.name, 'interrupted', reason);
-  const action = parseStoredAction(row);
+  const action = parseStoredAction(row, 'agent');
   return { kind: 'finish', end: { status: 'interrupted', at: now, summary, error: reason, event: summaryEvent(row, action, summary, now) } };
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.js';
 import type { BudgetRule, RunGates, RunRow } from '../../store/port.js';
-import { parseStoredAction } from '../agent-run.js';
+import { parseStoredAction } from '../stored-action.js';
 import { splitModelRef } from '../provider-call.js';
 import type { RunLimitsLookup } from './run-limits.js';
 
@@ -23,7 +23,7 @@ export interface PlanDeps {
 export function planGates(row: RunRow, deps: PlanDeps): RunGates | undefined {
   // A notify sends text to a channel and calls no model: no budget, throttle or circuit is about it.
   if (row.kind === 'notify') return undefined;
-  const action = parseStoredAction(row);
+  const action = parseStoredAction(row, 'agent');
   const mappingId = action?.origin.mappingId;
   const limits = mappingId === undefined ? undefined : deps.runLimits(mappingId);
   const keys = action?.limitKeys ?? {};
