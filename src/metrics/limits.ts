@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CircuitState, LimitOverview } from '../store/port.js';
+import { oneReadPerScrape } from './scrape-read.js';
 
 /** Refusals by admission limits, for the rate limiter and the queue guard (src/admission/); skips are counted with the other skips (metrics/admission.ts). */
 export interface LimitObserver {
@@ -30,15 +31,7 @@ export function createLimitMetrics(registers: Registry[], overview: (() => Promi
 }
 
 function registerLimitGauges(overview: () => Promise<LimitOverview>, registers: Registry[]): void {
-  let pending: Promise<LimitOverview | undefined> | undefined;
-  const read = (): Promise<LimitOverview | undefined> => {
-    pending ??= overview()
-      .catch(() => undefined)
-      .finally(() => {
-        pending = undefined;
-      });
-    return pending;
-  };
+  const read = oneReadPerScrape(overview);
   new Gauge({
     name: 'hookgate_runs_waiting',
     help: 'Queued runs by what they wait for (slot, throttle, concurrency, budget, provider-circuit).',

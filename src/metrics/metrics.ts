@@ -4,6 +4,7 @@ import { createLimitMetrics, type LimitObserver } from './limits.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
 import { createAdmissionMetrics } from './admission.js';
 import type { AdmissionObserver } from '../http/admission-commit.js';
+import { oneReadPerScrape } from './scrape-read.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
 export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
@@ -144,16 +145,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * between scrapes; one read serves both gauges of a scrape.
  */
 function registerQueueGauges(depths: () => Promise<QueueDepths>, registers: Registry[]): void {
-  let pending: Promise<QueueDepths | undefined> | undefined;
-  // A scrape must not fail because the store is closing or busy: the gauges keep their last values.
-  const read = (): Promise<QueueDepths | undefined> => {
-    pending ??= depths()
-      .catch(() => undefined)
-      .finally(() => {
-        pending = undefined;
-      });
-    return pending;
-  };
+  const read = oneReadPerScrape(depths);
   new Gauge({
     name: 'hookgate_pending_events',
     help: 'Main-session events waiting for a heartbeat.',
