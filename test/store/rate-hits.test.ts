@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/sqlite/connection.js';
-import { createRateHitBatcher, rateHitInTransaction } from '../../src/store/sqlite/rate-hits.js';
+import { createRateHitBatcher } from '../../src/store/sqlite/rate-hits.js';
+import { gcra } from '../../src/store/gate-decision.js';
 import { createTransactionBuckets } from '../../src/store/sqlite/transaction-buckets.js';
 import { inTransaction } from '../../src/store/sqlite/connection.js';
 
@@ -39,21 +40,25 @@ describe('rate hits that arrive together (SQLite)', () => {
     reopened.close();
   });
 
-  it('decides a writer transaction\'s hits (one read and one write per bucket) exactly as one statement per hit does', () => {
+  it('decides hits over many transactions (each bucket read once and written once per transaction) as GCRA on the whole sequence does', () => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-rate-'));
-    const perHit = openDatabase(join(dir, 'per-hit.sqlite'), { synchronous: 'normal' });
     const grouped = openDatabase(join(dir, 'grouped.sqlite'), { synchronous: 'normal' });
     const rules = [{ limit: 3, periodMs: 60_000 }, { limit: 1, periodMs: 1000 }, { limit: 7, periodMs: 10_000 }];
     // A fixed pseudo-random sequence: buckets, rules and times that move forward by uneven steps.
     let seed = 42;
     const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
     let now = 1_000_000;
+    const reference = new Map<string, number>();
     const expected: boolean[] = [];
     const actual: boolean[] = [];
     const counter = { hits: 0 };
     for (let transaction = 0; transaction < 200; transaction += 1) {
       const hits = Array.from({ length: 1 + next(12) }, () => ({ bucket: `rate:m:${next(3)}`, rule: rules[next(3)] as { limit: number; periodMs: number }, now: (now += next(900)) }));
-      expected.push(...inTransaction(perHit, () => hits.map((hit) => rateHitInTransaction(perHit, hit).allowed)));
+      for (const hit of hits) {
+        const verdict = gcra(reference.get(hit.bucket), hit.rule, hit.now);
+        if (verdict.allowed) reference.set(hit.bucket, verdict.tat);
+        expected.push(verdict.allowed);
+      }
       actual.push(
         ...inTransaction(grouped, () => {
           const buckets = createTransactionBuckets(grouped, counter);
@@ -66,7 +71,6 @@ describe('rate hits that arrive together (SQLite)', () => {
     expect(actual).toEqual(expected);
     expect(expected.filter(Boolean).length).toBeGreaterThan(50);
     expect(expected.filter((allowed) => !allowed).length).toBeGreaterThan(100);
-    perHit.close();
     grouped.close();
   });
 });

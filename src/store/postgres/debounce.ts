@@ -1,10 +1,11 @@
 import type pg from 'pg';
+import type { RateVerdict } from '../limit-types.js';
 import { HookError } from '../../errors.js';
 import type { AcceptedResponse } from '../../actions/types.js';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { debouncedResponse, type DebounceJoin, type DebounceOutcome, type DebounceStore, type JoinedGroup } from '../debounce-port.js';
 import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
-import { postgresRateHit } from './rate-hit.js';
+import { postgresRateHits } from './rate-hit.js';
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
 
@@ -46,7 +47,7 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
           }
           // After the key (a replay is not counted again); a refused hit rolls the joins back.
           if (acceptance.rateHit !== undefined) {
-            const verdict = await postgresRateHit(client, acceptance.rateHit);
+            const [verdict] = (await postgresRateHits(client, [acceptance.rateHit])) as [RateVerdict];
             if (!verdict.allowed) throw new JoinRefused({ kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs });
           }
           return { kind: 'committed', response, groups };

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { budgetWindows, DAY_MS, decideGates, gcra, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
-import type { CircuitRow, GateOutcome, LimitStore, RunGates, WaitingFor } from '../limit-types.js';
+import type { CircuitRow, GateOutcome, LimitStore, RateVerdict, RunGates, WaitingFor } from '../limit-types.js';
 import { query, transaction, type Queryable } from './sql.js';
 import { toCircuit, type CircuitSqlRow } from '../row-views.js';
-import { postgresRateHit } from './rate-hit.js';
+import { postgresRateHits } from './rate-hit.js';
 
 /**
  * The limit store on PostgreSQL, shared by every instance. A bucket's hit holds an advisory lock
@@ -20,7 +20,8 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
         const verdict = gcra(await readTat(pool, bucket), rule, now);
         return verdict.allowed ? { allowed: true, retryAfterMs: 0 } : verdict;
       }
-      return postgresRateHit(pool, { bucket, rule, now });
+      const [verdict] = await transaction(pool, (client) => postgresRateHits(client, [{ bucket, rule, now }]));
+      return verdict as RateVerdict;
     },
     async claimGated(runId, claim, gates) {
       if (claim.signal?.aborted === true) return { kind: 'taken' };

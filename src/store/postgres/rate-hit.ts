@@ -1,28 +1,10 @@
-import { gcra, gcraRetryAfter, gcraSpacing } from '../gate-decision.js';
+import { gcra } from '../gate-decision.js';
 import type { RateHitRequest, RateVerdict } from '../limit-types.js';
 import type { Queryable } from './sql.js';
 
 /**
- * One GCRA step on PostgreSQL (gate-decision.ts's arithmetic in SQL), on the pool (its own
- * transaction) or inside the caller's: ON CONFLICT locks the bucket's row until that transaction
- * ends, so concurrent hits on one bucket, from any instance, take turns and never both take its
- * last place.
- */
-export async function postgresRateHit(db: Queryable, { bucket, rule, now }: RateHitRequest): Promise<RateVerdict> {
-  const { interval, tolerance } = gcraSpacing(rule);
-  const { rows } = await db.query<{ tat: number }>(
-    `INSERT INTO limit_buckets (bucket, tat) VALUES ($1, $2::float8 + $3::float8)
-     ON CONFLICT (bucket) DO UPDATE SET tat = GREATEST(limit_buckets.tat, $2::float8) + $3::float8 WHERE GREATEST(limit_buckets.tat, $2::float8) - $2::float8 <= $4::float8
-     RETURNING tat`,
-    [bucket, now, interval, tolerance],
-  );
-  if (rows.length > 0) return { allowed: true, retryAfterMs: 0 };
-  const current = await db.query<{ tat: number }>('SELECT tat FROM limit_buckets WHERE bucket = $1', [bucket]);
-  return { allowed: false, retryAfterMs: gcraRetryAfter(current.rows[0]?.tat ?? now, rule, now) };
-}
-
-/**
- * Many hits inside the caller's transaction, in two statements whatever their number. The first
+ * Rate hits inside the caller's transaction (a batch's acceptances, a debounce join, the limit
+ * store's alert conditions), in two statements whatever their number. The first
  * makes every bucket's row exist and locks it, in bucket order, returning its time: two instances'
  * batches never wait on each other in a cycle, and no row can vanish before it is locked. Each hit
  * is then decided in turn with gate-decision.ts's GCRA, and each moved bucket written once. A

@@ -3,7 +3,7 @@ import type { AcceptedResponse } from '../../actions/types.js';
 import { debouncedResponse, type DebounceAcceptance, type DebounceJoin, type DebounceOutcome, type JoinedGroup } from '../debounce-port.js';
 import { groupIdOf, groupKeyHash, openedGroup, rearmed, shortKey } from '../debounce-rows.js';
 import { prepareCached } from './connection.js';
-import { rateHitInTransaction } from './rate-hits.js';
+import type { TransactionBuckets } from './transaction-buckets.js';
 
 /** A join's answer inside its transaction; `conflict` becomes IDEMPOTENCY_CONFLICT for its caller alone. */
 export type JoinResult = DebounceOutcome | { kind: 'conflict' };
@@ -14,14 +14,14 @@ export type JoinItem = { acceptance: DebounceAcceptance; at: number };
  * thread's, src/store/sqlite/writer-serve.ts): its key judged first, then its rate hit, then each
  * join into the open group of its key or a new one, then the key stored with the response.
  */
-export function joinAll(db: DatabaseSync, acceptance: DebounceAcceptance, at: number, ttlMs: number): JoinResult {
+export function joinAll(db: DatabaseSync, acceptance: DebounceAcceptance, at: number, ttlMs: number, buckets: TransactionBuckets): JoinResult {
   const { idempotency } = acceptance;
   if (idempotency !== undefined) {
     const row = prepareCached(db, 'SELECT fingerprint, response FROM idempotency WHERE key = ? AND created_at > ?').get(idempotency.key, at - ttlMs) as { fingerprint: string; response: string } | undefined;
     if (row !== undefined) return row.fingerprint === idempotency.fingerprint ? { kind: 'replayed', response: JSON.parse(row.response) as AcceptedResponse } : { kind: 'conflict' };
   }
   if (acceptance.rateHit !== undefined) {
-    const verdict = rateHitInTransaction(db, acceptance.rateHit);
+    const verdict = buckets.hit(acceptance.rateHit);
     if (!verdict.allowed) return { kind: 'rate-limited', retryAfterMs: verdict.retryAfterMs };
   }
   const groups = acceptance.joins.map((join) => joinOne(db, join, at));

@@ -16,21 +16,6 @@ export function writeTat(db: DatabaseSync, bucket: string, tat: number): void {
   prepareCached(db, 'INSERT INTO limit_buckets (bucket, tat) VALUES (?, ?) ON CONFLICT(bucket) DO UPDATE SET tat = excluded.tat').run(bucket, tat);
 }
 
-/**
- * One GCRA hit in one statement (gate-decision.ts's arithmetic in SQL): the bucket moves on only
- * when the hit conforms. Undefined when it does not (nothing written). A single statement is its
- * own transaction, so no other connection can slip in between the read and the write.
- */
-export function hitBucket(db: DatabaseSync, bucket: string, now: number, interval: number, tolerance: number): number | undefined {
-  const row = prepareCached(
-    db,
-    `INSERT INTO limit_buckets (bucket, tat) VALUES (?1, ?2 + ?3)
-     ON CONFLICT(bucket) DO UPDATE SET tat = MAX(limit_buckets.tat, ?2) + ?3 WHERE MAX(limit_buckets.tat, ?2) - ?2 <= ?4
-     RETURNING tat`,
-  ).get(bucket, now, interval, tolerance) as { tat: number } | undefined;
-  return row?.tat;
-}
-
 /** Buckets whose time has passed hold nothing a missing row would not. */
 export function pruneBuckets(db: DatabaseSync, now: number): void {
   prepareCached(db, 'DELETE FROM limit_buckets WHERE tat < ?').run(now);

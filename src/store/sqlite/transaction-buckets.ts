@@ -14,11 +14,11 @@ export interface TransactionBuckets {
 }
 
 /**
- * The rate hits of one writer transaction (an acceptance's `rateHit`, many per group commit):
- * each bucket is read once, every hit on it decided in turn with gate-decision.ts's GCRA, and its
- * final time written once before COMMIT. The same decisions as one statement per hit
- * (limit-queries.ts's hitBucket), for one read and one write per bucket instead of one write per
- * hit. Made per transaction; a rolled-back transaction simply drops it.
+ * The rate hits of one write transaction (the writer thread's acceptances and debounce joins, many
+ * per group commit; the limit store's batches): each bucket is read once, every hit on it decided
+ * in turn with gate-decision.ts's GCRA, and its final time written once before COMMIT. BEGIN
+ * IMMEDIATE serialises every connection to the file, so two stores on one file never both take a
+ * key's last place. Made per transaction; a rolled-back transaction simply drops it.
  */
 export function createTransactionBuckets(db: DatabaseSync, counter: { hits: number }): TransactionBuckets {
   const tats = new Map<string, number | undefined>();

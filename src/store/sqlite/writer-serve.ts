@@ -38,8 +38,10 @@ export function serveWriter(port: MessagePort, init: WriterInit, extension: Writ
   const db = openConnection(init);
   const statements = prepareStatements(db);
   const connection: WriterConnection = { db, probe: createProbe(db, statements, init.probeBytes) };
-  const commit = createCommitter(db, statements, init, connection.probe, extension.beforeCommit ?? (() => undefined));
-  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension, init.idempotencyTtlMs);
+  // Paces the sweep of spent rate buckets across all of this writer's transactions.
+  const rateHits = { hits: 0 };
+  const commit = createCommitter(db, statements, init, connection.probe, extension.beforeCommit ?? (() => undefined), rateHits);
+  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension, { ttlMs: init.idempotencyTtlMs, rateHits });
   // Everything already waiting in the queue is taken at once, so the batches the main thread sent
   // while the last commit ran become one transaction.
   port.on('message', (first: RequestEnvelope) => {
@@ -135,9 +137,8 @@ function sealItem(item: WriteItem): Prepared {
  * of them; one reply per batch. Sealing happens before BEGIN, so the write lock is held only for
  * the inserts and the commit.
  */
-function createCommitter(db: DatabaseSync, statements: Statements, init: WriterInit, probe: () => boolean, beforeCommit: () => void) {
+function createCommitter(db: DatabaseSync, statements: Statements, init: WriterInit, probe: () => boolean, beforeCommit: () => void, rateHits: { hits: number }) {
   const write = createItemWriter(statements, init.idempotencyTtlMs);
-  const rateHits = { hits: 0 };
   let transactions = 0;
   return (batches: readonly Batch[]): ReplyEnvelope[] => {
     const prepared = batches.map((batch) => batch.items.map(sealItem));
@@ -197,11 +198,11 @@ function handleRequest(
   connection: WriterConnection,
   statements: Statements,
   extension: WriterExtension,
-  idempotencyTtlMs: number,
+  joins: { ttlMs: number; rateHits: { hits: number } },
 ): WriterReply {
   switch (request.type) {
     case 'join':
-      return joinInTransaction(connection, request.items, idempotencyTtlMs);
+      return joinInTransaction(connection, request.items, joins.ttlMs, joins.rateHits);
     case 'purge':
       return { type: 'purged', changes: Number(statements.purgeKeys.run(request.cutoff, request.limit).changes) };
     case 'probe':
@@ -216,11 +217,13 @@ function handleRequest(
 }
 
 /** A batch of debounce joins: all in one transaction or, on a failure, none (the probe says whether the store can write). */
-function joinInTransaction(connection: WriterConnection, items: readonly JoinItem[], idempotencyTtlMs: number): WriterReply {
+function joinInTransaction(connection: WriterConnection, items: readonly JoinItem[], idempotencyTtlMs: number, rateHits: { hits: number }): WriterReply {
   const { db } = connection;
   try {
     db.exec('BEGIN IMMEDIATE');
-    const results = items.map((item) => joinAll(db, item.acceptance, item.at, idempotencyTtlMs));
+    const buckets = createTransactionBuckets(db, rateHits);
+    const results = items.map((item) => joinAll(db, item.acceptance, item.at, idempotencyTtlMs, buckets));
+    buckets.flush();
     db.exec('COMMIT');
     return { type: 'joined', results };
   } catch (error) {
