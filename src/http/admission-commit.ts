@@ -36,6 +36,7 @@ export function joinsFor(mappingId: string, actions: readonly AdmittedAction[], 
     const key = plan.keys[index] ?? '';
     const settings = { windowMs: plan.windowMs, maxWaitMs: plan.maxWaitMs, keep: plan.keep, maxChars: plan.maxChars };
     if (key !== '') return { mappingId, key, action, ...settings };
-    return { mappingId, key: `\u0000at-once:${randomUUID()}`, action, ...settings, windowMs: 0, maxWaitMs: 0 };
+    // A leading space: rendered keys are trimmed, so none can be this one (and PostgreSQL text takes no NUL).
+    return { mappingId, key: ` at-once:${randomUUID()}`, action, ...settings, windowMs: 0, maxWaitMs: 0 };
   });
 }

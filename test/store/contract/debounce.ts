@@ -4,6 +4,7 @@ import { debounceActionKey, type DebounceJoin, type DueGroup } from '../../../sr
 import type { AcceptOutcome, Store } from '../../../src/store/port.js';
 import { agent, rejectionOf, responseOf, wake } from '../helpers.js';
 import { contractStores, NOW } from './fixture.js';
+import { joinsFor } from '../../../src/http/admission-commit.js';
 import type { ContractFactory } from './index.js';
 
 function joinOf(message: string, key = 'repo#1', overrides: Partial<DebounceJoin> = {}): DebounceJoin {
@@ -88,6 +89,16 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
       expect((await store.debounce.view(groupId ?? ''))?.deliveries).toBe(1);
       const conflict = await rejectionOf(store.debounce.join({ joins: [joinOf('other')], idempotency: { key: 'delivery-1', fingerprint: 'fp-2' } }, at + 2000));
       expect(conflict).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT' });
+    });
+
+    it('joins a request whose keys rendered partly empty: the empty one gets a group of its own, due at once', async () => {
+      const { store } = await stores.open();
+      const joins = joinsFor('gh-pr', [agent('keyed'), agent('unkeyed')], { windowMs: 30_000, maxWaitMs: 300_000, keep: 'last', maxChars: 20_000, keys: ['repo#1', ''] }) ?? [];
+      const outcome = await store.debounce.join({ joins }, NOW);
+      expect(outcome.kind).toBe('committed');
+      const groups = outcome.kind === 'committed' ? outcome.groups : [];
+      expect(groups.map((group) => group.firesAt)).toEqual([NOW + 30_000, NOW]);
+      expect((await store.debounce.claimDue(NOW, 'firer', NOW + 60_000, 10)).map((group) => group.groupId)).toEqual([groups[1]?.groupId]);
     });
 
     it('answers a wake group with its mode', async () => {
