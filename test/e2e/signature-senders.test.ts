@@ -33,6 +33,8 @@ describe('senders with their own handshakes and body formats', () => {
     expect([wrong.status, ((await wrong.json()) as { code: string }).code]).toEqual([403, 'SUBSCRIPTION_REFUSED']);
     expect((await get('meta', 'hub.mode=subscribe&hub.challenge=1&hub.verify_token=guess2')).status).toBe(403);
     expect((await get('meta', 'hub.mode=subscribe&hub.challenge=1&hub.verify_token=meatyhamhock')).status).toBe(429);
+    // A GET that is no subscription check (a browser, a monitor) is not an auth failure: 405, uncounted.
+    expect((await get('meta', '')).status).toBe(405);
     // Only a scheme with a subscription check answers GET; others stay POST-only.
     expect((await get('github', 'hub.mode=subscribe')).status).toBe(405);
     expect(wakeTexts(svc)).toEqual([]);

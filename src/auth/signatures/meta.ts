@@ -7,7 +7,7 @@ const CHALLENGE = /^[A-Za-z0-9_.~-]{1,256}$/;
 
 const OPTIONS = {
   verifyToken: Type.Optional(
-    Type.String({ minLength: 1, description: 'The Verify Token entered with the callback URL in Meta\'s dashboard: a GET subscription check carrying it gets its hub.challenge back; any other GET gets 403.' }),
+    Type.String({ minLength: 1, description: 'The Verify Token entered with the callback URL in Meta\'s dashboard: a GET subscription check carrying it gets its hub.challenge back; a subscription check with another token gets 403 (a GET without hub.* parameters gets 405).' }),
   ),
 };
 type MetaOptions = Static<TObject<typeof OPTIONS>>;
@@ -46,6 +46,7 @@ export const meta = bodyHmacScheme<MetaOptions>({
     const mode = query.get('hub.mode');
     const token = query.get('hub.verify_token');
     const challenge = query.get('hub.challenge');
+    if (mode === null && token === null && challenge === null) return { ok: false, reason: 'absent' };
     if (mode !== 'subscribe' || token === null || challenge === null) return { ok: false, reason: 'malformed' };
     const expected = settings.options.verifyToken;
     if (expected === undefined || !sameSecret(token, expected)) return { ok: false, reason: 'refused' };

@@ -37,7 +37,8 @@ export interface HandshakeReply {
 }
 
 /** A GET a provider sends to confirm a subscription (Meta's hub.challenge), answered before any POST arrives. */
-export type SubscriptionReply = { ok: true; text: string } | { ok: false; reason: 'refused' | 'malformed' };
+/** `absent`: the GET is no subscription check at all (a browser, a monitor): it goes on, uncounted. */
+export type SubscriptionReply = { ok: true; text: string } | { ok: false; reason: 'refused' | 'malformed' | 'absent' };
 
 /** What a sender sends for a body: the headers, and the body or query when the sender puts something there. */
 export interface SignedDelivery {
