@@ -4,9 +4,10 @@
 // least as new as every source file and falls back to Node's own type stripping otherwise, so an
 // edit to src/ is never shadowed by a stale build.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeIfChanged } from './write-if-changed.mjs';
 
 // The server's own start is mostly module loading: before this, ~700 ES modules of typebox and a few
 // hundred CommonJS files of koa's stack were resolved, read and compiled one by one at every start.
@@ -64,7 +65,9 @@ const built = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
+  write: false,
 });
+for (const file of built.outputFiles) writeIfChanged(file.path, file.contents);
 
 // Chunks of earlier builds (their names change with their content) would otherwise pile up.
 const outputs = new Set(Object.keys(built.metafile.outputs).map((path) => basename(path)));
@@ -80,11 +83,17 @@ await buildConsole({ write: true });
 // Its bundler module is compiled first rather than imported as .ts: `prepare` may run under an older
 // node than 24 (npx with the machine's node), which cannot strip types. In dist/ it finds the root as
 // the built service does.
-const BUILDER = 'dist/guest-prelude-builder.mjs';
+// Named per process: two builds at once must not import or delete each other's.
+const BUILDER = `dist/guest-prelude-builder-${process.pid}.mjs`;
 await build({ entryPoints: ['src/sandbox/guest-prelude.ts'], outfile: BUILDER, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
 try {
   const { bundleGuestPrelude, BUILT_PRELUDE } = await import(pathToFileURL(BUILDER).href);
-  writeFileSync(BUILT_PRELUDE, bundleGuestPrelude());
+  writeIfChanged(BUILT_PRELUDE, bundleGuestPrelude());
 } finally {
   rmSync(BUILDER, { force: true });
 }
+
+// bin/hookgate.js runs dist/ when dist/main.js is at least as new as every source: a build whose
+// output did not change (an edited comment) still marks it current, without rewriting it.
+const now = new Date();
+utimesSync('dist/main.js', now, now);

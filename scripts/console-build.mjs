@@ -2,7 +2,8 @@
 // script and one stylesheet. Used by scripts/build.mjs (writes dist/console) and, when that build
 // is missing or older than the sources, by src/console/assets.ts (in memory).
 import { build } from 'esbuild';
-import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeIfChanged } from './write-if-changed.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,9 +25,8 @@ export async function buildConsole({ write }) {
   const css = readFileSync(join(ROOT, 'src/console/ui/app.css'), 'utf8');
   if (write) {
     const out = join(ROOT, 'dist/console');
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'app.css'), css);
-    writeFileSync(join(out, 'app.js'), js);
+    writeIfChanged(join(out, 'app.css'), css);
+    writeIfChanged(join(out, 'app.js'), js);
   }
   return { js, css };
 }
