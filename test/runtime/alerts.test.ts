@@ -37,4 +37,23 @@ describe('operator alerts', () => {
     expect(sent.at(-1)?.text).toBe('Hookgate: third');
     expect(sent).toHaveLength(3);
   });
+
+  it('asks the store about a condition once per window, however many deliveries raise it', async () => {
+    const clock = createManualClock();
+    const sent: Sent[] = [];
+    const buckets = fakeBuckets();
+    let asked = 0;
+    const limits = { rateHit: (...args: Parameters<typeof buckets.rateHit>) => ((asked += 1), buckets.rateHit(...args)) };
+    const alerter = createAlerter({ config: { channel: 'log', to: 'ops' }, channels: new Map([['log', fakeChannel('log', sent)]]), deliver: simpleDeliver, limits: limits as unknown as LimitStore, clock, logger: silentLogger() });
+    for (let i = 0; i < 500; i += 1) alerter.alert('rate-limit:sentry', 'skipping');
+    await flush();
+    clock.advance(ALERT_EVERY_MS - 1);
+    for (let i = 0; i < 500; i += 1) alerter.alert('rate-limit:sentry', 'skipping');
+    await flush();
+    expect([asked, sent.length]).toEqual([1, 1]);
+    clock.advance(1);
+    alerter.alert('rate-limit:sentry', 'skipping again');
+    await flush();
+    expect([asked, sent.length]).toEqual([2, 2]);
+  });
 });

@@ -36,9 +36,18 @@ export function createAlerter(deps: AlerterDeps): Alerter {
     deps.logger.warn({ event: 'alerts.no_channel', channel: config.channel }, 'agents.defaults.alerts names a channel that is not configured: no alerts are sent');
     return NO_ALERTS;
   }
+  // This process asks the store again about a condition only once its bucket can have room: a
+  // flood of skipped deliveries is one store write per 10 minutes, not one per delivery.
+  const quietUntil = new Map<string, number>();
   async function send(condition: string, text: string): Promise<void> {
-    const verdict = await deps.limits.rateHit(`alert:${condition}`, { limit: 1, periodMs: ALERT_EVERY_MS }, deps.clock.now());
-    if (!verdict.allowed) return;
+    const now = deps.clock.now();
+    if ((quietUntil.get(condition) ?? 0) > now) return;
+    quietUntil.set(condition, now + ALERT_EVERY_MS);
+    const verdict = await deps.limits.rateHit(`alert:${condition}`, { limit: 1, periodMs: ALERT_EVERY_MS }, now);
+    if (!verdict.allowed) {
+      quietUntil.set(condition, now + verdict.retryAfterMs);
+      return;
+    }
     const to = config?.to ?? (await deps.lastRecipient?.(config?.channel ?? '')) ?? '';
     const outcome = await deps.deliver(channel as ChannelPort, to, `Hookgate: ${text}`, { signal: AbortSignal.timeout(30_000) });
     deps.logger.info({ event: 'alert.sent', condition, status: outcome.status }, 'operator alert');
