@@ -68,7 +68,12 @@ export function createDebounceFirer(options: DebounceFirerOptions): DebounceFire
     for (;;) {
       const at = now();
       const groups = await options.debounce.claimDue(at, options.owner, at + leaseMs, BATCH);
-      for (const group of groups) await fire(group);
+      // One group that cannot be committed waits for its claim to lapse; the others of the batch still fire.
+      for (const group of groups) {
+        await fire(group).catch((error: unknown) =>
+          options.logger.warn({ event: 'debounce.fire_failed', groupId: group.groupId, err: (error as Error).message }, 'a debounce group could not be fired; retried when its claim lapses'),
+        );
+      }
       if (groups.length < BATCH || stopped) return;
     }
   }

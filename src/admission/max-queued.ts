@@ -42,7 +42,12 @@ export function createQueueGuard(options: QueueGuardOptions): (actions: readonly
     // Agent runs and notifies are queued runs; a wake is an event.
     const runs = actions.filter((action) => action.kind !== 'wake').length;
     if (runs === 0) return;
-    if (counted === undefined) await read();
+    if (counted === undefined) {
+      // No count yet and the store cannot give one: refused with what to do, nothing was acknowledged.
+      await read().catch((error: unknown) => {
+        throw new HookError('STORE_UNAVAILABLE', 'the store cannot count the queued runs right now, retry later', { retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS, cause: error });
+      });
+    }
     else if (options.now() - counted.at >= QUEUE_COUNT_FRESH_MS) void read().catch(() => undefined);
     const current = counted as { queued: number; admittedSince: number };
     if (current.queued + current.admittedSince + runs > options.maxQueued) {

@@ -30,11 +30,6 @@ export function gcraSpacing(rule: RateRule): { interval: number; tolerance: numb
   return { interval, tolerance: (rule.limit - 1 + (rule.burst ?? 0)) * interval };
 }
 
-/** When a refused hit would conform, from the bucket's time (the same arithmetic as gcra). */
-export function gcraRetryAfter(tat: number, rule: RateRule, now: number): number {
-  return Math.max(1, Math.ceil(Math.max(tat, now) - now - gcraSpacing(rule).tolerance));
-}
-
 /** One budget window as read from the starts recorded for its scope. */
 export interface BudgetWindowState {
   scope: string;

@@ -108,7 +108,3 @@ export interface LimitOverview {
   /** Rate-limit buckets by how far ahead they are booked, most first (keys as rendered). */
   busiestRateKeys: Array<{ bucket: string; aheadMs: number }>;
 }
-
-/** Buckets of the admission rate limit are named `rate:<mapping>:<key>`; throttles `throttle:<mapping>:<key>`. */
-export const RATE_BUCKET_PREFIX = 'rate:';
-export const THROTTLE_BUCKET_PREFIX = 'throttle:';

@@ -36,4 +36,19 @@ describe('agents.defaults.maxQueued', () => {
     expect(reads).toBe(2);
     await guard([agent(), agent()], 'agent');
   });
+
+  it('refuses with STORE_UNAVAILABLE and Retry-After while the store cannot give a first count, then counts once it can', async () => {
+    let broken = true;
+    const guard = createQueueGuard({
+      maxQueued: 10,
+      depths: async () => {
+        if (broken) throw new Error('database is locked');
+        return { pendingEvents: 0, runs: { queued: 0, running: 0 } };
+      },
+      now: () => 0,
+    });
+    await expect(guard([agent()], 'agent')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', status: 503, retryAfterSeconds: 30 });
+    broken = false;
+    await expect(guard([agent()], 'agent')).resolves.toBeUndefined();
+  });
 });

@@ -6,9 +6,9 @@ import { toCircuit, type CircuitSqlRow } from '../row-views.js';
 import { postgresRateHits } from './rate-hit.js';
 
 /**
- * The limit store on PostgreSQL, shared by every instance. A bucket's hit holds an advisory lock
- * on the bucket for its transaction; a gated claim and a circuit update hold one lock for all
- * gates of the schema, so two instances never both take a key's last slot or a budget's last start.
+ * The limit store on PostgreSQL, shared by every instance. A bucket's hit locks the bucket's row
+ * for its transaction (rate-hit.ts); a gated claim and a circuit update hold one advisory lock for
+ * all gates of the schema, so two instances never both take a key's last slot or a budget's last start.
  */
 
 export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore {

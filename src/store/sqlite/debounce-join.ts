@@ -57,5 +57,3 @@ function joinOne(db: DatabaseSync, join: DebounceJoin, at: number): JoinedGroup 
   prepareCached(db, 'INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES (?, 1, ?, ?)').run(groupId, at, member);
   return { groupId, opened: true, deliveries: 1, firesAt: fireAt };
 }
-
-/** At the service's start: groups a previous process was firing are open (and due) again. */

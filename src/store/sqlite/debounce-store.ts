@@ -94,6 +94,7 @@ function joinBatches(commit: (items: JoinItem[]) => Promise<JoinResult[]>): { en
   };
 }
 
+/** At the service's start: groups a previous process was firing are open (and due) again. */
 export function releaseStaleClaims(db: DatabaseSync): void {
   db.exec("UPDATE debounce_groups SET status = 'open', claimed_by = NULL, lease_until = NULL WHERE status = 'firing'");
 }

@@ -17,7 +17,7 @@ import {
   writeTat,
 } from './limit-queries.js';
 import { writeWhenFree } from './write-when-free.js';
-import { createRateHitBatcher } from './rate-hits.js';
+import { createTransactionBuckets } from './transaction-buckets.js';
 
 
 /**
@@ -27,14 +27,22 @@ import { createRateHitBatcher } from './rate-hits.js';
  * run store's set of claims this object holds (see run-store.ts): a gated claim is one of them.
  */
 export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, held: Set<string>): LimitStore {
-  const rateHit = createRateHitBatcher(db);
+  const rateHits = { hits: 0 };
   return {
     async rateHit(bucket, rule, now, peek = false) {
       if (peek) {
         const verdict = gcra(readTat(reads, bucket), rule, now);
         return verdict.allowed ? { allowed: true, retryAfterMs: 0 } : verdict;
       }
-      return rateHit({ bucket, rule, now });
+      // Alert conditions only (mappings' rate limits are counted on the writer thread): rare, one transaction each.
+      return writeWhenFree(() =>
+        inTransaction(db, () => {
+          const buckets = createTransactionBuckets(db, rateHits);
+          const verdict = buckets.hit({ bucket, rule, now });
+          buckets.flush();
+          return verdict;
+        }),
+      );
     },
     async claimGated(runId, claim, gates) {
       const outcome = await writeWhenFree(() => {

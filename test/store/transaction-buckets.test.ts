@@ -2,43 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/sqlite/connection.js';
-import { createRateHitBatcher } from '../../src/store/sqlite/rate-hits.js';
+import { inTransaction, openDatabase } from '../../src/store/sqlite/connection.js';
 import { gcra } from '../../src/store/gate-decision.js';
 import { createTransactionBuckets } from '../../src/store/sqlite/transaction-buckets.js';
-import { inTransaction } from '../../src/store/sqlite/connection.js';
 
-describe('rate hits that arrive together (SQLite)', () => {
+describe('rate hits of a SQLite write transaction', () => {
   let dir: string;
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('decides each hit of one turn in one transaction: exactly the conforming ones pass, the rest learn the bucket time', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-rate-'));
-    const db = openDatabase(join(dir, 'store.sqlite'), { synchronous: 'normal' });
-    const hit = createRateHitBatcher(db);
-    // 3 per 3 s: GCRA with an interval of 1000 and a tolerance of 2000, so three hits at one instant
-    // conform and the bucket is then booked until 13 000: the next conforms 1000 ms later.
-    const rule = { limit: 3, periodMs: 3000 };
-    const results = await Promise.all(Array.from({ length: 8 }, () => hit({ bucket: 'rate:m:k', rule, now: 10_000 })));
-    expect(results.slice(0, 3)).toEqual(Array.from({ length: 3 }, () => ({ allowed: true, retryAfterMs: 0 })));
-    expect(results.slice(3)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, retryAfterMs: 1000 })));
-    // Another bucket is its own.
-    expect(await hit({ bucket: 'rate:m:other', rule, now: 10_000 })).toEqual({ allowed: true, retryAfterMs: 0 });
-    db.close();
-  });
-
-  it('rejects every hit of a batch whose transaction could not be written, and writes none of them', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'hookgate-rate-'));
-    const path = join(dir, 'store.sqlite');
-    const db = openDatabase(path, { synchronous: 'normal' });
-    const hit = createRateHitBatcher(db);
-    db.close();
-    const outcomes = await Promise.allSettled([hit({ bucket: 'rate:m:k', rule: { limit: 1, periodMs: 1 }, now: 1 }), hit({ bucket: 'rate:m:k', rule: { limit: 1, periodMs: 1 }, now: 1 })]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-    const reopened = openDatabase(path, { synchronous: 'normal' });
-    expect(reopened.prepare('SELECT COUNT(*) AS n FROM limit_buckets').get()).toEqual({ n: 0 });
-    reopened.close();
-  });
 
   it('decides hits over many transactions (each bucket read once and written once per transaction) as GCRA on the whole sequence does', () => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-rate-'));
