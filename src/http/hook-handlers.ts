@@ -100,7 +100,8 @@ export function createHookHandlers(deps: HookHandlerDeps) {
       }),
 
     agent: async (ctx: Context) => {
-      let bound = 0;
+      // Read before the commit: a replayed request (answered from its first response, nothing built) waits on its run too.
+      const bound = completionBound(ctx.state['payload'] as Record<string, unknown>, deps);
       await commit(ctx, 'agent', async () => {
         const payload = ctx.state['payload'] as Record<string, unknown>;
         refuseUnsupportedFields('agent', payload);
@@ -112,7 +113,6 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           via: 'direct',
           content: task === undefined ? { source: 'Webhook' } : { source: 'Webhook', task },
         });
-        if (request.waitForCompletion === true) bound = deps.completion?.boundMs(action) ?? 0;
         return { actions: [action], response: { status: 202, body: { ok: true, runId: action.runId } } };
       });
       if (bound > 0) await answerOnCompletion(ctx, deps, bound);
@@ -164,6 +164,13 @@ function checkAgentSessionMode(request: { sessionMode?: string | undefined; sess
  * ends, then `200 {ok, runId, completion: {status, reply}}`; past the bound (or when the client
  * left) the 202 stands. A replayed request waits on the same run.
  */
+/** `waitForCompletion: true`: how long to hold the answer (its timeout, at most hooks.maxWaitSeconds); 0 when not asked. */
+function completionBound(payload: Record<string, unknown> | undefined, deps: HookHandlerDeps): number {
+  if (payload?.['waitForCompletion'] !== true || deps.completion === undefined) return 0;
+  const timeoutSeconds = payload['timeoutSeconds'];
+  return deps.completion.boundMs({ timeoutSeconds: typeof timeoutSeconds === 'number' ? timeoutSeconds : undefined });
+}
+
 async function answerOnCompletion(ctx: Context, deps: HookHandlerDeps, boundMs: number): Promise<void> {
   const body = ctx.body as { runId?: unknown } | undefined;
   if (ctx.status !== 202 || deps.completion === undefined || typeof body?.runId !== 'string') return;
@@ -172,7 +179,11 @@ async function answerOnCompletion(ctx: Context, deps: HookHandlerDeps, boundMs: 
   const onClose = (): void => left.abort();
   ctx.res.once('close', onClose); // the client went away before an answer
   try {
-    const completion = await waitForCompletion(deps.completion.read, runId, { boundMs, signal: left.signal });
+    // The run is committed whatever happens here: a failed read of its state keeps the 202, never a 500 a client would retry into a second run.
+    const completion = await waitForCompletion(deps.completion.read, runId, { boundMs, signal: left.signal }).catch((error: unknown) => {
+      deps.logger.warn({ event: 'hook.completion_unread', runId, err: (error as Error).message }, 'could not follow the run to its end; answered 202');
+      return undefined;
+    });
     if (completion === undefined || left.signal.aborted) return;
     ctx.status = 200;
     ctx.body = { ok: true, runId, completion: { status: completion.status, reply: completion.reply ?? null } };

@@ -190,6 +190,11 @@ describe('an OpenClaw config file given to --config', () => {
         expect(held.body).toMatchObject({ ok: true, runId: expect.any(String), completion: { status: 'ok', reply: expect.stringContaining('wait for me') } });
         expect(db.prepare('SELECT status FROM runs WHERE run_id = ?').get(held.body?.runId)).toEqual({ status: 'ok' });
         expect((await post(`${hooks}/agent`, { message: 'hi', waitForCompletion: false })).status).toBe(202);
+        // A retry under the same key waits on the same run, and answers as the first did.
+        const keyed = { message: 'wait again', waitForCompletion: true, idempotencyKey: 'oc-wait-1' };
+        const first = await post(`${hooks}/agent`, keyed);
+        const retried = await post(`${hooks}/agent`, keyed);
+        expect([first.status, retried.status, retried.body?.runId, retried.body?.completion?.status]).toEqual([200, 200, first.body?.runId, 'ok']);
       });
 
       it('11. says once (log, /readyz, hookgate status) that X-Forwarded-For comes from a peer outside trustedProxies', async () => {
