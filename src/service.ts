@@ -172,6 +172,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     store,
     builder,
     mappings: () => mappings.current(),
+    liveHooks: () => liveHooks,
     runView: (runId) => runOrPendingView(stored, runId),
     runCompletion: (runId) => stored.runs.completion(runId),
     admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission },

@@ -35,6 +35,8 @@ export interface AppDeps {
   builder: ActionBuilder;
   /** The mapping engine in force (hot reload swaps it); undefined when there is none. */
   mappings: () => MappingEngine | undefined;
+  /** The hooks block in force (hot reload swaps it): per-path body limits follow it. Default: the config's. */
+  liveHooks?: () => ResolvedConfig['hooks'];
   /** A run's outcome for GET {hooks.path}/runs/<runId>; undefined when unknown. */
   runView?: (runId: string) => Promise<unknown>;
   /** Where a run stands, for `waitForCompletion: true` on /agent; none → that field is refused. */
@@ -113,7 +115,7 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const handlers = createHookHandlers({ ...deps, openclawHeaders: hooks.compat.openclawHeaders, ...(completion === undefined ? {} : { completion }) });
   const tokenDeps = { token, logger: deps.logger, openclawHeaders: hooks.compat.openclawHeaders };
   const auth = hookAuth({ ...tokenDeps, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies) });
-  const { body, lengthGuard, limitOf } = bodyMiddlewares(hooks);
+  const { body, lengthGuard, limitOf } = bodyMiddlewares(hooks, deps.liveHooks ?? (() => hooks));
   const gate = hookGate({
     tokenAuth: auth,
     tokenOf: hookTokenCheck(tokenDeps),
@@ -159,8 +161,14 @@ function hookName(ctx: Context): string {
 }
 
 /** hooks.path/<name>'s guard (length, then the body budget) and reader, with the limit of that name (see body-limits.ts). */
-function bodyMiddlewares(hooks: ResolvedConfig['hooks']): { body: Middleware; lengthGuard: Middleware; limitOf: (name: string) => number } {
-  const limitOf = bodyLimitsFor(hooks);
+function bodyMiddlewares(hooks: ResolvedConfig['hooks'], liveHooks: () => ResolvedConfig['hooks']): { body: Middleware; lengthGuard: Middleware; limitOf: (name: string) => number } {
+  // Recomputed once per reloaded hooks block: a mapping's new maxBodyBytes applies from the reload on.
+  let limits = { of: hooks, limitOf: bodyLimitsFor(hooks) };
+  const limitOf = (name: string): number => {
+    const current = liveHooks();
+    if (current !== limits.of) limits = { of: current, limitOf: bodyLimitsFor(current) };
+    return limits.limitOf(name);
+  };
   // One budget across every hook path: it bounds what the process holds, whichever path it came by.
   const budget = new BodyBudget(hooks.bodyBudgetBytes);
   const byLimit = new Map<number, { body: Middleware; lengthGuard: Middleware }>();
