@@ -86,7 +86,7 @@ export const DefaultsLimitFields = {
   maxQueued: Type.Integer({
     minimum: 1,
     default: 10000,
-    description: 'Back-pressure: with this many runs queued, new agent admissions get 503 SERVER_BUSY with Retry-After (nothing is acknowledged, so nothing is lost).',
+    description: 'Back-pressure: with this many runs queued, new agent and notify admissions get 503 SERVER_BUSY with Retry-After (nothing is acknowledged, so nothing is lost).',
   }),
   budget: Type.Optional(BudgetSchema),
   circuitBreaker: Type.Optional(CircuitBreakerSchema),

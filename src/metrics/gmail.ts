@@ -17,7 +17,7 @@ export function createGmailMetrics(registers: Registry[]): GmailObserver {
   const notifications = new Counter({ name: 'hookgate_gmail_notifications_total', help: 'Gmail notifications received (pull or push).', registers });
   const messages = new Counter({
     name: 'hookgate_gmail_messages_total',
-    help: 'Gmail messages by outcome: admitted, duplicate (admitted before), gone (deleted before it was read).',
+    help: 'Gmail messages by outcome: admitted, duplicate (admitted before), gone (deleted before it was read), rate-limited (skipped by the gmail mapping\'s rateLimit).',
     labelNames: ['outcome'],
     registers,
   });
