@@ -1,16 +1,18 @@
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, startFakeService, type Answer, type FakeService, type Recorded } from '../channels/fake-service.js';
 import { startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 import { sendSignedAs } from '../helpers/signature-fixtures.js';
 import { until } from '../helpers/wait.js';
+import { CORPORA_DIR } from '../presets/corpora.js';
 
 const GITHUB_SECRET = 'github-webhook-secret-for-tests';
 const STRIPE_SECRET = 'whsec_c3RyaXBlLXNpZ25pbmctc2VjcmV0LWZvci10ZXN0cw==';
 const GITHUB_TOKEN = 'github_pat_e2e_secret';
 const BOT_TOKEN = '123456:telegram-e2e-secret';
 const ISSUE_OPENED = readFileSync(new URL('../fixtures/payloads/github-issues.opened.json', import.meta.url), 'utf8');
-const ISSUE_COMMENT = readFileSync('/work/shared/corpora/github/payloads/issue_comment.created.json', 'utf8');
+const ISSUE_COMMENT = readFileSync(join(CORPORA_DIR, 'github/payloads/issue_comment.created.json'), 'utf8');
 const PAYMENT_FAILED = readFileSync(new URL('../fixtures/payloads/stripe-invoice.payment_failed.json', import.meta.url), 'utf8');
 
 /** An OpenAI-compatible model server that answers each turn with a numbered reply mentioning the author. */
