@@ -1,4 +1,4 @@
-import { defineSenderPreset, type NoiseFilter } from './sender.js';
+import { defineSenderPreset, lines, type NoiseFilter } from './sender.js';
 
 const WHO = '{{default sender.login "someone"}}';
 const REPO = '{{repository.full_name}}';
@@ -14,7 +14,6 @@ const NOT_DRAFT: NoiseFilter = {
 };
 
 /** Lines joined with newlines; optional lines open inside their `{{#if}}` so an absent part leaves no empty label. */
-const lines = (...parts: string[]): string => parts.join('\n');
 
 const PULL_REQUEST_VERB =
   '{{#if pull_request.merged}}merged{{else}}{{pick action "synchronize" "pushed new commits to" "ready_for_review" "marked" "review_requested" "requested a review on" "review_request_removed" "withdrew a review request on" "converted_to_draft" "converted" "auto_merge_enabled" "enabled auto-merge on" "auto_merge_disabled" "disabled auto-merge on" "enqueued" "queued" "dequeued" "took out of the merge queue"}}{{/if}}';

@@ -1,8 +1,7 @@
-import { defineSenderPreset, type NoiseFilter } from './sender.js';
+import { defineSenderPreset, lines, type NoiseFilter } from './sender.js';
 
 const WHO = '{{default user.username user.name user_username "someone"}}';
 const PROJECT = '{{default project.path_with_namespace project_name}}';
-const lines = (...parts: string[]): string => parts.join('\n');
 
 const NOT_BOT: NoiseFilter = {
   reason: 'Project and group access tokens act as bot users (`project_<id>_bot…`, `group_<id>_bot…`); CI jobs and your own agent use them.',

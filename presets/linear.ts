@@ -1,6 +1,5 @@
-import { defineSenderPreset } from './sender.js';
+import { defineSenderPreset, lines } from './sender.js';
 
-const lines = (...parts: string[]): string => parts.join('\n');
 const BY = '{{#if actor.name}} by {{actor.name}}{{/if}}';
 
 const ISSUE = lines(

@@ -1,6 +1,5 @@
-import { defineSenderPreset } from './sender.js';
+import { defineSenderPreset, lines } from './sender.js';
 
-const lines = (...parts: string[]): string => parts.join('\n');
 const BY = '{{#if event.agent.summary}} by {{event.agent.summary}}{{/if}}';
 
 /** The event types whose `data` is the incident itself. */

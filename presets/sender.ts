@@ -6,6 +6,9 @@ import { definePreset, type PresetDefinition, type PresetExample } from './defin
 import { eventCondition, intersect, uncovered } from './event-patterns.js';
 
 /** A filter condition or tree, in the shape of a mapping's `filter`. */
+/** A template written one line per argument. */
+export const lines = (...parts: string[]): string => parts.join('\n');
+
 export type FilterNode = Record<string, unknown>;
 
 /** A default noise filter: deliveries failing `keep` are skipped; `reason` is shown by `hookgate presets` and docs/presets.md. */

@@ -1,6 +1,5 @@
-import { defineSenderPreset } from './sender.js';
+import { defineSenderPreset, lines } from './sender.js';
 
-const lines = (...parts: string[]): string => parts.join('\n');
 const ORG = 'installation.organization.slug';
 /** The issue's page: its web_url, else built from the organization when the installation names it (Sentry's own examples carry neither). */
 const ISSUE_LINK = `{{#if data.issue.web_url}}\n{{data.issue.web_url}}{{else}}{{#if ${ORG}}}\nhttps://sentry.io/organizations/{{${ORG}}}/issues/{{data.issue.id}}/{{/if}}{{/if}}`;

@@ -1,6 +1,5 @@
-import { defineSenderPreset } from './sender.js';
+import { defineSenderPreset, lines } from './sender.js';
 
-const lines = (...parts: string[]): string => parts.join('\n');
 const SHOP = '{{headers.x-shopify-shop-domain}}';
 const ADMIN = (section: string, id: string): string => `{{#if headers.x-shopify-shop-domain}}https://${SHOP}/admin/${section}/{{${id}}}{{else}}${section} {{${id}}}{{/if}}`;
 const BUYER = '{{#if (default customer.first_name customer.last_name)}} by {{oneline (default customer.first_name "") 60}}{{#if customer.last_name}}{{#if customer.first_name}} {{/if}}{{oneline customer.last_name 60}}{{/if}}{{else}}{{#if email}} by {{email}}{{/if}}{{/if}}';

@@ -1,6 +1,5 @@
-import { defineSenderPreset, type NoiseFilter } from './sender.js';
+import { defineSenderPreset, lines, type NoiseFilter } from './sender.js';
 
-const lines = (...parts: string[]): string => parts.join('\n');
 
 const NOT_BOT: NoiseFilter = {
   reason: 'Messages by bots and apps (your agent\'s own replies among them) would start a reply loop.',

@@ -1,6 +1,5 @@
-import { defineSenderPreset } from './sender.js';
+import { defineSenderPreset, lines } from './sender.js';
 
-const lines = (...parts: string[]): string => parts.join('\n');
 const OBJECT = 'data.object';
 /** Stripe's dashboard page of the event's object (test-mode pages under /test). */
 const DASHBOARD = (section: string): string =>
