@@ -69,7 +69,8 @@ export function createApp(deps: AppDeps): Koa {
   const hooksPath = deps.config.hooks.enabled ? deps.config.hooks.path : undefined;
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics, hooksPath)); // outside: sees the final status
   if (deps.console !== undefined && hooksPath !== undefined) {
-    const signatureHeaders = () => deps.mappings()?.signatureHeaders ?? new Set(SIGNATURE_HEADER_NAMES);
+    const fixedHeaders: ReadonlySet<string> = new Set(SIGNATURE_HEADER_NAMES);
+    const signatureHeaders = () => deps.mappings()?.signatureHeaders ?? fixedHeaders;
     app.use(recordRequests(deps.console.requestLog, hooksPath, { showPayloads: deps.console.showPayloads, signatureHeaders }));
   }
   app.use(errorResponder(deps.logger));

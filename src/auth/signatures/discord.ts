@@ -1,4 +1,4 @@
-import { createPublicKey, verify as verifySignature } from 'node:crypto';
+import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import Type, { type Static, type TObject } from 'typebox';
 import { objectField, parseUnixSeconds, readStampedSignature, stringField, withinWindow } from './primitives.js';
 import type { HeaderMap, SignatureScheme } from './types.js';
@@ -22,8 +22,16 @@ function isWebhookEvent(payload: Record<string, unknown>): boolean {
   return !Object.hasOwn(payload, 'token');
 }
 
+/** Keys built once per configured public key (a config's few), not per request. */
+const keys = new Map<string, KeyObject>();
+
 function publicKeyOf(hex: string) {
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(hex, 'hex').toString('base64url') }, format: 'jwk' });
+  let key = keys.get(hex);
+  if (key === undefined) {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(hex, 'hex').toString('base64url') }, format: 'jwk' });
+    keys.set(hex, key);
+  }
+  return key;
 }
 
 /** Fails closed: a key or signature OpenSSL cannot use counts as a mismatch, never as a 500. */
