@@ -56,8 +56,6 @@ export type { Explanation };
 export interface MappingEngine {
   /** Throws HookError (MAPPING_INVALID, MODEL_NOT_ALLOWED, INVALID_BODY, TRANSFORM_FAILED, TRANSFORM_UNAVAILABLE). */
   resolve(request: HookRequest): Promise<MappingOutcome>;
-  /** The mapping `resolve` would run for this name and payload, without running it (undefined: none). */
-  route(name: string, payload: Record<string, unknown>): RoutedMapping | undefined;
   /** Every mapping that matches this name and payload, in order: those a request may be authenticated for. */
   candidates(name: string, payload: Record<string, unknown>): RoutedMapping[];
   /** Whether a mapping that may serve this name verifies signatures: then the body is read before authentication. */
@@ -135,11 +133,6 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
         return outcome.kind === 'actions' && rateLimit !== undefined ? { ...outcome, rateLimit } : outcome;
       }
       return passedOver ?? { kind: 'no-match' };
-    },
-    route(name, payload) {
-      const identified = identify({ name, payload, headers: {}, query: {} });
-      const mapping = index.find(identified.name, identified.source);
-      return mapping === undefined ? undefined : { id: mapping.id, signature: mapping.signature };
     },
     candidates(name, payload) {
       const identified = identify({ name, payload, headers: {}, query: {} });

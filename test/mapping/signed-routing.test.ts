@@ -7,11 +7,13 @@ const OPEN = { id: 'other', match: { path: 'ingest' }, action: 'wake' as const, 
 const VERIFIED = { scheme: 'github', id: 'd-1', timestamp: null };
 
 describe('the engine and signed mappings', () => {
-  it('routes by path and source without running anything, and says which names may need a signature', async () => {
+  it('lists the candidates by path and source without running anything, and says which names may need a signature', async () => {
     const engine = await engineWith({ mappings: [SIGNED, OPEN] });
-    expect(engine.route('ingest', { source: 'github' })?.id).toBe('gh');
-    expect(engine.route('ingest', { source: 'github' })?.signature?.scheme.name).toBe('github');
-    expect(engine.route('ingest', { source: 'ci' })).toEqual({ id: 'other', signature: undefined });
+    expect(engine.candidates('ingest', { source: 'github' }).map((mapping) => [mapping.id, mapping.signature?.scheme.name])).toEqual([
+      ['gh', 'github'],
+      ['other', undefined],
+    ]);
+    expect(engine.candidates('ingest', { source: 'ci' })).toEqual([{ id: 'other', signature: undefined }]);
     expect(engine.mayRequireSignature('ingest')).toBe(true);
     expect(engine.mayRequireSignature('elsewhere')).toBe(false);
     expect(engine.mayRequireSignature('wake')).toBe(false);
