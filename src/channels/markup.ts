@@ -161,7 +161,8 @@ export function splitCode(text: string): Segment[] {
       continue;
     }
     const marker = open[1] ?? '```';
-    const close = lines.findIndex((line, at) => at > index && new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`).test(line));
+    const closing = new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
+    const close = lines.findIndex((line, at) => at > index && closing.test(line));
     const end = close === -1 ? lines.length - 1 : close;
     segments.push(...splitSpans(prose), { text: lines.slice(index, end + 1).join(''), code: true });
     prose = '';
