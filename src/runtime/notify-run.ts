@@ -39,8 +39,8 @@ export async function executeNotify(deps: NotifyRunDeps, row: RunRow): Promise<v
   const status: FinishedStatus = delivery.status === 'delivered' ? 'ok' : 'error';
   const summary = notifySummary(row.name, delivery);
   const at = deps.clock.now();
-  await deps.store.runs.finish(row.run_id, { status, at, summary, ...(delivery.status === 'failed' ? { error: delivery.reason } : {}) });
-  await deps.store.runs.setDelivery(row.run_id, delivery);
+  // The end and its delivery in one transaction: a crash cannot leave a finished notify without it.
+  await deps.store.runs.finish(row.run_id, { status, at, summary, delivery, ...(delivery.status === 'failed' ? { error: delivery.reason } : {}) });
   deps.logger.info({ event: 'run.finished', runId: row.run_id, hook: row.hook, kind: 'notify', status, ms: at - startedAt }, 'notify finished');
   deps.observer?.runFinished(status);
 }

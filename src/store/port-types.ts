@@ -132,6 +132,8 @@ export interface RunFinish {
   skipped?: Omit<DeliveryRecord, 'status' | 'at' | 'runId' | 'heartbeatId'> & { reason: string };
   /** The run's notes (RunView.notes); they replace those of an earlier attempt, none clears them. */
   notes?: readonly string[];
+  /** The run's delivery when it was made before the end (a notify's delivery is its whole run). */
+  delivery?: RecordedDelivery;
 }
 
 /** What recovery decides for a run a previous (or dead) executor left mid-way. */

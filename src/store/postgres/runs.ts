@@ -111,6 +111,7 @@ async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): 
     await insertDelivery(client, { ...target, status: 'skipped', reason, at: end.at, runId });
     await client.query('UPDATE runs SET delivery = $2 WHERE run_id = $1', [runId, JSON.stringify({ status: 'skipped', reason })]);
   }
+  if (end.delivery !== undefined) await client.query('UPDATE runs SET delivery = $2 WHERE run_id = $1', [runId, JSON.stringify(end.delivery)]);
 }
 
 /** One retry per run, ever: the original is locked while deciding, and retry_of is unique. */

@@ -36,6 +36,7 @@ export function finishRun(db: DatabaseSync, runId: string, end: RunFinish): void
     insertDelivery(db, { ...end.skipped, at: end.at, runId, status: 'skipped' });
     setRunDelivery(db, runId, { status: 'skipped', reason: end.skipped.reason });
   }
+  if (end.delivery !== undefined) setRunDelivery(db, runId, end.delivery);
 }
 
 /** A run cut by a shutdown: `interrupted` without finished_at, so the next start resumes it. */

@@ -170,6 +170,14 @@ export function describeRunsContract(makeStore: ContractFactory): void {
       expect((await store.runs.view(action.runId))?.delivery).toEqual({ status: 'failed', channel: 'telegram', to: '42', reason: 'HTTP 500', attempts: 3 });
     });
 
+    it('records a delivery made before the end with the end itself (a notify)', async () => {
+      const { store } = await stores.open();
+      const action = await queueRun(store);
+      const delivery = { status: 'delivered' as const, channel: 'telegram', to: '42', parts: 1, attempts: 1 };
+      await store.runs.finish(action.runId, { status: 'ok', at: NOW + 5, summary: 'Notify: delivered', delivery });
+      expect(await store.runs.view(action.runId)).toMatchObject({ status: 'ok', delivery });
+    });
+
     it('retries only a run that ended without doing its job, once: a second retry finds the first', async () => {
       const { store } = await stores.open();
       const action = await queueRun(store);
