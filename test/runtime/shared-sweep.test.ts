@@ -87,7 +87,7 @@ describe('the shared sweep of a runtime on PostgreSQL', () => {
     const runId = (acceptance.response.body as { runId: string }).runId;
     clock.advance(1500);
     await until(async () => (await store.runs.view(runId))?.status === 'ok', 10_000);
-    expect(provider.calls).toHaveLength(1);
+    expect(provider.calls, JSON.stringify(provider.calls.map((c) => c.messages.map((m) => m.content.slice(0, 80))))).toHaveLength(1);
   });
 
   it('without the sweep (one process per store) leaves them until the next start', async () => {
