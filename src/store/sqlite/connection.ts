@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { MIGRATIONS } from './migrations.js';
@@ -19,8 +19,7 @@ export const STORE_FILE_MODE = 0o600;
  */
 export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   mkdirSync(dirname(path), { recursive: true, mode: DATA_DIR_MODE });
-  // O_CREAT with 0600 before SQLite opens it (SQLite would create it 0644); an existing file is kept.
-  closeSync(openSync(path, 'a', STORE_FILE_MODE));
+  createEmptyPrivateFile(path);
   const db = new DatabaseSync(path, { timeout: 5000 });
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -30,6 +29,26 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   db.exec('PRAGMA wal_autocheckpoint = 1000');
   migrate(db);
   return db;
+}
+
+/**
+ * Creates the database file 0600 when it does not exist yet (SQLite would create it 0644). Only a
+ * file this call creates (O_EXCL) is ever opened outside SQLite: closing any descriptor of a file
+ * drops every POSIX lock this process holds on it, and SQLite's locks are what tell another
+ * process (an operator's `sqlite3`, a backup) that the database is in use. Without them, that
+ * process checkpoints and deletes the WAL on close while this one keeps appending to the deleted
+ * file, and a crash then loses every commit since (SQLite's "How To Corrupt An SQLite Database
+ * File", §2.2). A file created here is empty and no connection of this process can hold it yet.
+ */
+function createEmptyPrivateFile(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, STORE_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return; // live or not, SQLite alone opens it
+    throw error;
+  }
+  closeSync(fd);
 }
 
 /**
