@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, httpFailure, joinUrl, post, requireRecipient, secondsToMs, type HttpReply } from './http.js';
+import { detail, field, httpFailure, joinUrl, pathSegment, post, requireRecipient, secondsToMs, type HttpReply } from './http.js';
 import { allowed, fitRendered, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 
 const DEFAULT_BASE_URL = 'https://discord.com/api/v10';
@@ -31,7 +31,7 @@ export const discordChannel = defineChannel({
       maxMessageChars: MAX_CHARS,
       async send(to, text, signal, options?: SendOptions) {
         const channelId = requireRecipient(to, 'a Discord channel id');
-        const url = joinUrl(base, `channels/${encodeURIComponent(channelId)}/messages`);
+        const url = joinUrl(base, `channels/${pathSegment(channelId)}/messages`);
         // allowed_mentions with no parse types: text taken from a webhook must not ping @everyone or roles,
         // whatever `markup` says. Neutral: masked links show their target, and nothing embeds.
         const markupAllowed = allowed(config.markup, options);
