@@ -2,8 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { LimitOverview, QueueDepths } from '../store/port.js';
 import { createLimitMetrics, type LimitObserver } from './limits.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
-import { createAdmissionMetrics } from './admission.js';
-import type { AdmissionObserver } from '../http/admission-commit.js';
+import { createAdmissionMetrics, type AdmissionObserver } from './admission.js';
 import { oneReadPerScrape } from './scrape-read.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */

@@ -58,7 +58,7 @@ export interface SignedDelivery {
 export type ReplayKeyRule = 'delivery-id' | 'content';
 
 /**
- * One provider's signing protocol: one file per scheme, one line in ./index.ts. `O` is the type of
+ * One provider's signing protocol: one file per scheme, one line in ./registry.ts. `O` is the type of
  * the scheme's own options (`Static` of its `options` schema).
  */
 export interface SignatureScheme<O = Readonly<Record<string, unknown>>> {
