@@ -6,7 +6,6 @@ import { splitForRendering, splitMessage } from './split.js';
 import { DeliveryError, type Channel, type SendOptions } from './types.js';
 import type { DeliveryOutcome } from '../store/port-types.js';
 
-export { splitMessage } from './split.js';
 // Declared once, on the store port that keeps it (a run's and a heartbeat's `delivery`).
 export type { DeliveryOutcome } from '../store/port-types.js';
 

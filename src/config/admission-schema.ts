@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type from 'typebox';
 import { SIGNATURE_SCHEMES } from '../auth/signatures/registry.js';
 
 /** Schemes whose deliveries never say their event type (each scheme file declares it by omitting `eventType`). */
@@ -44,4 +44,3 @@ export const DebounceSchema = Type.Object(
   },
   { additionalProperties: false, description: 'Merge deliveries with the same key into one action, durably (the pending group survives restarts). docs/flow-control.md.' },
 );
-export type DebounceConfig = Static<typeof DebounceSchema>;

@@ -34,7 +34,7 @@ export function isForbiddenKey(key: string): boolean {
  * A deep copy of JSON-like data that templates may read safely. Iterative, so a deeply nested
  * payload (the HTTP layer's depth cap is configurable) cannot overflow the stack.
  */
-export function toSafeValue(value: unknown): unknown {
+function toSafeValue(value: unknown): unknown {
   const pending: Array<[source: object, target: SafeRecord | unknown[]]> = [];
   const copy = (item: unknown): unknown => {
     if (item === null || typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') return item;

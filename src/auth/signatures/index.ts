@@ -2,11 +2,11 @@ import type { SignatureConfig } from '../../config/signature-schema.js';
 import { SIGNATURE_SCHEMES } from './registry.js';
 import type { SignatureScheme, SignatureSettings } from './types.js';
 
-export type { HandshakeReply, HeaderMap, SignatureFailure, SignatureScheme, SignatureSettings, SignedDelivery, SignedRequest, Verification } from './types.js';
+export type { HeaderMap, SignatureFailure, SignatureScheme, SignedDelivery, SignedRequest, Verification } from './types.js';
 
 export { SIGNATURE_SCHEMES } from './registry.js';
 
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** The fixed signature header names of every scheme (hmac's is configured per mapping, so it is not among them). */
 export const SIGNATURE_HEADER_NAMES: readonly string[] = [
