@@ -90,6 +90,6 @@ export class ConfigError extends Error {
   }
 }
 
-export function formatIssues(issues: readonly ConfigIssue[]): string {
+function formatIssues(issues: readonly ConfigIssue[]): string {
   return issues.map((issue) => `  ${issue.path || '/'}: ${issue.message}`).join('\n');
 }

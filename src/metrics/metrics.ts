@@ -2,15 +2,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { LimitOverview, QueueDepths } from '../store/port.js';
 import { createLimitMetrics, type LimitObserver } from './limits.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
-import { createAdmissionMetrics } from './admission.js';
-import type { AdmissionObserver } from '../http/admission-commit.js';
+import { createAdmissionMetrics, type AdmissionObserver } from './admission.js';
 import { oneReadPerScrape } from './scrape-read.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
 export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
 
 /** How one transform call ended, as the sandbox reports it. */
-export type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
+type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
 
 /**
  * The service's metrics. One instance (and one prom-client Registry) per service, never the
@@ -144,15 +143,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * Queue depths are read from the store when scraped, so they are never stale and cost nothing
  * between scrapes; one read serves both gauges of a scrape.
  */
-function registerQueueGauges(depths: () => Promise<QueueDepths>, registers: Registry[]): void {
-  const read = oneReadPerScrape(depths);
+function registerQueueGauges(loadDepths: () => Promise<QueueDepths>, registers: Registry[]): void {
+  const readDepths = oneReadPerScrape(loadDepths);
   new Gauge({
     name: 'hookgate_pending_events',
     help: 'Main-session events waiting for a heartbeat.',
     registers,
     async collect() {
-      const now = await read();
-      if (now !== undefined) this.set(now.pendingEvents);
+      const depths = await readDepths();
+      if (depths !== undefined) this.set(depths.pendingEvents);
     },
   });
   new Gauge({
@@ -161,10 +160,10 @@ function registerQueueGauges(depths: () => Promise<QueueDepths>, registers: Regi
     labelNames: ['status'],
     registers,
     async collect() {
-      const now = await read();
-      if (now === undefined) return;
-      this.set({ status: 'queued' }, now.runs.queued);
-      this.set({ status: 'running' }, now.runs.running);
+      const depths = await readDepths();
+      if (depths === undefined) return;
+      this.set({ status: 'queued' }, depths.runs.queued);
+      this.set({ status: 'running' }, depths.runs.running);
     },
   });
 }
