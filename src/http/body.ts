@@ -1,10 +1,11 @@
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { HookError } from '../errors.js';
+import { budgetRefusal, chargeOf } from './body-budget.js';
+import { readWithin, type ReadPace } from './body-watch.js';
 
-export interface BodyLimits {
+export interface BodyLimits extends ReadPace {
   maxBodyBytes: number;
-  bodyTimeoutMs: number;
   maxJsonDepth: number;
 }
 
@@ -64,7 +65,9 @@ export function jsonBodyReader(limits: BodyLimits): Middleware {
     } else if (!ctx.is(JSON_TYPES)) {
       throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON (Content-Type: application/json)', { closeConnection: true });
     }
-    await withDeadline(parse(ctx, async () => undefined), limits.bodyTimeoutMs);
+    // co-body inflates a compressed body out of sight of the meter: it is charged the most it may become.
+    if (isEncoded(ctx) && chargeOf(ctx)?.reserve(limits.maxBodyBytes) === false) throw budgetRefusal();
+    await readWithin(ctx, parse(ctx, async () => undefined), limits);
     const text = unparsedText(ctx);
     // co-body reads a zero-length body as {}: tell the sender what is missing instead of `text required`.
     if (isBlank(text)) throw emptyBody();
@@ -119,22 +122,9 @@ export function inspectPayload(root: unknown, maxDepth: number): 'too-deep' | 'f
   return undefined;
 }
 
-/** Settles as `work` does, or rejects with BODY_TIMEOUT after `ms` (one promise and one timer per request). */
-export function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new HookError('BODY_TIMEOUT', `request body not received within ${ms} ms`, { closeConnection: true })), ms);
-    // A late settlement of `work` after the deadline changes nothing: a promise settles once.
-    work.then(
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+function isEncoded(ctx: Context): boolean {
+  const encoding = ctx.get('Content-Encoding').toLowerCase();
+  return encoding !== '' && encoding !== 'identity';
 }
 
 export function translateParseError(error: Error & { status?: number; type?: string; body?: unknown }, maxBodyBytes: number): HookError {
