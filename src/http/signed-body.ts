@@ -4,6 +4,7 @@ import { parse as parseSafeJson } from '@hapi/bourne';
 import { HookError } from '../errors.js';
 import { inspectPayload, JSON_TYPES, RAW_BODY_STATE, translateParseError, type BodyLimits } from './body.js';
 import { readWithin } from './body-watch.js';
+import { bodyCharset, checkAscii } from './charset.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
@@ -37,8 +38,11 @@ export async function readSignedBody(ctx: Context, limits: BodyLimits): Promise<
   );
   ctx.state[RAW_BODY_STATE] = raw;
   const format = formatOf(ctx);
+  const charset = bodyCharset(ctx.get('Content-Type'));
   try {
     if (typeof format !== 'string') throw format;
+    if (charset instanceof HookError) throw charset;
+    checkAscii(charset, raw);
     const payload = format === 'json' ? parseJsonObject(raw.toString('utf8')) : parseForm(raw.toString('utf8'));
     checkShape(payload, limits.maxJsonDepth);
     return { raw, format, payload, problem: undefined };
