@@ -14,6 +14,7 @@ import { BodyBudget, bodyBudgetGuard, perClientShare } from './body-budget.js';
 import type { ReadPace } from './body-watch.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { hookAuth, hookTokenCheck } from './auth.js';
+import { operatorAuth } from './operator-auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers, type HookHandlerDeps } from './hook-handlers.js';
 import type { ReadCompletion } from './run-completion.js';
@@ -143,7 +144,14 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   router.options(`${prefix}/runs/:runId`, allowOnly('GET, HEAD'));
   router.options(`${prefix}/runs/:runId/retry`, allowOnly('POST'));
   router.options(`${prefix}/runs/:runId/start`, allowOnly('POST'));
-  mountRunRoutes(router, prefix, auth, deps);
+  const operator = operatorAuth({
+    gatewayToken: gateway.auth?.token,
+    hookTokenOf: hookTokenCheck(tokenDeps),
+    act: 'starting a run past its budget',
+    throttle: deps.throttle,
+    clientAddress: createClientAddressResolver(gateway.trustedProxies),
+  });
+  mountRunRoutes(router, prefix, { hook: auth, operator }, deps);
   // Runs are looked up one at a time; without an id this is a wrong URL (404), not a wrong method.
   router.get(`${prefix}/runs`, auth, () => {
     throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);
