@@ -91,6 +91,15 @@ describe('a mapping rate limit', () => {
   });
 });
 
+/** One run ran and used the budget (one run a day or an hour); the second waits for it: its id. */
+async function runHeldByBudget(service: TestService): Promise<string> {
+  const first = await post(`${service.hooksUrl}/agent`, { message: 'one' }, auth);
+  await until(async () => (await runOf(service, first.body.runId))['status'] === 'ok');
+  const second = await post(`${service.hooksUrl}/agent`, { message: 'two' }, auth);
+  await until(async () => (await runOf(service, second.body.runId))['waitingFor'] === 'budget');
+  return second.body.runId as string;
+}
+
 describe('run limits over HTTP', () => {
   it('shows a run held by the budget as queued, waiting for budget until a time; a forced start runs it', async () => {
     svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, agents: { defaults: { budget: { runsPerDay: 1 } } } });
@@ -117,11 +126,8 @@ describe('run limits over HTTP', () => {
   it('refuses a forced start with the hook token (403): going past the spend cap is the operator\'s act', async () => {
     svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, agents: { defaults: { budget: { runsPerDay: 1 } } } });
     const service = svc;
-    const first = await post(`${service.hooksUrl}/agent`, { message: 'one' }, auth);
-    await until(async () => (await runOf(service, first.body.runId))['status'] === 'ok');
-    const second = await post(`${service.hooksUrl}/agent`, { message: 'two' }, auth);
-    await until(async () => (await runOf(service, second.body.runId))['waitingFor'] === 'budget');
-    const start = `${service.hooksUrl}/runs/${second.body.runId}/start`;
+    const second = await runHeldByBudget(service);
+    const start = `${service.hooksUrl}/runs/${second}/start`;
     for (const carried of [auth, { 'x-hookgate-token': TEST_TOKEN, authorization: '' }]) {
       const refused = await post(start, {}, carried);
       expect([refused.status, refused.body]).toEqual([
@@ -130,7 +136,7 @@ describe('run limits over HTTP', () => {
       ]);
     }
     expect((await post(start, {}, { authorization: 'Bearer not-a-token-at-all' })).status).toBe(401);
-    expect(await runOf(service, second.body.runId)).toMatchObject({ status: 'queued', waitingFor: 'budget' });
+    expect(await runOf(service, second)).toMatchObject({ status: 'queued', waitingFor: 'budget' });
     expect(service.logs.some((line) => line['event'] === 'run.force_started')).toBe(false);
   });
 
@@ -194,10 +200,7 @@ describe('hookgate runs start --force and hookgate status', () => {
   it('starts a waiting run through the service with the gateway token, insists on --force, and status shows the waits and budgets', async () => {
     svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, agents: { defaults: { budget: { runsPerHour: 1 } } } });
     const service = svc;
-    const first = await post(`${service.hooksUrl}/agent`, { message: 'one' }, auth);
-    await until(async () => (await runOf(service, first.body.runId))['status'] === 'ok');
-    const second = await post(`${service.hooksUrl}/agent`, { message: 'two' }, auth);
-    await until(async () => (await runOf(service, second.body.runId))['waitingFor'] === 'budget');
+    const second = await runHeldByBudget(service);
     const configPath = join(service.dir, 'cli.json5');
     const cliConfig = (gateway: object) => ({ gateway, hooks: { enabled: true, token: TEST_TOKEN }, agents: { defaults: { budget: { runsPerHour: 1 } } }, storage: { path: join(service.dir, 'hookgate.sqlite') } });
     writeFileSync(configPath, JSON.stringify(cliConfig({ auth: { token: GATEWAY_TOKEN } })));
@@ -208,19 +211,19 @@ describe('hookgate runs start --force and hookgate status', () => {
     expect(status.out.join('')).toContain('budget service per hour: 1 of 1 used, 0 left');
 
     const refused = cliIo(service.dir);
-    expect(await runCli(['runs', 'start', second.body.runId, '--config', configPath, '--url', service.url], refused.io)).toBe(2);
+    expect(await runCli(['runs', 'start', second, '--config', configPath, '--url', service.url], refused.io)).toBe(2);
     expect(refused.err.join('')).toContain('needs --force');
     // Without the gateway token the running service cannot be asked, and the store is not written behind its back.
     const tokenless = join(service.dir, 'cli-tokenless.json5');
     writeFileSync(tokenless, JSON.stringify(cliConfig({})));
     const noToken = cliIo(service.dir);
-    expect(await runCli(['runs', 'start', second.body.runId, '--force', '--config', tokenless, '--url', service.url], noToken.io)).toBe(1);
+    expect(await runCli(['runs', 'start', second, '--force', '--config', tokenless, '--url', service.url], noToken.io)).toBe(1);
     expect(noToken.err.join('')).toContain('needs gateway.auth.token');
-    expect((await runOf(service, second.body.runId))['waitingFor']).toBe('budget');
+    expect((await runOf(service, second))['waitingFor']).toBe('budget');
     const started = cliIo(service.dir);
-    expect(await runCli(['runs', 'start', second.body.runId, '--force', '--config', configPath, '--url', service.url], started.io)).toBe(0);
+    expect(await runCli(['runs', 'start', second, '--force', '--config', configPath, '--url', service.url], started.io)).toBe(0);
     expect(started.err.join('')).toBe('');
-    expect(started.out.join('')).toContain(`run ${second.body.runId} may start past its budget`);
-    await until(async () => (await runOf(service, second.body.runId))['status'] === 'ok');
+    expect(started.out.join('')).toContain(`run ${second} may start past its budget`);
+    await until(async () => (await runOf(service, second))['status'] === 'ok');
   });
 });
