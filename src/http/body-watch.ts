@@ -5,7 +5,7 @@ import { chargeOf } from './body-budget.js';
 import { meterOf } from './body-meter.js';
 
 /** A body still arriving must bring `minBodyBytesPerSecond` × this many seconds in each such window. */
-export const RATE_WINDOW_MS = 2000;
+const RATE_WINDOW_MS = 2000;
 
 /** How fast a body must arrive. */
 export interface ReadPace {
