@@ -22,6 +22,7 @@ export const ERROR_CATALOG = {
   SIGNATURE_INVALID: { status: 401, expose: true },
   SIGNATURE_EXPIRED: { status: 401, expose: true },
   CSRF_FAILED: { status: 403, expose: true },
+  GATEWAY_TOKEN_REQUIRED: { status: 403, expose: true },
   SUBSCRIPTION_REFUSED: { status: 403, expose: true },
   NOT_FOUND: { status: 404, expose: true },
   METHOD_NOT_ALLOWED: { status: 405, expose: true },

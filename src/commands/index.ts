@@ -136,7 +136,8 @@ Exit 0 queued (or already retried), 1 refused (unknown run, or queued/running/ok
 
 \`runs start --force\` lets a queued run start past its budget and throttle (docs/run-limits.md);
 it still waits for a free slot, its concurrency key and its provider's circuit. The service logs
-it (run.force_started); POST {hooks.path}/runs/<runId>/start, or the store when nothing listens.
+it (run.force_started); POST {hooks.path}/runs/<runId>/start with gateway.auth.token (the hook token
+may not), or the store when nothing listens.
 
 options:
 ${CONFIG_OPTION}

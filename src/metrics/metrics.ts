@@ -56,6 +56,8 @@ export interface MetricsOptions {
   openDebounceGroups?: () => Promise<number>;
   /** The limit store's overview (waiting runs, budgets, circuits), read at scrape time; omitted → no limit gauges. */
   limits?: () => Promise<LimitOverview>;
+  /** Bytes of request bodies charged to hooks.bodyBudgetBytes now (BodyBudget.heldBytes); omitted → no gauge. */
+  bodyBytesHeld?: () => number;
 }
 
 const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
@@ -101,6 +103,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
   if (options.depths !== undefined) registerQueueGauges(options.depths, registers);
+  const bodyBytesHeld = options.bodyBytesHeld;
+  if (bodyBytesHeld !== undefined) {
+    new Gauge({
+      name: 'hookgate_body_budget_held_bytes',
+      help: 'Bytes of request bodies held now, as charged to hooks.bodyBudgetBytes.',
+      registers,
+      collect() {
+        this.set(bodyBytesHeld());
+      },
+    });
+  }
 
   return {
     contentType: registry.contentType,
