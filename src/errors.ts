@@ -23,6 +23,7 @@ export const ERROR_CATALOG = {
   SIGNATURE_INVALID: { status: 401, expose: true },
   SIGNATURE_EXPIRED: { status: 401, expose: true },
   CSRF_FAILED: { status: 403, expose: true },
+  GATEWAY_TOKEN_REQUIRED: { status: 403, expose: true },
   SUBSCRIPTION_REFUSED: { status: 403, expose: true },
   NOT_FOUND: { status: 404, expose: true },
   METHOD_NOT_ALLOWED: { status: 405, expose: true },
@@ -91,6 +92,6 @@ export class ConfigError extends Error {
   }
 }
 
-export function formatIssues(issues: readonly ConfigIssue[]): string {
+function formatIssues(issues: readonly ConfigIssue[]): string {
   return issues.map((issue) => `  ${issue.path || '/'}: ${issue.message}`).join('\n');
 }

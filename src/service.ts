@@ -10,6 +10,8 @@ import { createConfiguredActionBuilder } from './actions/build.js';
 import { catalogsOf } from './actions/models.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
+import { BodyBudget, perClientShare } from './http/body-budget.js';
+import type { Clock } from './runtime/clock.js';
 import { listen, type Listening } from './http/listen.js';
 import { createLiveEngine, type LiveEngine } from './mapping/live-engine.js';
 import type { MappingEngine } from './mapping/engine.js';
@@ -63,6 +65,8 @@ export interface ServiceOptions {
   gmail?: GmailSourceSeams;
   /** Tests: fault injection into the store adapter (test/store/support/). */
   storeSeams?: StoreSeams;
+  /** Tests: the clock of request-body deadlines and transfer-rate checks (src/http/body-watch.ts). */
+  httpClock?: Clock;
 }
 
 /**
@@ -97,7 +101,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const channels = createChannels(config.channels, { ...outbound, digest });
   const flow = createFlowControl({ config, store: stored, channels, logger, hooks: () => liveHooks });
-  const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
+  const bodyBudget = new BodyBudget(config.hooks.bodyBudgetBytes, perClientShare(config.hooks));
+  const metrics = createMetrics({ bodyBytesHeld: () => bodyBudget.heldBytes, depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
@@ -185,6 +190,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),
     reloadState: () => reloader.state(),
     metrics,
+    bodyBudget,
+    ...(options.httpClock === undefined ? {} : { clock: options.httpClock }),
     ...(gmail?.push === undefined ? {} : { gmailPush: gmail.push }),
   });
   const { http } = config.gateway;

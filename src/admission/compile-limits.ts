@@ -1,5 +1,5 @@
 import type { MappingConfig } from '../config/mapping-schema.js';
-import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from '../mapping/template.js';
+import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from '../compiled-template.js';
 import { compileRateLimit, type CompiledRateLimit } from './rate-limit.js';
 import type { CompiledRunLimitKeys } from './run-limit-keys.js';
 import type { MappingRunLimitsView } from './limit-views.js';

@@ -2,7 +2,7 @@ import Type, { type Static, type TArray, type TBoolean, type TObject, type TOpti
 import type { Channel, ChannelDeps } from './types.js';
 
 /** The schema of `channels.<name>`: `enabled` plus the channel's own keys, nothing else. */
-export type ChannelBlockSchema<S extends TObject> = TObject<S['properties'] & { enabled: TOptional<TBoolean>; allowTo: TOptional<TArray<TString>> }>;
+type ChannelBlockSchema<S extends TObject> = TObject<S['properties'] & { enabled: TOptional<TBoolean>; allowTo: TOptional<TArray<TString>> }>;
 
 /**
  * What a channel's `to` must look like, for channels that build a URL or an API id from it. Checked
@@ -14,7 +14,7 @@ export interface RecipientFormat {
   fits(to: string): boolean;
 }
 
-/** One entry of the channel registry (src/channels/index.ts). */
+/** One entry of the channel registry (src/channels/registry.ts). */
 export interface ChannelDefinition<S extends TObject = TObject, N extends string = string> {
   readonly name: N;
   /** One line for docs and `hookgate check`. */

@@ -9,7 +9,7 @@ const CLOCK_DRIFT_S = 60;
 /** An installation token lives an hour; it is renewed this long before it expires. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
 
-export interface GithubAppConfig {
+interface GithubAppConfig {
   appId: string | number;
   privateKey: string;
   installationId?: number | undefined;
@@ -79,7 +79,7 @@ async function findInstallation(options: AppTokenOptions, headers: Record<string
 }
 
 /** The app's own RS256 JWT (iss = app id), which only serves to obtain installation tokens. */
-export function appJwt(appId: string | number, key: KeyObject, now: number): string {
+function appJwt(appId: string | number, key: KeyObject, now: number): string {
   const seconds = Math.floor(now / 1000);
   const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
   const unsigned = `${encode({ alg: 'RS256', typ: 'JWT' })}.${encode({ iat: seconds - CLOCK_DRIFT_S, exp: seconds + JWT_LIFETIME_S, iss: String(appId) })}`;

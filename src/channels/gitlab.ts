@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
 import { detail, field, isRetryableStatus, joinUrl, pathSegment, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
-import { allowed, fitRendered, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError } from './types.js';
+import { DeliveryError, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://gitlab.com';
 /** GitLab refuses notes above 1,000,000 characters. */
@@ -40,19 +40,21 @@ export const gitlabChannel = defineChannel({
     const api = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'api/v4');
     const headers = { 'private-token': config.token };
     const now = deps.now ?? Date.now;
+    const rendering: Rendering = {
+      maxChars: MAX_CHARS,
+      render: (text, options?: SendOptions) =>
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+    };
     return {
       name: 'gitlab',
       maxMessageChars: PART_CHARS,
+      rendering,
       async send(to, text, signal, options?: SendOptions) {
         const target = parseTarget(requireRecipient(to, 'group/project#iid or group/project!iid'));
         if (target === undefined) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
         const url = joinUrl(api, `projects/${pathSegment(target.project)}/${target.kind}/${target.iid}/notes`);
-        const render = (part: string): string =>
-          neutraliseMarkdown(part, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) });
-        for (const body of fitRendered(text, MAX_CHARS, render)) {
-          const reply = await post(deps.fetch, url, { headers, json: { body }, signal });
-          if (reply.status !== 201) throw failure(reply, target, now());
-        }
+        const reply = await post(deps.fetch, url, { headers, json: { body: rendering.render(text, options) }, signal });
+        if (reply.status !== 201) throw failure(reply, target, now());
       },
     };
   },

@@ -2,7 +2,7 @@ import { parseRetryAfterMs } from '../retry.js';
 import { DeliveryError } from './types.js';
 
 /** A send that hangs this long is abandoned and retried; chat APIs answer in well under a second. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** Error texts from services are cut to this many characters before they reach outcomes and logs. */
 const MAX_DETAIL_CHARS = 300;
 /** Responses of chat APIs are small; a bigger one is cut rather than buffered whole. */

@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
 import { detail, field, joinUrl, post, requireRecipient, type HttpReply } from './http.js';
-import { allowed, fitRendered, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError } from './types.js';
+import { DeliveryError, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.linear.app';
 /** Linear documents no comment limit; 50,000 characters keeps one comment readable. */
@@ -38,19 +38,22 @@ export const linearChannel = defineChannel({
     const url = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'graphql');
     const headers = { authorization: config.apiKey };
     const now = deps.now ?? Date.now;
+    const rendering: Rendering = {
+      maxChars: MAX_CHARS,
+      render: (text, options?: SendOptions) =>
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+    };
     return {
       name: 'linear',
       maxMessageChars: PART_CHARS,
+      rendering,
       async send(to, text, signal, options?: SendOptions) {
         const issueId = requireRecipient(to, 'a Linear issue identifier (ENG-123) or id');
         if (!TARGET.test(issueId)) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
-        const render = (part: string): string =>
-          neutraliseMarkdown(part, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) });
-        for (const body of fitRendered(text, MAX_CHARS, render)) {
-          const reply = await post(deps.fetch, url, { headers, json: { query: MUTATION, variables: { input: { issueId, body } } }, signal });
-          if (reply.status === 200 && field(reply.json, 'data', 'commentCreate', 'success') === true) continue;
-          throw failure(reply, issueId, now());
-        }
+        const body = rendering.render(text, options);
+        const reply = await post(deps.fetch, url, { headers, json: { query: MUTATION, variables: { input: { issueId, body } } }, signal });
+        if (reply.status === 200 && field(reply.json, 'data', 'commentCreate', 'success') === true) return;
+        throw failure(reply, issueId, now());
       },
     };
   },

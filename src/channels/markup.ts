@@ -1,5 +1,4 @@
 import Type from 'typebox';
-import { splitMessage } from './split.js';
 
 /**
  * What a reply may do where it is rendered. A reply is model output that payload text can steer,
@@ -121,17 +120,6 @@ function leftovers(text: string, rules: MarkdownRules): string {
     .replace(/\]\(/g, ']\\(')
     .replace(/!\[/g, '!\\[')
     .replace(/^( {0,3})\[(?=[^\]\n]*\]:)/gm, '$1\\[');
-}
-
-/**
- * Neutralising makes text longer (a code span per URL, a break per mention), so a part that fit
- * the service's limit may not any more. Such a part is split again, each piece neutralised on its
- * own and sent as its own message: splitting after neutralising could cut a code span open.
- */
-export function fitRendered(part: string, limit: number, render: (text: string) => string): string[] {
-  const shown = render(part);
-  if (shown.length <= limit || part.length < 32) return [shown];
-  return splitMessage(part, Math.ceil(part.length / 2)).flatMap((piece) => fitRendered(piece, limit, render));
 }
 
 /** A code span holding `text` literally, with a fence longer than any backtick run inside. */

@@ -3,7 +3,7 @@ import { authenticateCandidates, type CandidateVerdict } from '../http/candidate
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 
 /** One candidate mapping of the path: its scheme and whether the request is authenticated for it; never a header value or a secret. */
-export interface TryCandidate {
+interface TryCandidate {
   mappingId: string;
   /** null: the mapping has no signature (it takes the hook token). */
   scheme: string | null;

@@ -8,7 +8,7 @@ import { looksSecret } from '../secret-headers.js';
 const MAX_STRING = 500;
 const MAX_DEPTH = 6;
 const MAX_KEYS = 50;
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** `signatureHeaders`: every scheme's signature headers and each mapping's configured one, whatever their names look like. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>, signatureHeaders: ReadonlySet<string>): Record<string, string> {

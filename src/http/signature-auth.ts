@@ -6,9 +6,10 @@ import { SIGNATURE_HEADER_NAMES, type CompiledSignature, type HeaderMap } from '
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 import type { VerifiedSignature } from '../mapping/transform-port.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { beginAuth, type AuthGuardDeps } from '../auth/guard.js';
+import { beginAuth, type AuthAttempt, type AuthGuardDeps } from '../auth/guard.js';
 import type { TokenPresence } from './auth.js';
 import type { BodyLimits } from './body.js';
+import { budgetRefusal, chargeOf } from './body-budget.js';
 import { authenticateCandidates, type VerifiedEntry } from './candidate-auth.js';
 import { readSignedBody, type SignedBody } from './signed-body.js';
 
@@ -76,8 +77,10 @@ async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: Mapp
   // As for the token: a blocked address gets 429 whatever it carries, a valid signature
   // included, and before its body is read or verified.
   const attempt = beginAuth(ctx, deps);
+  // Read before its sender is known: the body also counts against its address's share of the budget.
+  if (chargeOf(ctx)?.countAgainst(attempt.client) === false) throw budgetRefusal();
   const maxBodyBytes = deps.maxBodyBytesOf?.(name) ?? deps.limits.maxBodyBytes;
-  const body = await readSignedBody(ctx, maxBodyBytes === deps.limits.maxBodyBytes ? deps.limits : { ...deps.limits, maxBodyBytes });
+  const body = await readCounted(ctx, maxBodyBytes === deps.limits.maxBodyBytes ? deps.limits : { ...deps.limits, maxBodyBytes }, attempt);
   const candidates = engine.candidates(name, body.payload ?? {});
   const admittedAs = (entry: RoutedMapping | undefined) => async (): Promise<void> => {
     if (body.problem !== undefined) throw body.problem;
@@ -99,6 +102,20 @@ async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: Mapp
   ctx.state[AUTHENTICATED_FOR_STATE] = (candidate: RoutedMapping): Promise<boolean> => Promise.resolve(verdict.authenticated.has(candidate.id));
   if (verdict.signed === undefined) return admittedAs(verdict.token.entry)();
   await admitSigned(ctx, deps, { entry: verdict.signed, body, headers }, admittedAs(verdict.signed.mapping));
+}
+
+/**
+ * A body that did not arrive in time (408) counts as a failed authentication of its address: a
+ * sender that never finishes its bodies is never refused a signature, so without this it could
+ * hold connections open for ever without being throttled.
+ */
+async function readCounted(ctx: Context, limits: BodyLimits, attempt: AuthAttempt): Promise<SignedBody> {
+  try {
+    return await readSignedBody(ctx, limits);
+  } catch (error) {
+    if (error instanceof HookError && error.code === 'BODY_TIMEOUT') attempt.failed(error);
+    throw error;
+  }
 }
 
 /** The first verified mapping names the delivery: its scheme's id and time, its replay key, its handshake. */

@@ -1,13 +1,8 @@
 import { CREDENTIAL_HEADERS, looksSecret } from '../secret-headers.js';
+import type { SafeRecord } from '../compiled-template.js';
 
-/**
- * The data templates see. Everything is copied into null-prototype objects with the keys
- * `__proto__`, `constructor` and `prototype` dropped, so no template path can reach an object's
- * prototype or a constructor, even when a payload carries those names as own keys. Objects and
- * arrays render as JSON (not `[object Object]`) through a non-enumerable Symbol.toPrimitive, which
- * no template path can name.
- */
-export type SafeRecord = { [key: string]: unknown };
+/** The data templates see (its rules: src/compiled-template.ts), built from a request. */
+export type { SafeRecord } from '../compiled-template.js';
 
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -38,7 +33,7 @@ export function isForbiddenKey(key: string): boolean {
  * A deep copy of JSON-like data that templates may read safely. Iterative, so a deeply nested
  * payload (the HTTP layer's depth cap is configurable) cannot overflow the stack.
  */
-export function toSafeValue(value: unknown): unknown {
+function toSafeValue(value: unknown): unknown {
   const pending: Array<[source: object, target: SafeRecord | unknown[]]> = [];
   const copy = (item: unknown): unknown => {
     if (item === null || typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') return item;

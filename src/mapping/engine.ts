@@ -2,55 +2,23 @@ import { ConfigError, HookError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../config/schema.js';
 import type { ActionBuilder } from '../actions/build.js';
-import type { AdmittedAction } from '../actions/types.js';
 import { PRESETS, type PresetDefinition } from '../../presets/index.js';
 import { compileMapping, trimSlashes } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { createMatchIndex, sourceHolds } from './match.js';
-import { runMapping, type DebouncePlan } from './apply-mapping.js';
+import { runMapping } from './apply-mapping.js';
 import { admit } from '../admission/admit.js';
 import { collectMappingSources } from './mapping-records.js';
 import { createTemplateCompiler } from './template.js';
-import type { TransformPort, VerifiedSignature } from './transform-port.js';
-import { SIGNATURE_HEADER_NAMES, type CompiledSignature } from '../auth/signatures/index.js';
-import { admitRateLimit, type AdmissionLimits, type PendingRateLimit, type RateLimitSkip } from '../admission/rate-limit.js';
+import type { TransformPort } from './transform-port.js';
+import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
+import { admitRateLimit, type AdmissionLimits, type PendingRateLimit } from '../admission/rate-limit.js';
 import { explainRequest, type Explanation } from './explain.js';
 import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
+import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 
-export interface HookRequest {
-  /** Sub-path after `{hooks.path}/`, slashes trimmed. */
-  name: string;
-  payload: Record<string, unknown>;
-  /** Lower-cased names. */
-  headers: Record<string, string>;
-  query: Record<string, string>;
-  /** Set by the HTTP layer once the routed mapping's signature verified; transforms see it as `input.signature`. */
-  signature?: VerifiedSignature;
-  /**
-   * Whether the request is authenticated for a candidate mapping (its signature verifies for it,
-   * or it takes the token the request carried), asked of every candidate, the first included:
-   * resolution starts at the first one it is authenticated for and never runs another. Without it
-   * the first candidate runs (a signed one only with `signature` set) and later ones only when
-   * they take the token.
-   */
-  authenticatedFor?: (mapping: RoutedMapping) => Promise<boolean>;
-}
-
-/** The mapping a request would run, as the HTTP layer needs it to authenticate the request first. */
-export interface RoutedMapping {
-  id: string;
-  signature: CompiledSignature | undefined;
-}
-
-export type MappingOutcome =
-  /** `rateLimit`: the mapping's, to be counted in the acceptance's transaction (the store decides). */
-  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[]; debounce?: DebouncePlan; rateLimit?: PendingRateLimit }
-  | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
-  /** Every matching mapping passed the delivery over: the first one's reason. */
-  | { kind: 'skip'; mappingId: string; reason: 'event' | 'filter'; event: string | undefined }
-  | RateLimitSkip
-  | { kind: 'no-match' };
-
+// Declared below the engine so explain.ts and prepared-request.ts use them without importing the engine.
+export type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 export type { Explanation };
 
 export interface MappingEngine {

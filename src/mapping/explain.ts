@@ -9,7 +9,7 @@ import { RESERVED_NAMES } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { mismatchReason } from './match.js';
 import { runMapping, type ItemTrace } from './apply-mapping.js';
-import type { HookRequest, MappingOutcome } from './engine.js';
+import type { HookRequest, MappingOutcome } from './hook-request.js';
 import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
 
 /** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */

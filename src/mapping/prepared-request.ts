@@ -4,7 +4,7 @@ import type { CompiledMapping } from './compiled.js';
 import { buildTemplateContext, sanitizeHeaders, sanitizeQuery, toSafeRecord, type ContextParts, type SafeRecord } from './context.js';
 import { trimSlashes } from './compile.js';
 import type { PreparedRequest } from './apply-mapping.js';
-import type { HookRequest, MappingOutcome, RoutedMapping } from './engine.js';
+import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 
 /** The request as every mapping sees it, and the small steps resolve() and explain() share. */
 

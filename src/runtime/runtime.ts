@@ -143,8 +143,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       queue.start();
       queue.pump();
       // After a restart, events may have waited past their tick: catch up at once. The request is
-      // made now and the count taken now; the beat waits for both.
-      catchUp = store.session.countPending().catch(() => 1); // unknown: catch up
+      // made now; the beat waits for the count of events created up to now, not of all pending
+      // ones: the store may answer later (a pool waiting for a connection), after a run has ended
+      // and posted a summary whose wakeMode says to wait for the periodic tick.
+      catchUp = store.session.countPending(clock.now()).catch(() => 1); // unknown: catch up
       heartbeat.request();
       if (options.sharedSweepMs !== undefined) {
         sweep = startSharedSweep({ store, clock, everyMs: options.sharedSweepMs, logger, pumpRuns: () => queue.pump(), requestHeartbeat });

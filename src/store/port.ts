@@ -161,7 +161,8 @@ export interface MainSessionStore {
   addEvent(event: NewEvent): Promise<number>;
   /** The oldest pending events, in arrival order. */
   listPending(limit: number): Promise<PendingEvent[]>;
-  countPending(): Promise<number>;
+  /** Pending events; with createdUpTo, only those created at or before it (ms). */
+  countPending(createdUpTo?: number): Promise<number>;
   /** The largest id of a pending event, 0 when none. */
   newestPendingId(): Promise<number>;
   /** Whether pending events are due now: mode `now`, or id ≤ dueUpTo. */

@@ -68,7 +68,7 @@ export interface SignedDelivery {
 export type ReplayKeyRule = 'delivery-id' | 'content';
 
 /**
- * One provider's signing protocol: one file per scheme, one line in ./index.ts. `O` is the type of
+ * One provider's signing protocol: one file per scheme, one line in ./registry.ts. `O` is the type of
  * the scheme's own options (`Static` of its `options` schema).
  */
 export interface SignatureScheme<O = Readonly<Record<string, unknown>>> {
@@ -98,8 +98,12 @@ export interface SignatureScheme<O = Readonly<Record<string, unknown>>> {
   readonly deliveryIdHeader?: string;
   /** The provider's delivery id, from the verified headers or payload. */
   deliveryId(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
-  /** The delivery's event type (what a mapping's `events` list names), or undefined when it carries none. */
-  eventType(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
+  /**
+   * The delivery's event type (what a mapping's `events` list names), or undefined when this one
+   * carries none. Absent when the sender's deliveries never say (the generic `hmac`): the mapping
+   * then names `eventField`, and the `events` key's description lists the scheme.
+   */
+  eventType?(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
   /**
    * A verified request the provider sends to test the endpoint, answered with this reply and no
    * action (Slack's url_verification, GitHub's ping, Discord's PING); undefined for an ordinary delivery.
