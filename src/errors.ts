@@ -12,6 +12,7 @@ export const ERROR_CATALOG = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, expose: true },
   MODEL_NOT_ALLOWED: { status: 400, expose: true },
   RECIPIENT_NOT_ALLOWED: { status: 400, expose: true },
+  INVALID_RECIPIENT: { status: 400, expose: true },
   INVALID_HOOK_NAME: { status: 400, expose: true },
   AMBIGUOUS_CREDENTIALS: { status: 400, expose: true },
   SESSION_KEY_NOT_ALLOWED: { status: 400, expose: true },

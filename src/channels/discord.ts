@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, httpFailure, joinUrl, post, requireRecipient, secondsToMs, type HttpReply } from './http.js';
+import { detail, field, httpFailure, joinUrl, pathSegment, post, requireRecipient, secondsToMs, type HttpReply } from './http.js';
 import { allowed, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import type { Rendering } from './types.js';
 
@@ -38,7 +38,7 @@ export const discordChannel = defineChannel({
       rendering,
       async send(to, text, signal, options?: SendOptions) {
         const channelId = requireRecipient(to, 'a Discord channel id');
-        const url = joinUrl(base, `channels/${encodeURIComponent(channelId)}/messages`);
+        const url = joinUrl(base, `channels/${pathSegment(channelId)}/messages`);
         // allowed_mentions with no parse types: text taken from a webhook must not ping @everyone or roles,
         // whatever `markup` says.
         const content = rendering.render(text, options);

@@ -1,6 +1,6 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { ConfigError } from '../errors.js';
-import { detail, field, httpFailure, joinUrl, post } from './http.js';
+import { detail, field, httpFailure, joinUrl, pathSegment, post } from './http.js';
 import { DeliveryError } from './types.js';
 
 /** GitHub accepts app JWTs of at most 10 minutes; `iat` is set back for clock drift, as GitHub advises. */
@@ -70,7 +70,7 @@ export function createAppTokens(options: AppTokenOptions): AppTokens {
 
 /** GET /repos/{owner}/{repo}/installation: which installation of the app covers the repository. */
 async function findInstallation(options: AppTokenOptions, headers: Record<string, string>, owner: string, repo: string, signal: AbortSignal | undefined): Promise<number> {
-  const url = joinUrl(options.baseUrl, `repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/installation`);
+  const url = joinUrl(options.baseUrl, `repos/${pathSegment(owner)}/${pathSegment(repo)}/installation`);
   const reply = await post(options.fetch, url, { method: 'GET', headers, signal });
   const id = field(reply.json, 'id');
   if (reply.status === 200 && typeof id === 'number') return id;

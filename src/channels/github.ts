@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { ConfigError } from '../errors.js';
 import { defineChannel } from './define.js';
 import { createAppTokens, type AppTokens } from './github-app.js';
-import { detail, field, joinUrl, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
+import { detail, field, joinUrl, pathSegment, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
 import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
 import { DeliveryError, type Rendering } from './types.js';
@@ -14,7 +14,12 @@ const MAX_CHARS = 65_536;
 const PART_CHARS = 60_000;
 /** GitHub's advice when a secondary rate limit names no wait: at least a minute. */
 const SECONDARY_LIMIT_WAIT_MS = 60_000;
-const TARGET = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)#([1-9][0-9]{0,9})$/;
+const TARGET = /^([^/#]+)\/([^/#]+)#([1-9][0-9]{0,9})$/;
+/** A user or organisation: alphanumerics and single hyphens, not at either end; an Enterprise Managed User adds `_<shortcode>`. */
+const OWNER = /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:_[A-Za-z0-9]+)?$/;
+const OWNER_MAX = 39;
+const REPO = /^[A-Za-z0-9._-]{1,100}$/;
+const EXPECTED = 'owner/repo#number: a GitHub owner (letters, digits, single hyphens, at most 39) and repository (letters, digits, `.`, `_`, `-`, at most 100, not `.` or `..`)';
 
 /** GitHub REST: https://docs.github.com/rest/issues/comments#create-an-issue-comment (issues and pull requests alike). */
 export const githubChannel = defineChannel({
@@ -42,6 +47,7 @@ export const githubChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
+  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined },
   create(config, deps) {
     const baseUrl = config.baseUrl ?? DEFAULT_BASE_URL;
     const now = deps.now ?? Date.now;
@@ -59,7 +65,8 @@ export const githubChannel = defineChannel({
       rendering,
       async send(to, text, signal, options?: SendOptions) {
         const target = parseTarget(requireRecipient(to, 'owner/repo#number'));
-        const url = joinUrl(baseUrl, `repos/${target.owner}/${target.repo}/issues/${target.number}/comments`);
+        if (target === undefined) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
+        const url = joinUrl(baseUrl, `repos/${pathSegment(target.owner)}/${pathSegment(target.repo)}/issues/${target.number}/comments`);
         const token = app === undefined ? (config.token as string) : await app.tokenFor(target.owner, target.repo, signal);
         const reply = await post(deps.fetch, url, { headers: { ...headers, authorization: `Bearer ${token}` }, json: { body: rendering.render(text, options) }, signal });
         if (reply.status === 201) return;
@@ -76,10 +83,13 @@ interface Target {
   number: string;
 }
 
-function parseTarget(to: string): Target {
+/** An issue or pull request as GitHub names it, or undefined: nothing else may reach a URL. */
+function parseTarget(to: string): Target | undefined {
   const match = TARGET.exec(to);
-  if (match === null) throw new DeliveryError('`to` must be owner/repo#number (an issue or pull request)', { retryable: false });
-  return { owner: match[1] as string, repo: match[2] as string, number: match[3] as string };
+  if (match === null) return undefined;
+  const [, owner = '', repo = '', number = ''] = match;
+  const ownerFits = owner.length <= OWNER_MAX && OWNER.test(owner);
+  return ownerFits && REPO.test(repo) && repo !== '.' && repo !== '..' ? { owner, repo, number } : undefined;
 }
 
 /**

@@ -133,6 +133,16 @@ export function requireRecipient(to: string, what: string): string {
   return trimmed;
 }
 
+/**
+ * One path segment of a service URL built from a recipient: percent-encoded, and never empty, `.` or
+ * `..`, which a URL parser resolves (`repos/acme/../issues` is `repos/issues`). Formats are checked
+ * at admission already; this holds for a channel called directly too.
+ */
+export function pathSegment(value: string): string {
+  if (value === '' || value === '.' || value === '..') throw new DeliveryError('`to` names an empty, `.` or `..` path segment', { retryable: false });
+  return encodeURIComponent(value);
+}
+
 /** Joins a configured base URL and a path without doubling or dropping the slash. */
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;

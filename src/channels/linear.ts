@@ -9,8 +9,9 @@ const DEFAULT_BASE_URL = 'https://api.linear.app';
 /** Linear documents no comment limit; 50,000 characters keeps one comment readable. */
 const MAX_CHARS = 50_000;
 const PART_CHARS = 45_000;
-/** An issue identifier (`ENG-123`) or its UUID. */
+/** An issue identifier (a team key, `-`, the issue's number: `ENG-123`) or its UUID. */
 const TARGET = /^(?:[A-Za-z][A-Za-z0-9]{0,9}-[1-9][0-9]{0,9}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const EXPECTED = 'a Linear issue identifier (team key and number, `ENG-123`) or its UUID';
 const MUTATION = 'mutation HookgateComment($input: CommentCreateInput!) { commentCreate(input: $input) { success comment { id } } }';
 /** GraphQL error codes that mean "try again later". */
 const RETRYABLE_CODES = new Set(['RATELIMITED', 'INTERNAL_SERVER_ERROR']);
@@ -32,6 +33,7 @@ export const linearChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
+  recipient: { expected: EXPECTED, fits: (to) => TARGET.test(to.trim()) },
   create(config, deps) {
     const url = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'graphql');
     const headers = { authorization: config.apiKey };
@@ -47,7 +49,7 @@ export const linearChannel = defineChannel({
       rendering,
       async send(to, text, signal, options?: SendOptions) {
         const issueId = requireRecipient(to, 'a Linear issue identifier (ENG-123) or id');
-        if (!TARGET.test(issueId)) throw new DeliveryError('`to` must be a Linear issue identifier (ENG-123) or its UUID', { retryable: false });
+        if (!TARGET.test(issueId)) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
         const body = rendering.render(text, options);
         const reply = await post(deps.fetch, url, { headers, json: { query: MUTATION, variables: { input: { issueId, body } } }, signal });
         if (reply.status === 200 && field(reply.json, 'data', 'commentCreate', 'success') === true) return;

@@ -72,6 +72,7 @@ const RESULTS: Record<NonNullable<TrySignature['result']>, string> = {
   malformed: 'INVALID: malformed signature header',
   mismatch: 'INVALID: does not match the payload file with any configured secret',
   expired: 'EXPIRED: its timestamp is outside the allowed window',
+  undecodable: 'INVALID: the signed form fields are not UTF-8 once decoded',
 };
 
 export function formatTrySignature(check: TrySignature): string {

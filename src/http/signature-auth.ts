@@ -18,6 +18,8 @@ export interface SignedState {
   signature: VerifiedSignature;
   /** Replay key, per mapping: the provider's delivery id where it is signed, else the signed content's digest. */
   deliveryKey: string;
+  /** What the signature covered when that is not the raw body (Twilio's URL and decoded fields): the idempotency fingerprint's input. */
+  signedContent?: string;
 }
 export const SIGNED_STATE = 'signed';
 /**
@@ -118,13 +120,14 @@ async function readCounted(ctx: Context, limits: BodyLimits, attempt: AuthAttemp
 
 /** The first verified mapping names the delivery: its scheme's id and time, its replay key, its handshake. */
 async function admitSigned(ctx: Context, deps: GateDeps, signed: { entry: VerifiedEntry; body: SignedBody; headers: HeaderMap }, admitted: Next): Promise<void> {
-  const { mapping, timestamp } = signed.entry;
+  const { mapping, timestamp, signedContent } = signed.entry;
   const { scheme } = mapping.signature;
   const payload = signed.body.payload ?? {};
   const id = signed.body.problem === undefined ? scheme.deliveryId(signed.headers, payload) : undefined;
   const state: SignedState = {
     signature: { scheme: scheme.name, id: id ?? null, timestamp: timestamp ?? null },
-    deliveryKey: replayKeyOf(mapping.id, mapping.signature, id, timestamp, signed.body.raw),
+    deliveryKey: replayKeyOf(mapping.id, mapping.signature, id, timestamp, signedContent ?? signed.body.raw),
+    ...(signedContent === undefined ? {} : { signedContent }),
   };
   ctx.state[SIGNED_STATE] = state;
   const handshake = signed.body.problem === undefined ? scheme.handshake?.(signed.headers, payload) : undefined;
@@ -140,11 +143,13 @@ async function admitSigned(ctx: Context, deps: GateDeps, signed: { entry: Verifi
 /**
  * Per mapping. A delivery id the signature covers is the key, so a sender's retry (same id, signed
  * anew) replays. Otherwise the id proves nothing (anyone could send a captured request again under a
- * fresh one), so the key is the digest of what was signed: the signed time, if any, and the body.
+ * fresh one), so the key is the digest of what was signed: the signed time, if any, and the body —
+ * or, where the scheme signs something else (Twilio's URL and decoded fields), that, so no other
+ * spelling of the same signed content is a new delivery.
  */
-function replayKeyOf(mappingId: string, signature: CompiledSignature, id: string | undefined, timestamp: number | undefined, body: Buffer): string {
+function replayKeyOf(mappingId: string, signature: CompiledSignature, id: string | undefined, timestamp: number | undefined, signed: Buffer | string): string {
   if (signature.scheme.replayKey === 'delivery-id' && id !== undefined) return deliveryKeyOf(mappingId, id);
-  const digest = createHash('sha256').update(`${timestamp ?? ''}\n`).update(body).digest('base64url');
+  const digest = createHash('sha256').update(`${timestamp ?? ''}\n`).update(signed).digest('base64url');
   return `signed-content:${mappingId}:${digest}`;
 }
 

@@ -35,6 +35,8 @@ export interface CompiledMapping {
   readonly transform: TransformHandle | undefined;
   /** The sender signs its requests (`signature`): verified by the HTTP layer before the mapping runs. */
   readonly signature: CompiledSignature | undefined;
+  /** `allowSecretHeaders`, lower-cased: the withheld headers its templates and transform may see. */
+  readonly allowSecretHeaders?: ReadonlySet<string> | undefined;
   /** sessionMode "persistent": the session of runs that render no key. */
   readonly persistentSessionKey: string | undefined;
   /** `events`, `filter` and `debounce` (src/admission/); undefined when the mapping has none. */

@@ -14,7 +14,7 @@ import type { TransformPort } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
 import { admitRateLimit, type AdmissionLimits, type PendingRateLimit } from '../admission/rate-limit.js';
 import { explainRequest, type Explanation } from './explain.js';
-import { identify, limitContext, prepare, routedOf, skipped } from './prepared-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
 import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 
 // Declared below the engine so explain.ts and prepared-request.ts use them without importing the engine.
@@ -85,7 +85,9 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       let passedOver: MappingOutcome | undefined;
       const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
       for (const mapping of served) {
-        const verdict = admit(mapping.admission, prepared);
+        // The request as this mapping may see it (the secret-looking headers it opted into).
+        const view = requestFor(prepared, mapping.allowSecretHeaders);
+        const verdict = admit(mapping.admission, view);
         if (!verdict.pass) {
           passedOver ??= skipped(mapping.id, verdict);
           continue;
@@ -93,11 +95,11 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
         // After events and filter (a delivery passed over is not counted); a bucket known full refuses before templates and transforms.
         let rateLimit: PendingRateLimit | undefined;
         if (mapping.rateLimit !== undefined && options.rateLimits !== undefined) {
-          const admitted = admitRateLimit(mapping.id, mapping.rateLimit, limitContext(prepared), options.rateLimits);
+          const admitted = admitRateLimit(mapping.id, mapping.rateLimit, limitContext(view), options.rateLimits);
           if ('kind' in admitted) return admitted;
           rateLimit = admitted;
         }
-        const { outcome } = await runMapping(mapping, prepared, runDeps);
+        const { outcome } = await runMapping(mapping, view, runDeps);
         return outcome.kind === 'actions' && rateLimit !== undefined ? { ...outcome, rateLimit } : outcome;
       }
       return passedOver ?? { kind: 'no-match' };

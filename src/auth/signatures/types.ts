@@ -25,10 +25,19 @@ export interface SignedRequest {
   readonly nowSeconds: number;
 }
 
-/** Why a signature was refused; also the `reason` label of hookgate_signature_failures_total. */
-export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'expired';
+/**
+ * Why a signature was refused; also the `reason` label of hookgate_signature_failures_total.
+ * `undecodable`: what the signature covers is text decoded from the body (Twilio's form fields), and
+ * that text is not UTF-8, so several bodies would read alike under one signature.
+ */
+export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'expired' | 'undecodable';
 
-export type Verification = { ok: true; timestamp: number | undefined } | { ok: false; reason: SignatureFailure };
+/**
+ * `signedContent`: what the signature covered, when that is not the raw body (Twilio: the URL and the
+ * decoded, sorted form fields). The replay key digests it, so every spelling of one signed request
+ * is one delivery.
+ */
+export type Verification = { ok: true; timestamp: number | undefined; signedContent?: string } | { ok: false; reason: SignatureFailure };
 
 /** What a provider's test request is answered with, instead of an action (after its signature verified). */
 export interface HandshakeReply {
@@ -53,7 +62,8 @@ export interface SignedDelivery {
  * How the replay key is chosen. `delivery-id`: the sender's delivery id is covered by the signature
  * (Stripe's event id, Standard Webhooks' webhook-id), so it is the key; a request without one falls
  * back to the content. `content`: the id, if any, is not signed, so anyone could send a captured
- * request again under a fresh one: the key is the digest of the signed timestamp and body.
+ * request again under a fresh one: the key is the digest of the signed timestamp and the signed
+ * content (the body, or the verification's `signedContent`).
  */
 export type ReplayKeyRule = 'delivery-id' | 'content';
 

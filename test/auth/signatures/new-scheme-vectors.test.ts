@@ -42,7 +42,7 @@ describe('published vectors of the newer schemes', () => {
       for (const [name, value] of Object.entries(vector.params)) for (const item of [value].flat()) form.append(name, item);
       const body = vector.body ?? form.toString();
       const headers = { 'x-twilio-signature': vector.expected_header };
-      expect(await verify(signature, body, headers, 0, vector.url.slice(at + 1)), vector.name).toEqual({ ok: true, timestamp: undefined });
+      expect(await verify(signature, body, headers, 0, vector.url.slice(at + 1)), vector.name).toMatchObject({ ok: true, timestamp: undefined });
       expect((await verify(signature, `${body}x`, headers, 0, vector.url.slice(at + 1))).ok, vector.name).toBe(false);
     }
   });
@@ -141,6 +141,27 @@ describe('documented formulas of senders without published vectors', () => {
     const form = 'To=%2B15550001111&From=%2B15550002222&Body=hi+there';
     const expected = createHmac('sha1', secret).update('https://example.com/sms?x=1Bodyhi thereFrom+15550002222To+15550001111').digest('base64');
     expect((await verify(signature, form, { 'x-twilio-signature': expected }, now, 'x=1')).ok).toBe(true);
+  });
+
+  it('twilio reports the text it signed, the same for every spelling of the form (the replay key digests it)', async () => {
+    const signature = scheme({ scheme: 'twilio', secret, publicUrl: 'https://example.com/sms' });
+    const text = 'https://example.com/sms?x=1Bodyhi thereFrom+15550002222To+15550001111';
+    const headers = { 'x-twilio-signature': createHmac('sha1', secret).update(text).digest('base64') };
+    for (const form of ['To=%2B15550001111&From=%2B15550002222&Body=hi+there', 'Body=hi%20there&From=%2b15550002222&To=%2B1555000111%31&']) {
+      expect(await verify(signature, form, headers, now, 'x=1')).toEqual({ ok: true, timestamp: undefined, signedContent: text });
+    }
+  });
+
+  it('twilio refuses form fields that are not UTF-8 once decoded (they would all read as U+FFFD), before any HMAC', async () => {
+    const signature = scheme({ scheme: 'twilio', secret, publicUrl: 'https://example.com/sms' });
+    const headers = { 'x-twilio-signature': createHmac('sha1', secret).update('https://example.com/smsBody\uFFFD').digest('base64') };
+    for (const body of ['Body=%FF', 'Body=%fe', 'Body=%C3', 'Bo%E9dy=x', Buffer.from([0x42, 0x3d, 0xff])]) {
+      expect(await verify(signature, body, headers, now)).toEqual({ ok: false, reason: 'undecodable' });
+    }
+    // A `%` that starts no escape stays text, as Twilio's libraries read it; so does a field that spells the reason.
+    expect(await verify(signature, 'Body=100%', headers, now)).toEqual({ ok: false, reason: 'mismatch' });
+    const spelled = { 'x-twilio-signature': createHmac('sha1', secret).update('https://example.com/smsundecodable').digest('base64') };
+    expect((await verify(signature, 'undecod=able', spelled, now)).ok).toBe(true);
   });
 });
 
