@@ -30,6 +30,7 @@ import { createDebounceFirer } from './admission/debounce.js';
 import { runOrPendingView } from './admission/pending-view.js';
 import { writeServerState } from './server-state.js';
 import { createFlowControl } from './flow-control.js';
+import { NO_RUN_LIMITS, type RunLimitsTable } from './runtime/gates/run-limits.js';
 
 export interface Service {
   readonly url: string;
@@ -91,12 +92,14 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   // Instances sharing a PostgreSQL store tell themselves apart: in metrics and as owners of run claims.
   const shared = config.storage.url !== undefined;
   const instance = `${hostname()}:${process.pid}`;
-  // What the console's Mappings page shows and run limits follow; reload swaps it.
+  // What the console's Mappings page shows; reload swaps it.
   let liveHooks = config.hooks;
   const outbound = { fetch: globalThis.fetch, logger };
   const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const channels = createChannels(config.channels, { ...outbound, digest });
-  const flow = createFlowControl({ config, store: stored, channels, logger, hooks: () => liveHooks });
+  // The run gates apply the limits the engine in force compiled (nothing is compiled twice); read once the engine exists.
+  const runLimitsInForce = (): RunLimitsTable => mappings.current()?.runLimits ?? NO_RUN_LIMITS;
+  const flow = createFlowControl({ config, store: stored, channels, logger, runLimits: runLimitsInForce });
   const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
@@ -118,7 +121,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     logger,
     observer: metrics,
-    gates: flow.runtimeGates,
+    gates: flow.runtimeGates(),
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
@@ -141,6 +144,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     startedWith: config,
     onReloaded: (next) => {
       liveHooks = next.hooks;
+      runtime.setRunLimits(runLimitsInForce());
     },
     onState: (state) => {
       metrics.configReloadState(!state.reloadFailed, Date.parse(state.lastSuccessAt));

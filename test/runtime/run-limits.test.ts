@@ -32,7 +32,7 @@ function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: MappingRunLi
     channels: new Map([['log', fakeChannel('log', [])]]),
     deliver: simpleDeliver,
     logger: silentLogger(),
-    gates: { limits: store.limits, runLimits: (id) => (id === 'm' ? limits : undefined) },
+    gates: { limits: store.limits, runLimits: new Map(limits === undefined ? [] : [['m', limits]]) },
     ...rest,
     clock,
   });
@@ -165,6 +165,24 @@ describe('run gates', () => {
     expect(provider.starts).toHaveLength(6);
     expect(await again.store.runs.view(sixth.runId)).toMatchObject({ status: 'ok' });
     await again.runtime.stop();
+  });
+
+  it('decides the runs a budget held again when new limits raise it, and starts them before a run admitted after the raise', async () => {
+    const clock = createManualClock();
+    const provider = timedProvider(clock);
+    const h = gatedRuntime({ clock, limits: { budget: { runsPerHour: 1 } }, defaults: makeDefaults({ maxConcurrent: 1 }), providers: new Map([['fake', provider]]) });
+    await h.runtime.start();
+    const held = queue(h, [mapped('a'), mapped('b'), mapped('c')]);
+    await drain(h.clock, h.runtime);
+    expect(provider.starts).toHaveLength(1);
+    expect(await h.store.runs.view((held[2] as AgentAction).runId)).toMatchObject({ status: 'queued', waitingFor: 'budget', notBefore: new Date(clock.now() + 3_600_000).toISOString() });
+    h.runtime.setRunLimits(new Map([['m', { budget: { runsPerHour: 10 } }]]));
+    const newer = queue(h, [mapped('d')]);
+    await drain(h.clock, h.runtime);
+    expect(provider.starts).toHaveLength(4);
+    const started = rows<{ run_id: string }>(temp.db, "SELECT run_id FROM run_starts WHERE scope = 'mapping:m' ORDER BY id").map((row) => row.run_id);
+    expect(started).toEqual([...held, ...newer].map((action) => action.runId));
+    await h.runtime.stop();
   });
 
   it('starts a run past its budget when forced', async () => {

@@ -50,11 +50,10 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
       });
     },
     async wakeWaiting(reason, concurrencyKey) {
-      if (reason === 'concurrency') {
-        await query(pool, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'concurrency' AND concurrency_key = $1", [concurrencyKey ?? '']);
-      } else {
-        await query(pool, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'provider-circuit'");
-      }
+      const wake = "UPDATE runs SET not_before = NULL WHERE status = 'queued'";
+      if (reason === 'concurrency') await query(pool, `${wake} AND waiting_for = 'concurrency' AND concurrency_key = $1`, [concurrencyKey ?? '']);
+      else if (reason === 'provider-circuit') await query(pool, `${wake} AND waiting_for = 'provider-circuit'`);
+      else await query(pool, `${wake} AND not_before IS NOT NULL`);
     },
     async nextNotBefore() {
       const { rows } = await query<{ at: number | null }>(pool, "SELECT MIN(not_before) AS at FROM runs WHERE status = 'queued' AND not_before IS NOT NULL");

@@ -90,6 +90,27 @@ export function describeLimitsContract(makeStore: ContractFactory): void {
       expect(await next.limits.claimGated(ids[2] as string, claimAt(NOW + 2000 + HOUR), budget)).toMatchObject({ kind: 'claimed' });
     });
 
+    it('makes every waiting run due again when the limits change, listed in the order they were queued', async () => {
+      const { store } = await stores.open();
+      const budget = (runsPerHour: number) => gates({ budgets: [{ scope: 'mapping:m', runsPerHour }] });
+      const keyed = gates({ concurrency: { key: 'm:k', limit: 1 } });
+      const [first, second, third, keyHolder, keyWaiter] = [await queueRun(store), await queueRun(store), await queueRun(store), await queueRun(store), await queueRun(store)] as const;
+      expect(await store.limits.claimGated(first.runId, claimAt(NOW), budget(1))).toMatchObject({ kind: 'claimed' });
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 1), budget(1))).toMatchObject({ kind: 'waiting', waitingFor: 'budget', notBefore: NOW + HOUR });
+      expect(await store.limits.claimGated(third.runId, claimAt(NOW + 2), budget(1))).toMatchObject({ kind: 'waiting', waitingFor: 'budget', notBefore: NOW + HOUR });
+      expect(await store.limits.claimGated(keyHolder.runId, claimAt(NOW + 3), keyed)).toMatchObject({ kind: 'claimed' });
+      expect(await store.limits.claimGated(keyWaiter.runId, claimAt(NOW + 4), keyed)).toMatchObject({ kind: 'waiting', waitingFor: 'concurrency' });
+      const newer = await queueRun(store);
+      expect((await store.runs.listQueued(10, NOW + 10)).map((row) => row.run_id)).toEqual([newer.runId]);
+
+      await store.limits.wakeWaiting('any');
+      expect((await store.runs.listQueued(10, NOW + 10)).map((row) => row.run_id)).toEqual([second.runId, third.runId, keyWaiter.runId, newer.runId]);
+      expect(await store.runs.view(second.runId)).toMatchObject({ status: 'queued', waitingFor: 'budget' });
+      expect((await store.runs.view(second.runId))?.notBefore).toBeUndefined();
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 10), budget(10))).toMatchObject({ kind: 'claimed' });
+      expect(await store.limits.claimGated(keyWaiter.runId, claimAt(NOW + 10), keyed)).toMatchObject({ kind: 'waiting', waitingFor: 'concurrency' });
+    });
+
     it('shares a provider circuit between instances: opened by one, probed once, closed by a success', async () => {
       const made = await stores.open();
       if (made.sibling === undefined) throw new Error('the limits contract needs a sibling store');
