@@ -94,11 +94,13 @@ export interface CircuitRow {
   provider: string;
   state: CircuitState;
   failures: number;
-  /** Until when it stays open (open), or until when the probe holds it (probing). */
+  /** Until when it stays open (open); when the probe started (probing: it holds the circuit while its run executes). */
   until: number;
   /** The open time that applies next (doubles after a failed probe). */
   openMs: number;
   changedAt: number;
+  /** Probing: the run that is the probe. */
+  probeRun?: string;
 }
 
 export type CircuitTransition = { kind: 'opened' | 'reopened'; until: number; failures: number } | { kind: 'closed' };

@@ -235,4 +235,41 @@ describe('run gates', () => {
     expect((await h.store.limits.overview([], clock.now())).circuits).toEqual([expect.objectContaining({ provider: 'fake', state: 'closed', failures: 0 })]);
     await h.runtime.stop();
   });
+
+  it('lets exactly one probe call an open provider while it runs, however many leases its call outlives', async () => {
+    const clock = createManualClock();
+    let mode: 'fail' | 'block' = 'fail';
+    const blocking = blockingProvider('fake');
+    const provider: ProviderPort = {
+      id: 'fake',
+      complete: (request) => (mode === 'fail' ? Promise.reject(new Error('connect ECONNREFUSED')) : blocking.complete(request)),
+    };
+    const defaults = makeDefaults({ maxConcurrent: 4, timeoutSeconds: 3600, circuitBreaker: { failures: 2, openSeconds: 60 } });
+    const h = gatedRuntime({ clock, defaults, providers: new Map([['fake', provider]]) });
+    await h.runtime.start();
+    queue(h, [agentAction(), agentAction()]);
+    await drain(h.clock, h.runtime);
+    const waiting = queue(h, [agentAction(), agentAction(), agentAction()]);
+    await drain(h.clock, h.runtime);
+    expect(await h.store.runs.view((waiting[0] as AgentAction).runId)).toMatchObject({ status: 'queued', waitingFor: 'provider-circuit' });
+    mode = 'block';
+    h.clock.advance(60_000);
+    await turn(h.clock, 10);
+    expect(blocking.inFlight()).toBe(1);
+    // The probe's call takes ten minutes: its run's lease (60 s) is renewed all along, and so is its hold on the circuit.
+    for (let step = 0; step < 60; step += 1) {
+      h.clock.advance(10_000);
+      await turn(h.clock, 10);
+      expect(blocking.inFlight()).toBe(1);
+    }
+    expect(blocking.calls).toHaveLength(1);
+    blocking.releaseAll();
+    await turn(h.clock, 10);
+    blocking.releaseAll();
+    await turn(h.clock, 10);
+    blocking.releaseAll();
+    await drain(h.clock, h.runtime);
+    expect(await Promise.all(waiting.map(async (action) => (await h.store.runs.view(action.runId))?.status))).toEqual(['ok', 'ok', 'ok']);
+    await h.runtime.stop();
+  });
 });

@@ -62,7 +62,7 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
           recordStarts(db, runId, gates.budgets, claim.at);
           if (decision.probe && gates.circuit !== undefined) {
             const { provider, rule } = gates.circuit;
-            writeCircuit(db, probingCircuit(readCircuit(db, provider), provider, rule, claim.at, claim.leaseUntil));
+            writeCircuit(db, probingCircuit(readCircuit(db, provider), provider, rule, claim.at, runId));
           }
           return { kind: 'claimed', probe: decision.probe };
         });
