@@ -126,7 +126,9 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
   await runtime.start();
-  const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, ...(shared ? { leaseMs } : {}) });
+  // Without a debounce mapping the firer does no store work (it still fires groups an earlier config left).
+  const debounces = (): boolean => mappings.current()?.debounces ?? false;
+  const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, polling: debounces(), ...(shared ? { leaseMs } : {}) });
   firer.start();
   started.add('debounce firer', () => firer.stop());
   // The watcher follows the transforms directory of the last config that parsed, even one whose
@@ -145,6 +147,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     onReloaded: (next) => {
       liveHooks = next.hooks;
       runtime.setRunLimits(runLimitsInForce());
+      firer.setPolling(debounces());
     },
     onState: (state) => {
       metrics.configReloadState(!state.reloadFailed, Date.parse(state.lastSuccessAt));
