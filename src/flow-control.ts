@@ -4,7 +4,7 @@ import type { Metrics } from './metrics/metrics.js';
 import type { LimitOverview, Store } from './store/port.js';
 import type { ChannelPort } from './runtime/ports.js';
 import { deliverText } from './channels/deliver.js';
-import { realClock } from './runtime/clock.js';
+import type { Clock } from './runtime/clock.js';
 import { createAlerter, type Alerter } from './runtime/gates/alerts.js';
 import { budgetRulesOf, type RunLimitsTable } from './runtime/gates/run-limits.js';
 import type { RunGateOptions } from './runtime/gates/setup.js';
@@ -18,6 +18,8 @@ export interface FlowControlDeps {
   store: Store;
   channels: ReadonlyMap<string, ChannelPort>;
   logger: Logger;
+  /** The store's time (Store.now) with the process's timers: every instance decides by the same time. */
+  clock: Clock;
   /** The mappings' run limits in force, as the mapping engine compiled them (a reload swaps them). */
   runLimits: () => RunLimitsTable;
 }
@@ -42,7 +44,7 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
     channels: deps.channels,
     deliver: (channel, to, text, options) => deliverText(channel, to, text, { signal: options.signal, logger }),
     limits: store.limits,
-    clock: realClock,
+    clock: deps.clock,
     logger,
     lastRecipient: (channel) => store.deliveries.lastRecipient(channel),
   });
@@ -52,7 +54,7 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
     admission: (metrics) => ({
       store: store.limits,
       refusals: createRateRefusals(),
-      now: () => realClock.now(),
+      now: () => deps.clock.now(),
       onLimited(mappingId, over) {
         if (over === 'reject') return metrics.limits.hookRejected(mappingId, 'rate-limit');
         metrics.admission.skipped(mappingId, 'rate-limit');
@@ -63,9 +65,9 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
       createQueueGuard({
         maxQueued: config.agents.defaults.maxQueued,
         depths: () => store.depths(),
-        now: () => realClock.now(),
+        now: () => deps.clock.now(),
         onRefused: (label) => metrics.limits.hookRejected(label, 'queue-full'),
       }),
-    overview: () => store.limits.overview(budgetRulesOf(config.agents.defaults.budget, deps.runLimits()), realClock.now()),
+    overview: () => store.limits.overview(budgetRulesOf(config.agents.defaults.budget, deps.runLimits()), deps.clock.now()),
   };
 }

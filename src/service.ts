@@ -31,6 +31,7 @@ import { runOrPendingView } from './admission/pending-view.js';
 import { writeServerState } from './server-state.js';
 import { createFlowControl } from './flow-control.js';
 import { NO_RUN_LIMITS, type RunLimitsTable } from './runtime/gates/run-limits.js';
+import { realClock, type Clock } from './runtime/clock.js';
 
 export interface Service {
   readonly url: string;
@@ -99,7 +100,10 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const channels = createChannels(config.channels, { ...outbound, digest });
   // The run gates apply the limits the engine in force compiled (nothing is compiled twice); read once the engine exists.
   const runLimitsInForce = (): RunLimitsTable => mappings.current()?.runLimits ?? NO_RUN_LIMITS;
-  const flow = createFlowControl({ config, store: stored, channels, logger, runLimits: runLimitsInForce });
+  // Every decision about time (leases, buckets, budget and debounce windows) goes by the store's time: on
+  // PostgreSQL the database's clock, which all instances share (docs/deployment.md).
+  const clock: Clock = { now: () => stored.now(), setTimer: realClock.setTimer, clearTimer: realClock.clearTimer };
+  const flow = createFlowControl({ config, store: stored, channels, logger, clock, runLimits: runLimitsInForce });
   const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
@@ -121,6 +125,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     logger,
     observer: metrics,
+    clock,
     gates: flow.runtimeGates(),
   });
   started.add('runtime', () => runtime.stop());
@@ -128,7 +133,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   await runtime.start();
   // Without a debounce mapping the firer does no store work (it still fires groups an earlier config left).
   const debounces = (): boolean => mappings.current()?.debounces ?? false;
-  const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, polling: debounces(), ...(shared ? { leaseMs } : {}) });
+  const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, clock, polling: debounces(), ...(shared ? { leaseMs } : {}) });
   firer.start();
   started.add('debounce firer', () => firer.stop());
   // The watcher follows the transforms directory of the last config that parsed, even one whose
@@ -182,7 +187,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     liveHooks: () => liveHooks,
     runView: (runId) => runOrPendingView(stored, runId),
     runCompletion: (runId) => stored.runs.completion(runId),
-    admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission },
+    admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission, now: clock.now },
     retryRun: (runId) => runtime.retry(runId),
     startRun: (runId) => runtime.forceStart(runId, 'api'),
     queueGuard: flow.queueGuard(metrics),

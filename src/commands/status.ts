@@ -115,7 +115,7 @@ async function askRunningServer(storage: { path: string; url?: string | undefine
   }
 }
 
-export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = Date.now()): Promise<StatusReport> {
+export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = store.now()): Promise<StatusReport> {
   const heartbeat = await store.session.lastHeartbeat();
   return {
     store: where,
