@@ -88,6 +88,17 @@ function timedProvider(clock: ManualClock): ProviderPort & { starts: number[] } 
   };
 }
 
+/** A provider that refuses connections until block(), then answers each call only when the test releases it. */
+function downThenSlow(): { provider: ProviderPort; blocking: ReturnType<typeof blockingProvider>; block: () => void } {
+  let mode: 'fail' | 'block' = 'fail';
+  const blocking = blockingProvider('fake');
+  const provider: ProviderPort = {
+    id: 'fake',
+    complete: (request) => (mode === 'fail' ? Promise.reject(new Error('connect ECONNREFUSED')) : blocking.complete(request)),
+  };
+  return { provider, blocking, block: () => void (mode = 'block') };
+}
+
 describe('run gates', () => {
   it('runs one run per concurrency key at a time while different keys run side by side', async () => {
     const provider = blockingProvider('fake');
@@ -204,12 +215,7 @@ describe('run gates', () => {
 
   it('opens a provider circuit after 5 failures: later runs wait, one probe runs, success closes it and all finish', async () => {
     const clock = createManualClock();
-    let mode: 'fail' | 'block' = 'fail';
-    const blocking = blockingProvider('fake');
-    const provider: ProviderPort = {
-      id: 'fake',
-      complete: (request) => (mode === 'fail' ? Promise.reject(new Error('connect ECONNREFUSED')) : blocking.complete(request)),
-    };
+    const { provider, blocking, block } = downThenSlow();
     const defaults = makeDefaults({ maxConcurrent: 1, circuitBreaker: { failures: 5, openSeconds: 300 } });
     const h = gatedRuntime({ clock, defaults, providers: new Map([['fake', provider]]) });
     await h.runtime.start();
@@ -219,7 +225,7 @@ describe('run gates', () => {
     expect(await statuses()).toEqual(['error', 'error', 'error', 'error', 'error', 'queued', 'queued']);
     const openUntil = new Date(clock.now() + 300_000).toISOString();
     expect(await h.store.runs.view((actions[5] as AgentAction).runId)).toMatchObject({ waitingFor: 'provider-circuit', notBefore: openUntil });
-    mode = 'block';
+    block();
     h.clock.advance(299_999);
     await drain(h.clock, h.runtime);
     expect(blocking.calls).toHaveLength(0);
@@ -238,12 +244,7 @@ describe('run gates', () => {
 
   it('lets exactly one probe call an open provider while it runs, however many leases its call outlives', async () => {
     const clock = createManualClock();
-    let mode: 'fail' | 'block' = 'fail';
-    const blocking = blockingProvider('fake');
-    const provider: ProviderPort = {
-      id: 'fake',
-      complete: (request) => (mode === 'fail' ? Promise.reject(new Error('connect ECONNREFUSED')) : blocking.complete(request)),
-    };
+    const { provider, blocking, block } = downThenSlow();
     const defaults = makeDefaults({ maxConcurrent: 4, timeoutSeconds: 3600, circuitBreaker: { failures: 2, openSeconds: 60 } });
     const h = gatedRuntime({ clock, defaults, providers: new Map([['fake', provider]]) });
     await h.runtime.start();
@@ -252,7 +253,7 @@ describe('run gates', () => {
     const waiting = queue(h, [agentAction(), agentAction(), agentAction()]);
     await drain(h.clock, h.runtime);
     expect(await h.store.runs.view((waiting[0] as AgentAction).runId)).toMatchObject({ status: 'queued', waitingFor: 'provider-circuit' });
-    mode = 'block';
+    block();
     h.clock.advance(60_000);
     await turn(h.clock, 10);
     expect(blocking.inFlight()).toBe(1);
