@@ -31,7 +31,7 @@ export function describeClockContract(makeStore: ContractFactory): void {
       return { behind, ahead, atBehind: behind.now(), atAhead: ahead.now() };
     }
 
-    it('fires a debounce group once, not early, and never splits it, when the two instances clocks differ by 5 s', async (context) => {
+    it("fires a debounce group once, not early, and never splits it, when the two instances' own clocks differ by 5 s", async (context) => {
       const instances = await twoInstances();
       if (instances === undefined) return context.skip();
       const { behind, ahead, atBehind, atAhead } = instances;
@@ -45,7 +45,7 @@ export function describeClockContract(makeStore: ContractFactory): void {
       expect(claims.flat().map((group) => group.groupId)).toEqual([opened.groups[0]?.groupId]);
     });
 
-    it('keeps a throttle and a run lease written by one instance for the other, when their clocks differ by 5 s', async (context) => {
+    it('keeps a throttle and a run lease written by one instance for the other, when their own clocks differ by 5 s', async (context) => {
       const instances = await twoInstances();
       if (instances === undefined) return context.skip();
       const { behind, ahead, atBehind, atAhead } = instances;
