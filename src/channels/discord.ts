@@ -35,7 +35,7 @@ export const discordChannel = defineChannel({
         // allowed_mentions with no parse types: text taken from a webhook must not ping @everyone or roles,
         // whatever `markup` says. Neutral: masked links show their target, and nothing embeds.
         const markupAllowed = allowed(config.markup, options);
-        const contents = markupAllowed ? [text] : fitRendered(text, MAX_CHARS, (part) => neutraliseMarkdown(part, { mentions: 'none', links: true }));
+        const contents = markupAllowed ? [text] : fitRendered(text, MAX_CHARS, (part) => neutraliseMarkdown(part, { mentions: 'mass', links: true, emphasisCrossesCode: true }));
         for (const content of contents) {
           const json = markupAllowed ? { content, allowed_mentions: { parse: [] } } : { content, allowed_mentions: { parse: [] }, flags: SUPPRESS_EMBEDS };
           const reply = await post(deps.fetch, url, { headers, json, signal });
