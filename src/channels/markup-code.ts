@@ -89,30 +89,45 @@ function splitSpans(text: string): Segment[] {
 
 /**
  * Code spans of one line: a backtick run not escaped by a backslash, closed by the next run of the
- * same length on the same line. A span may not hold `|` (a GFM table splits its cell there, code or
- * not), nor go on to the next line (a block could start there and end the paragraph). A run
- * without such a closer stays in the prose, where it is escaped, so it cannot pair with a run
- * further on in the renderer either.
+ * same length on the same line (the next line could start a block and end the paragraph), and
+ * agreed on (below). A run without such a closer stays in the prose, where it is escaped, so it
+ * cannot pair with a run further on in the renderer either.
  */
 function lineSpans(line: string): Segment[] {
   const pieces: Segment[] = [];
-  const runs = [...line.matchAll(/`+/g)];
+  const runs: RegExpExecArray[] = [...line.matchAll(/`+/g)];
   let from = 0;
   for (let index = 0; index < runs.length; index++) {
     const open = runs[index] as RegExpExecArray;
     if (open.index < from || escaped(line, open.index)) continue;
-    const closeIndex = runs.findIndex((run, at) => at > index && run[0].length === open[0].length);
+    const closeIndex = closingRun(runs, index);
     const close = runs[closeIndex];
     if (close === undefined) continue;
     const end = close.index + close[0].length;
     const span = line.slice(open.index, end);
-    if (span.includes('|')) continue;
+    if (!agreedSpan(span, open[0].length)) continue;
     pieces.push({ text: line.slice(from, open.index), code: false }, { text: span, code: true });
     from = end;
     index = closeIndex;
   }
   pieces.push({ text: line.slice(from), code: false });
   return pieces;
+}
+
+/**
+ * A span every renderer reads alike: no `|` (a GFM table splits its cell there, code or not), and
+ * no run of three backticks but its own fence of at most three (Discord reads three backticks as a
+ * code block wherever they are, and a longer fence would leave a backtick over).
+ */
+function agreedSpan(span: string, fence: number): boolean {
+  return !span.includes('|') && fence <= 3 && !span.slice(fence, -fence).includes('```');
+}
+
+/** Index of the first run after `open` as long as it, or -1. */
+function closingRun(runs: RegExpExecArray[], open: number): number {
+  const length = runs[open]?.[0].length;
+  for (let at = open + 1; at < runs.length; at++) if (runs[at]?.[0].length === length) return at;
+  return -1;
 }
 
 /** True when the character at `index` follows an odd number of backslashes. */

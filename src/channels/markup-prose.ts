@@ -42,6 +42,7 @@ const MASS_MENTION = new RegExp(MASS_MENTION_NAME, 'iy');
 const AT_REFERENCE = /&(?:#0*64|#[xX]0*40|commat);/y;
 /** What an e-mail address has before its `@`: there, the `@` is not a mention on any service. */
 const EMAIL_LOCAL_PART = /^[A-Za-z0-9._%+-]+$/;
+const LOCAL_PART_MAX = 64;
 /**
  * Bare URLs GFM, Mattermost and Discord link by themselves, in any case and even inside a word
  * (marked does). Mattermost and Discord would take a backslash after one into the link, and what
@@ -103,12 +104,15 @@ function stepAt(text: string, at: number, rules: ProseRules, before: string): St
   }
 }
 
-/** An escape is kept whole; a lone backslash is doubled, so it cannot escape what this module adds after it. */
+/**
+ * An escape is kept whole. A lone backslash stays as it is, but before a URL, which becomes a code
+ * span, it is doubled: it would escape the span's opening backtick.
+ */
 function backslash(text: string, at: number, rules: ProseRules, before: string): Step {
   const next = text.charAt(at + 1);
   if (next === '@') return { out: mentionBreaks(text, at + 1, at - 1, rules, before) ? `\\@${MENTION_BREAK}` : '\\@', next: at + 2 };
   if (ASCII_PUNCTUATION.test(next)) return { out: `\\${next}`, next: at + 2 };
-  return { out: next === '\n' || next === '' ? '\\' : '\\\\', next: at + 1 };
+  return { out: rules.links && match(URL, text, at + 1) !== undefined ? '\\\\' : '\\', next: at + 1 };
 }
 
 /** Links show their target, images become words, HTML and autolinks are shown, URLs go in code spans. */
@@ -171,13 +175,14 @@ function mentionBreaks(text: string, at: number, previous: number, rules: ProseR
   return !emailLocalPart(text, previous, before);
 }
 
+/** True when the word before `end` (inclusive) could be an e-mail address's local part (at most 64 characters). */
 function emailLocalPart(text: string, end: number, before: string): boolean {
   const last = end < 0 ? before : text.charAt(end);
   if (!ASCII_ALPHANUMERIC.test(last)) return false;
   if (end < 0) return true;
   let start = end;
-  while (start > 0 && !/\s/.test(text.charAt(start - 1))) start--;
-  return EMAIL_LOCAL_PART.test(text.slice(start, end + 1));
+  while (start > 0 && end - start < LOCAL_PART_MAX && !/\s/.test(text.charAt(start - 1))) start--;
+  return (start === 0 || /\s/.test(text.charAt(start - 1))) && EMAIL_LOCAL_PART.test(text.slice(start, end + 1));
 }
 
 /** `label (`target`)`: the words stay, the target is shown, nothing is behind them. */
@@ -194,17 +199,14 @@ function bareUrl(url: string, rules: ProseRules): string {
   return madeSpan(trimmed, rules) + url.slice(trimmed.length);
 }
 
-function madeSpan(text: string, rules: ProseRules): string {
+/**
+ * The code span of a URL or a link's target. A backtick in it is percent-encoded (the same URL), so
+ * the span's fence is one backtick: Discord reads three anywhere as a code block of its own.
+ */
+function madeSpan(target: string, rules: ProseRules): string {
+  const text = target.replace(/`/g, '%60');
   rules.codes?.push(text);
-  return codeSpan(text);
-}
-
-/** A code span holding `text` literally, with a fence longer than any backtick run inside. */
-export function codeSpan(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
+  return `\`${text}\``;
 }
 
 function match(pattern: RegExp, text: string, at: number): RegExpExecArray | undefined {
@@ -217,11 +219,18 @@ function match(pattern: RegExp, text: string, at: number): RegExpExecArray | und
  * differently, so a space goes between a code span and a backtick next to it.
  */
 export class Output {
-  text = '';
+  private readonly pieces: string[] = [];
+  /** The last character sent (kept apart: reading it from a string still being built would copy it each time). */
+  last = '';
 
   push(piece: string): void {
     if (piece === '') return;
-    if (this.text.endsWith('`') && piece.startsWith('`')) this.text += ' ';
-    this.text += piece;
+    if (this.last === '`' && piece.startsWith('`')) this.pieces.push(' ');
+    this.pieces.push(piece);
+    this.last = piece.charAt(piece.length - 1);
+  }
+
+  get text(): string {
+    return this.pieces.join('');
   }
 }

@@ -32,7 +32,6 @@ export function allowed(mode: MarkupMode | undefined, options: SendOptions | und
 }
 
 export type { MarkdownRules } from './markup-prose.js';
-export { codeSpan } from './markup-prose.js';
 export { splitCode } from './markup-code.js';
 
 /**
@@ -65,7 +64,7 @@ function render(segments: Segment[], rules: ProseRules): string {
   // With markup allowed, raw HTML is live, and an HTML block shows what looked like code as text, mentions and all.
   const codeMayBeText = !rules.links && segments.some((segment) => RAW_HTML.test(segment.text));
   for (const segment of segments) {
-    const before = out.text.slice(-1);
+    const before = out.last;
     if (!segment.code) out.push(neutraliseProse(segment.text, rules, before));
     else out.push(codeMayBeText ? breakMentions(segment.text, rules, before) : segment.text);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeSpan, neutraliseMarkdown, splitCode } from '../../src/channels/markup.js';
+import { neutraliseMarkdown, splitCode } from '../../src/channels/markup.js';
 import { CHAT_CONSTRUCTS, ISSUE_37_CONSTRUCTS } from './markup-corpus.js';
 import { discordFindings, mattermostFindings, sourceChannelFindings } from './markup-oracle.js';
 
@@ -37,7 +37,9 @@ describe('neutraliseMarkdown', () => {
     expect(neutraliseMarkdown('<img src=x>', NEUTRAL)).toBe('\\<img src=x>');
     expect(neutraliseMarkdown('[x]: http://evil\n[click][x]', NEUTRAL)).toBe('\\[x]: `http://evil`\n\\[click]\\[x]');
     expect(neutraliseMarkdown('[`x`](http://e)', NEUTRAL)).toBe('\\[`x`](`http://e`)');
+    expect(neutraliseMarkdown('see https://e.example/```x', NEUTRAL)).toBe('see `https://e.example/%60%60%60x`');
     expect(neutraliseMarkdown('a ` b', NEUTRAL)).toBe('a \\` b');
+    expect(neutraliseMarkdown('C:\\temp \\https://e.example', NEUTRAL)).toBe('C:\\temp \\\\`https://e.example`');
   });
 
   it('leaves code spans and fenced blocks as they are, but for the break of a mass mention', () => {
@@ -69,7 +71,7 @@ describe('neutraliseMarkdown', () => {
       'const first = list[0] as Map<string, number>; // @decorator',
       '```',
     ].join('\n');
-    expect(neutraliseMarkdown(reply, SOURCE)).toBe(reply.replace('C:\\temp', 'C:\\\\temp'));
+    expect(neutraliseMarkdown(reply, SOURCE)).toBe(reply);
   });
 });
 
@@ -110,12 +112,7 @@ describe('neutraliseMarkdown against the renderers: the constructs of issue #37'
   });
 });
 
-describe('codeSpan and splitCode', () => {
-  it('fences a text holding backticks with a longer run', () => {
-    expect(codeSpan('a`b')).toBe('``a`b``');
-    expect(codeSpan('`x')).toBe('`` `x ``');
-  });
-
+describe('splitCode', () => {
   it('treats an unclosed or escaped backtick run as prose', () => {
     expect(splitCode('a ` b `` c')).toEqual([{ text: 'a ` b `` c', code: false }]);
     expect(splitCode('\\`a` b')).toEqual([{ text: '\\`a` b', code: false }]);
@@ -127,6 +124,16 @@ describe('codeSpan and splitCode', () => {
       { text: '`c`', code: true },
     ]);
     expect(splitCode('`a|b`')).toEqual([{ text: '`a|b`', code: false }]);
+  });
+
+  it('takes no span that Discord would read otherwise: a fence over three backticks, three inside', () => {
+    expect(splitCode('```a``` ``b``')).toEqual([
+      { text: '```a```', code: true },
+      { text: ' ', code: false },
+      { text: '``b``', code: true },
+    ]);
+    expect(splitCode('````a````').every((segment) => !segment.code)).toBe(true);
+    expect(splitCode('`` a```b ``').every((segment) => !segment.code)).toBe(true);
   });
 
   it('takes a fenced block in a list item, not one whose lines leave it or that is left open', () => {
