@@ -1,7 +1,7 @@
 /**
  * Neutralises the prose of a Markdown reply (what markup-code.ts did not find to be code). Nothing in
  * the result can open a construct that loads, links or notifies in CommonMark, GFM, Mattermost or
- * Discord: every `[` and backtick, and every `<` before a non-space, is backslash-escaped (so no link,
+ * Discord: every `[` and backtick, and every `<` but before a space, is backslash-escaped (so no link,
  * image, reference definition, raw HTML, autolink or stray code span is left), an existing escape is
  * kept whole (so `\<` cannot become `\\<`), and a mention gets a zero-width space after its `@`.
  * Links keep their words and show their target; the rest of the text is left as written.
@@ -132,7 +132,8 @@ function neutralStep(text: string, at: number, rules: ProseRules, before: string
     case '<': {
       const autolink = match(AUTOLINK, text, at);
       if (autolink !== undefined) return { out: madeSpan(autolink[1] ?? '', rules), next: at + autolink[0].length };
-      return /\S/.test(text.charAt(at + 1)) ? { out: '\\<', next: at + 1 } : undefined;
+      // Only `< ` stays: Discord's autolink may start with `<` and a tab or a line break.
+      return at + 1 < text.length && text.charAt(at + 1) !== ' ' ? { out: '\\<', next: at + 1 } : undefined;
     }
     default: {
       const url = match(URL, text, at);

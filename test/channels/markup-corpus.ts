@@ -18,6 +18,7 @@ export const ISSUE_37_CONSTRUCTS: [string, string][] = [
   ['a fence Discord closes early', '```\nx ``` [x](//evil.example)\n```'],
   ['a URL that would take the backslash of an escape', 'www.x\\<img src=//evil.example/i>'],
   ['backticks Discord reads as a code block in a URL or a span', 'HTTPS://```js\nftp://![i](//evil.example/i.png) ```` [x](//evil.example) ````'],
+  ['an autolink Discord would start at `<` and a line break', '<\n`a:/b>c` `[x](//evil.example)`'],
   ['emphasis that Discord would close inside code', '_user `[t](//evil.example)_ x` *a `[u](//evil.example)* b` ||c\n```\nd || [v](//evil.example)\n```'],
 ];
 

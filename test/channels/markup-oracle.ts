@@ -133,7 +133,7 @@ function hrefOf(attributes: string): string {
 function hiddenHost(href: string, text: string): string | undefined {
   const shown = text.toLowerCase();
   // normalizeLinkText: the target as markdown-it shows it (percent-decoded, punycode as Unicode).
-  if ([href, markdownIt.normalizeLinkText(href)].some((form) => shown.includes(withoutScheme(form).toLowerCase()))) return undefined;
+  if ([href, markdownIt.normalizeLinkText(href)].some((form) => shown.includes(form.toLowerCase()) || shown.includes(withoutScheme(form).toLowerCase()))) return undefined;
   let host: string;
   try {
     const url = new URL(href, RELATIVE_BASE);

@@ -16,7 +16,7 @@ const PIECES = [
   '[b]: ', '[b]', '[^1]', '<@80351110224678912>', '<@!80351110224678912>', '<@&165511591545143296>', '<#165511591545143296>', '</deploy:1041567894569451530>', '<:e:165511591545143296>', '<!channel>', '@everyone', '@here', '<img src=//evil.example/i>',
   '<a href=//evil.example>', '[t](//evil.example)', '[t](<//evil.example>)', '![i](//evil.example/i.png)', '<https://evil.example>', '<x@evil.example>',
   '\\<', '\\`', '\\[', '\\\\', '\\@', '*@', '_@', '.@', '(@',
-  '| a | b |\n|---|---|\n| ', ' | ', '|\n', '```\n', '  ```\n', '1. x\n   ```\n', '- x\n  ', '\n    ', '$`', '`$', '[[', ']]', '{', '}',
+  '| a | b |\n|---|---|\n| ', ' | ', '|\n', '```\n', '  ```\n', '1. x\n   ```\n', '- x\n  ', '\n    ', '$`', '`$', '[[', ']]', '{', '}', '<\n', '<\t', ':/', '~~', '__', '**', '-# ', '# ',
 ];
 const hostile = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((pieces) => pieces.join(''));
 const CHARACTERS = [...'[]()!<>`\\@&#*_~|:"\'\n\t -/.=;abchlnptuwxHPTW'];
