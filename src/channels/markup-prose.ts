@@ -194,10 +194,10 @@ function shownLink(label: string, destination: string, rules: ProseRules, before
   return words === '' ? madeSpan(target, rules) : `${words} (${madeSpan(target, rules)})`;
 }
 
-/** GFM leaves trailing punctuation out of an autolinked URL; so does this. */
+/** GFM leaves trailing punctuation out of an autolinked URL; so does this (it is prose again). */
 function bareUrl(url: string, rules: ProseRules): string {
   const trimmed = url.replace(/[.,:;!?'")\]*_~]+$/, '');
-  return madeSpan(trimmed, rules) + url.slice(trimmed.length);
+  return madeSpan(trimmed, rules) + neutraliseProse(url.slice(trimmed.length), rules, '`');
 }
 
 /**

@@ -34,14 +34,14 @@ export function allowed(mode: MarkupMode | undefined, options: SendOptions | und
 export type { MarkdownRules } from './markup-prose.js';
 export { splitCode } from './markup-code.js';
 
-/**
- * Mass mentions also get their break inside code spans and blocks, written or made from a URL:
- * Mattermost finds them in the raw text with its own idea of what is code.
- */
 /** Where raw HTML could start (CommonMark: a tag, a comment, a declaration or an instruction). */
 const RAW_HTML = /<[A-Za-z/!?]/;
 /** Emphasis, strong, strikethrough and spoiler delimiters of Discord. */
 const EMPHASIS_DELIMITERS = '*_~|';
+/**
+ * Mass mentions also get their break inside code spans and blocks, written or made from a URL:
+ * Mattermost finds them in the raw text with its own idea of what is code.
+ */
 const MASS_MENTION_ANYWHERE = new RegExp(`@(?=${MASS_MENTION_NAME})`, 'gi');
 
 /**

@@ -20,6 +20,7 @@ export const ISSUE_37_CONSTRUCTS: [string, string][] = [
   ['backticks Discord reads as a code block in a URL or a span', 'HTTPS://```js\nftp://![i](//evil.example/i.png) ```` [x](//evil.example) ````'],
   ['an autolink Discord would start at `<` and a line break', '<\n`a:/b>c` `[x](//evil.example)`'],
   ['emphasis that Discord would close inside code', '_user `[t](//evil.example)_ x` *a `[u](//evil.example)* b` ||c\n```\nd || [v](//evil.example)\n```'],
+  ['emphasis opened by what a URL leaves out of its link', 'see https://x.example/a*, then `[y](//evil.example)* b`'],
 ];
 
 /** Each chat service's own syntax for mentions and links. */
