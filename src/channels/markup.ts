@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import { splitCode, type Segment } from './markup-code.js';
 import { breakMentions, MASS_MENTION_NAME, neutraliseProse, Output, type MarkdownRules, type ProseRules } from './markup-prose.js';
-import { splitMessage } from './split.js';
 
 /**
  * What a reply may do where it is rendered. A reply is model output that payload text can steer,
@@ -69,15 +68,4 @@ function render(segments: Segment[], rules: ProseRules): string {
     else out.push(codeMayBeText ? breakMentions(segment.text, rules, before) : segment.text);
   }
   return out.text.replace(MASS_MENTION_ANYWHERE, '@\u200B');
-}
-
-/**
- * Neutralising makes text longer (a code span per URL, a break per mention), so a part that fit
- * the service's limit may not any more. Such a part is split again, each piece neutralised on its
- * own and sent as its own message: splitting after neutralising could cut a code span open.
- */
-export function fitRendered(part: string, limit: number, render: (text: string) => string): string[] {
-  const shown = render(part);
-  if (shown.length <= limit || part.length < 32) return [shown];
-  return splitMessage(part, Math.ceil(part.length / 2)).flatMap((piece) => fitRendered(piece, limit, render));
 }
