@@ -1,26 +1,13 @@
 import type pg from 'pg';
 import type { RateVerdict } from '../limit-types.js';
-import { HookError } from '../../errors.js';
 import type { AcceptedResponse } from '../../actions/types.js';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { debouncedResponse, type DebounceJoin, type DebounceOutcome, type DebounceStore, type JoinedGroup } from '../debounce-port.js';
 import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
 import { postgresRateHits } from './rate-hit.js';
+import { JoinRefused } from './join-refused.js';
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
-
-/**
- * Thrown inside the join's transaction to roll it back when its key was already used or its rate
- * hit was refused; a HookError so the transaction helper passes it through instead of reading it
- * as the database failing.
- */
-class JoinRefused extends HookError {
-  readonly outcome: { kind: 'replayed'; responseJson: string } | { kind: 'conflict' } | { kind: 'rate-limited'; retryAfterMs: number };
-  constructor(outcome: JoinRefused['outcome']) {
-    super('IDEMPOTENCY_CONFLICT', 'join refused');
-    this.outcome = outcome;
-  }
-}
 
 /**
  * Debounce groups on PostgreSQL, shared by every instance. Joins of one key are serialised by a
