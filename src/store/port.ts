@@ -57,7 +57,7 @@ export interface Store {
   readonly debounce: DebounceStore;
   /** Rate limits, run gates and provider circuits (src/store/limit-types.ts). */
   readonly limits: LimitStore;
-  /** Queue depths for metrics and readiness: pending events, queued and running runs. */
+  /** Queue depths for metrics, readiness and agents.defaults.maxQueued: pending events, queued and running runs, pending debounce groups of runs. */
   depths(): Promise<QueueDepths>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
   close(): Promise<void>;

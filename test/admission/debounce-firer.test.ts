@@ -22,7 +22,7 @@ describe('the debounce firer', () => {
     const opened = openSqliteStore({ path: join(dir, 'hookgate.sqlite'), synchronous: 'normal' }, { logger: silentLogger(), idempotencyTtlMs: 3_600_000, role: 'service' });
     store = opened;
     const now = Date.now();
-    const join1 = { mappingId: 'm', action: agent('first'), windowMs: 0, maxWaitMs: 0, keep: 'last' as const, maxChars: 20_000 };
+    const join1 = { mappingId: 'm', action: agent('first'), windowMs: 0, maxWaitMs: 0, keep: 'last' as const, maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 };
     const outcome = await opened.debounce.join({ joins: [{ ...join1, key: 'a' }, { ...join1, key: 'b', action: agent('second') }] }, now - 1000);
     const [failing, firing] = outcome.kind === 'committed' ? outcome.groups.map((group) => group.groupId) : [];
     // An ingress that cannot commit the first group's action.
