@@ -203,8 +203,12 @@ export function bodyBudgetGuard(budget: BodyBudget): Middleware {
   return (ctx, next) => {
     const charge = budget.open();
     const meter = meterOf(ctx);
-    if (!charge.grow(meter.received)) {
+    const done = (): void => {
       charge.release();
+      meter.detach();
+    };
+    if (!charge.grow(meter.received)) {
+      done();
       throw budgetRefusal();
     }
     meter.onBytes((bytes) => {
@@ -215,15 +219,12 @@ export function bodyBudgetGuard(budget: BodyBudget): Middleware {
     try {
       rest = next();
     } catch (error) {
-      charge.release();
+      done();
       throw error;
     }
-    return rest.then(
-      () => charge.release(),
-      (error: unknown) => {
-        charge.release();
-        throw error;
-      },
-    );
+    return rest.then(done, (error: unknown) => {
+      done();
+      throw error;
+    });
   };
 }
