@@ -42,10 +42,13 @@ export function serveWriter(port: MessagePort, init: WriterInit, extension: Writ
   const rateHits = { hits: 0 };
   const commit = createCommitter(db, statements, init, connection.probe, extension.beforeCommit ?? (() => undefined), rateHits);
   const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension, { ttlMs: init.idempotencyTtlMs, rateHits });
+  const idle = startIdleCheckpoints(db, init.idleCheckpointMs);
   // Everything already waiting in the queue is taken at once, so the batches the main thread sent
   // while the last commit ran become one transaction.
   port.on('message', (first: RequestEnvelope) => {
+    idle.busy();
     for (const step of mergeConsecutiveCommits(drain(port, first))) {
+      if (step.kind === 'single' && step.request.type === 'close') idle.stop();
       for (const reply of runStep(step, commit, handle)) port.postMessage(reply);
       if (step.kind === 'single' && step.request.type === 'close') {
         // Closing the port lets the thread end once the reply is on its way; nothing follows a close.
@@ -78,9 +81,38 @@ function runStep(
 function openConnection(init: WriterInit): DatabaseSync {
   const db = new DatabaseSync(init.path, { timeout: init.busyTimeoutMs });
   db.exec(`PRAGMA synchronous = ${init.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-  // This connection makes most commits, so it also runs SQLite's automatic checkpoints: off the main thread.
+  // The service's only connection that checkpoints (the event loop's never do): SQLite's own, at a
+  // commit that finds ~4 MB in the WAL, whoever wrote the frames, and startIdleCheckpoints's.
   db.exec('PRAGMA wal_autocheckpoint = 1000');
   return db;
+}
+
+/**
+ * While the writer commits, its commits checkpoint; when it has none (no requests coming in) the
+ * runtime's writes on the event loop still fill the WAL, so after `everyMs` without a request it
+ * checkpoints them (PASSIVE: it never waits for a reader or a writer, and does nothing when every
+ * frame is in the database file already).
+ */
+function startIdleCheckpoints(db: DatabaseSync, everyMs: number): { busy(): void; stop(): void } {
+  if (!(everyMs > 0)) return { busy: () => undefined, stop: () => undefined };
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) {
+      busy = false;
+      return;
+    }
+    try {
+      db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    } catch {
+      // An I/O error shows at the next commit too; the next tick tries again.
+    }
+  }, everyMs);
+  // The thread ends when its port closes, not kept by this.
+  timer.unref();
+  return {
+    busy: () => void (busy = true),
+    stop: () => clearInterval(timer),
+  };
 }
 
 function prepareStatements(db: DatabaseSync): Statements {
