@@ -30,7 +30,7 @@ class PayloadError extends Error {}
  * `hookgate try`: runs a payload through the mappings exactly as a request would be, without
  * a store, a listener or the network, and shows why each mapping did or did not match, what
  * the winner rendered, and the enveloped text the agent would read.
- * Exit 0 matched, 2 no mapping matched, 1 error (config, payload, or the mapping rejected it).
+ * Exit 0 matched (actions or a skip), 2 no mapping matched, 1 error (config, payload, or the mapping rejected it).
  * A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2).
  */
 export async function runTry(argv: string[], io: TryIo): Promise<number> {
@@ -59,7 +59,8 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
         ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature }, null, 2)}\n`
         : `${shown ? formatTrySignature(signature) : ''}${formatExplanation(explanation, engine.warnings)}`,
     );
-    if (explanation.mapping === undefined) return 2;
+    // Passed over by every mapping is an answer (200 skipped), as docs/mappings.md says: 2 is for no mapping at all.
+    if (explanation.mapping === undefined && explanation.outcome?.kind !== 'skip') return 2;
     const badSignature = signature.result !== undefined && signature.result !== 'valid' && signature.result !== 'not-given';
     return explanation.error === undefined && !badSignature ? 0 : 1;
   } catch (error) {

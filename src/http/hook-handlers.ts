@@ -80,6 +80,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
   /** Refused by the mapping's rate limit (counted where it decided, src/flow-control.ts); the request log says which key. */
   function rateLimitSkipped(ctx: Context, hook: string, skip: RateLimitSkip): Produced {
     ctx.state['skipped'] = `rate-limit, key ${skip.key === '' ? '(shared)' : skip.key}`;
+    ctx.state['skippedBy'] = skip.mappingId;
     deps.logger.info({ event: 'hook.skipped', hook, mappingId: skip.mappingId, reason: skip.reason }, 'hook skipped');
     return { actions: [], response: { status: 200, body: { ok: true, skipped: 'rate-limit' } }, rateLimited: true };
   }
@@ -138,6 +139,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         if (outcome.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
           deps.admission?.observer?.skipped(outcome.mappingId, outcome.reason);
           ctx.state['skipped'] = outcome.event === undefined ? outcome.reason : `${outcome.reason} ${outcome.event}`;
+          ctx.state['skippedBy'] = outcome.mappingId;
           deps.logger.info({ event: 'hook.skipped', hook: name, mappingId: outcome.mappingId, reason: outcome.reason, eventType: outcome.event }, 'hook skipped');
           return { actions: [], response: skippedResponse(outcome.reason, outcome.event) };
         }

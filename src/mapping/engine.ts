@@ -14,7 +14,7 @@ import type { TransformPort } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
 import { admitRateLimit, type AdmissionLimits, type PendingRateLimit } from '../admission/rate-limit.js';
 import { explainRequest, type Explanation } from './explain.js';
-import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped, tellingSkip } from './prepared-request.js';
 import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 
 // Declared below the engine so explain.ts and prepared-request.ts use them without importing the engine.
@@ -82,14 +82,14 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       const candidates = index.candidates(name).filter((mapping) => sourceHolds(mapping, source));
       if (candidates.length === 0) return { kind: 'no-match' };
       const served = await authenticatedCandidates(request, candidates);
-      let passedOver: MappingOutcome | undefined;
+      let passedOver: ReturnType<typeof skipped> | undefined;
       const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
       for (const mapping of served) {
         // The request as this mapping may see it (the secret-looking headers it opted into).
         const view = requestFor(prepared, mapping.allowSecretHeaders);
         const verdict = admit(mapping.admission, view);
         if (!verdict.pass) {
-          passedOver ??= skipped(mapping.id, verdict);
+          passedOver = tellingSkip(passedOver, skipped(mapping.id, verdict));
           continue;
         }
         // After events and filter (a delivery passed over is not counted); a bucket known full refuses before templates and transforms.
