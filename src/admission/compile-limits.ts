@@ -10,9 +10,14 @@ export interface CompiledLimits {
   runLimits: MappingRunLimitsView;
 }
 
-/** A mapping's limit keys, compiled once at load like its other templates; problems and warnings are collected. */
+/**
+ * A mapping's limit keys, compiled once at load like its other templates; problems and warnings
+ * are collected. `owner` names its rate-limit buckets: the mapping's id, or what several mappings
+ * share (a preset's).
+ */
 export function compileLimits(
   config: MappingConfig,
+  owner: string,
   templates: TemplateCompiler,
   problem: (field: string, message: string) => void,
   warn: (message: string) => void,
@@ -26,7 +31,7 @@ export function compileLimits(
       return undefined;
     }
   };
-  const rateLimit = config.rateLimit === undefined ? undefined : compileRateLimit(config.rateLimit, compileKey('rateLimit'));
+  const rateLimit = config.rateLimit === undefined ? undefined : compileRateLimit(config.rateLimit, owner, compileKey('rateLimit'));
   const runLimitFields = (['throttle', 'concurrency', 'budget'] as const).filter((field) => config[field] !== undefined);
   if (runLimitFields.length > 0 && (config.action ?? 'agent') === 'wake') warn(`${runLimitFields.join(', ')} only hold agent runs; a wake mapping's events are never delayed`);
   if (config.budget !== undefined && config.budget.runsPerHour === undefined && config.budget.runsPerDay === undefined) {

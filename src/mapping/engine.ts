@@ -63,10 +63,11 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
   const { sources, issues } = collectMappingSources(options.hooks, options.presets ?? PRESETS);
   const compileDeps = { templates: createTemplateCompiler(), builder: options.builder, transforms: options.transforms, allowedAgentIds: options.hooks.allowedAgentIds };
   const results = await Promise.all(sources.map((source) => compileMapping(source, compileDeps)));
-  issues.push(...results.flatMap((result) => result.issues));
+  // A preset's mappings share its entry's options: a problem or warning about one of them is said once.
+  issues.push(...unique(results.flatMap((result) => result.issues), (issue) => `${issue.path}\n${issue.message}`));
   if (issues.length > 0) throw new ConfigError(issues);
   const mappings = results.flatMap((result) => (result.mapping === undefined ? [] : [result.mapping]));
-  const warnings = Object.freeze(results.flatMap((result) => result.warnings));
+  const warnings = Object.freeze(unique(results.flatMap((result) => result.warnings), (warning) => warning));
   for (const warning of warnings) options.logger.warn({ event: 'mapping.warning' }, warning);
   const index = createMatchIndex(mappings);
   const signatureHeaders: ReadonlySet<string> = new Set([...SIGNATURE_HEADER_NAMES, ...mappings.flatMap((mapping) => mapping.signature?.secretHeaders ?? [])]);
@@ -118,6 +119,16 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return explainRequest(mappings, request, now(), { ...runDeps, rateLimits: options.rateLimits }, { hooksPath: options.hooks.path, signatureHeaders });
     },
   };
+}
+
+function unique<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = keyOf(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**

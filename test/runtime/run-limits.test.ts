@@ -21,7 +21,7 @@ interface Harness {
 }
 
 /** A runtime with run gates over the temp store; `limits` are mapping `m`'s. */
-function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: MappingRunLimits; clock?: ManualClock } = {}): Harness {
+function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: Omit<MappingRunLimits, 'owner' | 'budgetScope'>; clock?: ManualClock } = {}): Harness {
   const clock = options.clock ?? createManualClock();
   const store = portOn(temp.db);
   const { limits, ...rest } = options;
@@ -32,7 +32,7 @@ function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: MappingRunLi
     channels: new Map([['log', fakeChannel('log', [])]]),
     deliver: simpleDeliver,
     logger: silentLogger(),
-    gates: { limits: store.limits, runLimits: (id) => (id === 'm' ? limits : undefined) },
+    gates: { limits: store.limits, runLimits: (id) => (id === 'm' && limits !== undefined ? { owner: 'm', budgetScope: 'mapping:m', ...limits } : undefined) },
     ...rest,
     clock,
   });
