@@ -137,7 +137,9 @@ function sharedFields(spec: SenderSpec, signatureKeys: readonly string[], hooks:
   const mapping: MappingConfig = {
     match: { path: entry.path ?? spec.name },
     action: entry.action ?? 'agent',
-    wakeMode: 'now',
+    // One delivery, one model call (docs/presets.md): a run's summary waits for the next scheduled
+    // heartbeat; a wake entry's event is that call, so it still wakes the main session at once.
+    wakeMode: (entry.action ?? 'agent') === 'wake' ? 'now' : 'next-heartbeat',
     name: spec.title,
     signature: signature as MappingConfig['signature'] & object,
     maxBodyBytes: Math.min(spec.maxBodyBytes, hooks.bodyBudgetBytes),

@@ -46,7 +46,7 @@ export const PresetEntrySchema = Type.Object(
     wakeMode: Type.Optional(
       Type.Union([Type.Literal('now'), Type.Literal('next-heartbeat')], {
         description:
-          'When the main session hears of a run\'s summary (or of a `wake` event): `next-heartbeat` (default for sender presets) at its next scheduled heartbeat, so a delivery costs one model call; `now` wakes it at once, a second model call per run.',
+          'When the main session hears of a run\'s summary (or of a `wake` event): `next-heartbeat` (default) at its next scheduled heartbeat, so a delivery costs one model call; `now` (default with `action: "wake"`) wakes it at once, a second model call per run.',
       }),
     ),
     deliver: Type.Optional(Type.Boolean({ description: 'Send the agent reply to the channel. Default true.' })),

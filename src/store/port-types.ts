@@ -249,3 +249,9 @@ export interface QueueDepths {
   pendingEvents: number;
   runs: { queued: number; running: number };
 }
+
+/** Model calls in a window, by origin: agent runs and heartbeats (main-session turns) that started in it. */
+export interface ModelCalls {
+  runs: number;
+  heartbeats: number;
+}

@@ -179,4 +179,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Run notes, as SQLite's run-notes migration (a JSON array of short strings).
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // Model calls by origin (`hookgate status`), as SQLite's model-calls migration.
+  `
+  CREATE INDEX runs_by_start ON runs (started_at) WHERE started_at IS NOT NULL;
+  CREATE INDEX heartbeats_by_start ON heartbeats (started_at);
+  `,
 ];

@@ -178,4 +178,9 @@ export const MIGRATIONS: readonly string[] = [
   // Run notes: short remarks on how a run was carried out that the user should see with it (a
   // `thinking` level the model's catalog entry says it does not take, not sent), as a JSON array.
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // Model calls of the last hour by origin (`hookgate status`): runs and heartbeats by their start.
+  `
+  CREATE INDEX runs_by_start ON runs(started_at) WHERE started_at IS NOT NULL;
+  CREATE INDEX heartbeats_by_start ON heartbeats(started_at);
+  `,
 ];

@@ -9,6 +9,7 @@ import { createSqliteRunStore } from './run-store.js';
 import { createSqliteLimitStore } from './limit-store.js';
 import { countRunsWithStatus } from './run-queries.js';
 import { countPendingEvents } from './session-queries.js';
+import { countModelCalls } from './view-queries.js';
 import { createSqliteDeliveries, createSqliteMainSession, createSqliteState, createSqliteTranscripts } from './session-store.js';
 
 export interface SqliteSettings {
@@ -63,6 +64,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     gmail: createSqliteGmailStore(gmail.get, reads, now),
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
     depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running') } }),
+    modelCalls: async (since) => countModelCalls(reads, since),
     close() {
       closing ??= ingress.close().finally(() => {
         gmail.close();
