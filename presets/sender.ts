@@ -5,10 +5,16 @@ import type { PresetDebounce, PresetEntry } from '../src/config/preset-schema.js
 import { definePreset, type PresetDefinition, type PresetExample } from './define.js';
 import { eventCondition, intersect, uncovered } from './event-patterns.js';
 
-/** A filter condition or tree, in the shape of a mapping's `filter`. */
+/**
+ * Entry options copied onto every mapping of the preset as they are. The run limits are counted
+ * for the preset as a whole (MappingSource.limitOwner), not per mapping.
+ */
+const PRESET_MAPPING_OPTIONS = ['wakeMode', 'rateLimit', 'throttle', 'concurrency', 'budget'] as const;
+
 /** A template written one line per argument. */
 export const lines = (...parts: string[]): string => parts.join('\n');
 
+/** A filter condition or tree, in the shape of a mapping's `filter`. */
 export type FilterNode = Record<string, unknown>;
 
 /** A default noise filter: deliveries failing `keep` are skipped; `reason` is shown by `hookgate presets` and docs/presets.md. */
@@ -54,7 +60,7 @@ export interface SenderSpec {
   example: PresetExample;
 }
 
-const COMMON_OPTIONS = ['path', 'events', 'filter', 'action', 'deliver', 'channel', 'to', 'model', 'thinking', 'debounce', 'allowUnsafeExternalContent'] as const;
+const COMMON_OPTIONS = ['path', 'events', 'filter', 'action', 'deliver', 'channel', 'to', 'model', 'thinking', 'debounce', 'allowUnsafeExternalContent', ...PRESET_MAPPING_OPTIONS] as const;
 const COMMON_SIGNATURE_OPTIONS = ['secret', 'secrets', 'toleranceSeconds', 'allowToken'] as const;
 
 /** The entry keys that go into the mappings' `signature` as they are: the common ones and the scheme's own. */
@@ -131,12 +137,14 @@ function sharedFields(spec: SenderSpec, signatureKeys: readonly string[], hooks:
   const mapping: MappingConfig = {
     match: { path: entry.path ?? spec.name },
     action: entry.action ?? 'agent',
-    wakeMode: 'now',
+    // One delivery, one model call (docs/presets.md): a run's summary waits for the next scheduled
+    // heartbeat; a wake entry's event is that call, so it still wakes the main session at once.
+    wakeMode: (entry.action ?? 'agent') === 'wake' ? 'now' : 'next-heartbeat',
     name: spec.title,
     signature: signature as MappingConfig['signature'] & object,
     maxBodyBytes: Math.min(spec.maxBodyBytes, hooks.bodyBudgetBytes),
   };
-  for (const key of ['deliver', 'channel', 'to', 'model', 'thinking', 'allowUnsafeExternalContent'] as const) {
+  for (const key of ['deliver', 'channel', 'to', 'model', 'thinking', 'allowUnsafeExternalContent', ...PRESET_MAPPING_OPTIONS] as const) {
     if (entry[key] !== undefined) (mapping as Record<string, unknown>)[key] = entry[key];
   }
   return mapping;

@@ -2,10 +2,11 @@ import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { openStore } from '../store/open.js';
-import { StoreMissingError, type BudgetRule, type DebounceGroupView, type HeartbeatRow, type LimitOverview, type RunView, type Store } from '../store/port.js';
+import { StoreMissingError, type BudgetRule, type DebounceGroupView, type HeartbeatRow, type LimitOverview, type ModelCalls, type RunView, type Store } from '../store/port.js';
 import { budgetRulesOf } from '../runtime/gates/run-limits.js';
 import { configuredRunLimits } from '../mapping/configured-run-limits.js';
 import { formatLimits } from './status-limits.js';
+import { formatModelCalls, readModelCalls } from './status-model-calls.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
@@ -22,6 +23,8 @@ export interface StatusReport {
   store: string;
   events: { pending: number };
   runs: Record<RunView['status'], number>;
+  /** Model calls started in the last hour, by origin: agent runs and heartbeats. */
+  modelCalls: ModelCalls;
   lastHeartbeat: { id: number; status: string; startedAt: string; finishedAt?: string; events: number; error?: string; delivery?: unknown } | null;
   recentRuns: RunView[];
   /** The config reload state the service last recorded (null: no service has recorded one). */
@@ -121,6 +124,7 @@ export async function readStatus(store: Store, where: string, budgets: readonly 
     store: where,
     events: { pending: (await store.depths()).pendingEvents },
     runs: await store.runs.countByStatus(),
+    modelCalls: await readModelCalls(store, now),
     lastHeartbeat: heartbeat === undefined ? null : heartbeatView(heartbeat),
     recentRuns: (await store.runs.listViews({ limit: RECENT_RUNS })).runs,
     config: (await readReloadState(store.state)) ?? null,
@@ -155,6 +159,7 @@ export function formatStatus(report: StatusReport): string {
     ...formatServer(report.server),
     `pending events: ${report.events.pending}`,
     `runs: ${runs.queued} queued, ${runs.running} running (finished: ${runs.ok} ok, ${runs.error} error, ${runs.timeout} timeout, ${runs.interrupted} interrupted)`,
+    formatModelCalls(report.modelCalls),
     `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
     `config reload: ${formatReload(report.config)}`,
     recentRunsHeading(report.recentRuns),

@@ -12,6 +12,7 @@ import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } fro
 import { compileAdmission } from '../admission/compile-admission.js';
 import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
 import { compileLimits } from '../admission/compile-limits.js';
+import { runLimitOwnerOf } from '../admission/limit-views.js';
 import { compileSecretHeaderAccess } from './secret-header-access.js';
 
 export interface CompileDeps {
@@ -40,8 +41,9 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   const { config, pointer } = source;
   const issues: ConfigIssue[] = [];
   const warnings: string[] = [];
+  const who = source.subject ?? `mapping "${source.id}"`;
   const problem = (field: string, message: string): void => {
-    issues.push({ path: `${pointer}/${field}`, message: `mapping "${source.id}": ${message}` });
+    issues.push({ path: `${pointer}/${field}`, message: `${who}: ${message}` });
   };
   const path = checkPath(config, problem);
   const templates = compileTemplates(config, deps.templates, problem);
@@ -50,7 +52,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   checkSessionFields(config, source.id, deps.builder, problem);
   checkAgentId(config.agentId, deps.allowedAgentIds, problem);
   if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
-  const limits = compileLimits(config, deps.templates, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
+  const limits = compileLimits(config, runLimitOwnerOf(source.id, source.limitOwner), deps.templates, problem, (message) => warnings.push(`${who}: ${message}`));
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
   const allowSecretHeaders = compileSecretHeaderAccess(config.allowSecretHeaders, signature, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));

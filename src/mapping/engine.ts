@@ -14,7 +14,7 @@ import type { TransformPort } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
 import { admitRateLimit, type AdmissionLimits, type PendingRateLimit } from '../admission/rate-limit.js';
 import { explainRequest, type Explanation } from './explain.js';
-import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped, tellingSkip } from './prepared-request.js';
 import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 import { hasRunLimits, type MappingRunLimitsView } from '../admission/limit-views.js';
 
@@ -68,10 +68,11 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
   const { sources, issues } = collectMappingSources(options.hooks, options.presets ?? PRESETS);
   const compileDeps = { templates: createTemplateCompiler(), builder: options.builder, transforms: options.transforms, allowedAgentIds: options.hooks.allowedAgentIds };
   const results = await Promise.all(sources.map((source) => compileMapping(source, compileDeps)));
-  issues.push(...results.flatMap((result) => result.issues));
+  // A preset's mappings share its entry's options: a problem or warning about one of them is said once.
+  issues.push(...unique(results.flatMap((result) => result.issues), (issue) => `${issue.path}\n${issue.message}`));
   if (issues.length > 0) throw new ConfigError(issues);
   const mappings = results.flatMap((result) => (result.mapping === undefined ? [] : [result.mapping]));
-  const warnings = Object.freeze(results.flatMap((result) => result.warnings));
+  const warnings = Object.freeze(unique(results.flatMap((result) => result.warnings), (warning) => warning));
   for (const warning of warnings) options.logger.warn({ event: 'mapping.warning' }, warning);
   const index = createMatchIndex(mappings);
   const signatureHeaders: ReadonlySet<string> = new Set([...SIGNATURE_HEADER_NAMES, ...mappings.flatMap((mapping) => mapping.signature?.secretHeaders ?? [])]);
@@ -89,14 +90,14 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       const candidates = index.candidates(name).filter((mapping) => sourceHolds(mapping, source));
       if (candidates.length === 0) return { kind: 'no-match' };
       const served = await authenticatedCandidates(request, candidates);
-      let passedOver: MappingOutcome | undefined;
+      let passedOver: ReturnType<typeof skipped> | undefined;
       const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
       for (const mapping of served) {
         // The request as this mapping may see it (the secret-looking headers it opted into).
         const view = requestFor(prepared, mapping.allowSecretHeaders);
         const verdict = admit(mapping.admission, view);
         if (!verdict.pass) {
-          passedOver ??= skipped(mapping.id, verdict);
+          passedOver = tellingSkip(passedOver, skipped(mapping.id, verdict));
           continue;
         }
         // After events and filter (a delivery passed over is not counted); a bucket known full refuses before templates and transforms.
@@ -125,6 +126,16 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return explainRequest(mappings, request, now(), { ...runDeps, rateLimits: options.rateLimits }, { hooksPath: options.hooks.path, signatureHeaders });
     },
   };
+}
+
+function unique<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = keyOf(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**

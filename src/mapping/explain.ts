@@ -10,7 +10,7 @@ import type { CompiledMapping } from './compiled.js';
 import { mismatchReason } from './match.js';
 import { runMapping, type ItemTrace } from './apply-mapping.js';
 import type { HookRequest, MappingOutcome } from './hook-request.js';
-import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped, tellingSkip } from './prepared-request.js';
 
 /** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */
 export interface Explanation {
@@ -71,6 +71,7 @@ export async function explainRequest(
     return explanation;
   }
   let winner: CompiledMapping | undefined;
+  let passedOver: ReturnType<typeof skipped> | undefined;
   for (const mapping of mappings) {
     const reason = mismatchReason(mapping, name, source) ?? (await unauthenticatedReason(mapping, request));
     explanation.considered.push({ mappingId: mapping.id, label: mapping.label, matched: reason === undefined, reason });
@@ -87,10 +88,10 @@ export async function explainRequest(
       winner = mapping;
       break;
     }
-    explanation.outcome ??= skipped(mapping.id, verdict);
+    passedOver = tellingSkip(passedOver, skipped(mapping.id, verdict));
   }
   if (winner === undefined) {
-    explanation.outcome ??= { kind: 'no-match' };
+    explanation.outcome = passedOver ?? { kind: 'no-match' };
     return explanation;
   }
   explanation.outcome = undefined;

@@ -28,6 +28,8 @@ export interface Metrics {
   runFinished(status: string): void;
   /** For the runtime: a delivery to this channel failed. */
   deliveryFailed(channel: string): void;
+  /** For the runtime: a model call, an agent run's or a heartbeat's, to this provider. */
+  modelCalled(origin: 'run' | 'heartbeat', provider: string): void;
   /** A store commit was refused (disk full, read-only, I/O error). */
   storeCommitFailed(): void;
   /** A signed request was refused: scheme (registry name) and reason (missing, malformed, mismatch, expired). */
@@ -88,6 +90,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const transformFailures = new Counter({ name: 'hookgate_transform_failures_total', help: 'Transform calls that failed, timed out or found no sandbox, by module.', labelNames: ['module', 'outcome'], registers });
   const runsFinished = new Counter({ name: 'hookgate_runs_finished_total', help: 'Agent runs that ended, by status.', labelNames: ['status'], registers });
+  const modelCalls = new Counter({
+    name: 'hookgate_model_calls_total',
+    help: 'Model calls made by this instance, by origin (run: an agent run; heartbeat: a main-session turn) and provider.',
+    labelNames: ['origin', 'provider'],
+    registers,
+  });
   const deliveryFailures = new Counter({ name: 'hookgate_delivery_failures_total', help: 'Failed deliveries, by channel.', labelNames: ['channel'], registers });
   const storeFailures = new Counter({ name: 'hookgate_store_commit_failures_total', help: 'Store commits refused (disk full, read-only, I/O error).', registers });
   const signatureFailures = new Counter({
@@ -135,6 +143,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     deliveryFailed(channel) {
       deliveryFailures.inc({ channel: boundedLabel(channel) });
+    },
+    modelCalled(origin, provider) {
+      modelCalls.inc({ origin, provider: boundedLabel(provider) });
     },
     storeCommitFailed() {
       storeFailures.inc();

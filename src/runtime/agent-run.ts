@@ -1,7 +1,6 @@
 import type { AgentAction } from '../actions/types.js';
 import type { FinishedStatus, RunFinish, RunRow } from '../store/port.js';
 import { ACK_SKIP_REASON, isHeartbeatAck } from './ack.js';
-import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
 import { collectNotes } from './run-notes.js';
 import { deliverReply, type TurnDeps } from './routing.js';
@@ -14,7 +13,6 @@ export interface AgentRunDeps extends TurnDeps {
   defaultModel: string;
   /** Called when a summary with wakeMode `now` was posted. */
   requestHeartbeat: () => void;
-  observer?: RuntimeObserver;
 }
 
 /**
@@ -56,6 +54,7 @@ async function runTurn(deps: AgentRunDeps, row: RunRow, action: AgentAction, not
     label: 'run',
     shutdown: deps.routing.signal,
     note,
+    onCall: (provider) => deps.observer?.modelCalled?.('run', provider),
   });
 }
 

@@ -34,4 +34,6 @@ export type DeliverFn = (channel: ChannelPort, to: string, text: string, options
 export interface RuntimeObserver {
   runFinished(status: string): void;
   deliveryFailed(channel: string): void;
+  /** A model call was made: an agent run's turn or a heartbeat's (`hookgate_model_calls_total`). */
+  modelCalled?(origin: 'run' | 'heartbeat', provider: string): void;
 }

@@ -59,7 +59,7 @@ export interface RateVerdict {
 export type WaitingFor = 'throttle' | 'concurrency' | 'budget' | 'provider-circuit' | 'slot';
 
 export interface BudgetRule {
-  /** `service`, or `mapping:<id>`. */
+  /** `service`, `mapping:<id>`, or a preset's `preset:<name>` (all its mappings together). */
   scope: string;
   runsPerHour?: number | undefined;
   runsPerDay?: number | undefined;

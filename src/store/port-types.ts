@@ -250,3 +250,9 @@ export interface QueueDepths {
   /** `debounced`: pending debounce groups that will each become a run (agent or notify groups, open or firing). */
   runs: { queued: number; running: number; debounced: number };
 }
+
+/** Model calls in a window, by origin: agent runs and heartbeats (main-session turns) that started in it. */
+export interface ModelCalls {
+  runs: number;
+  heartbeats: number;
+}

@@ -8,6 +8,7 @@ import type {
   HeartbeatView,
   EventView,
   NewEvent,
+  ModelCalls,
   PendingEvent,
   QueueDepths,
   RecordedDelivery,
@@ -66,6 +67,12 @@ export interface Store {
   now(): number;
   /** Queue depths for metrics, readiness and agents.defaults.maxQueued: pending events, queued and running runs, pending debounce groups of runs. */
   depths(): Promise<QueueDepths>;
+  /**
+   * Model calls started at or after `since` (ms), of every instance: agent runs by their start (a
+   * run started again after a crash counts its latest start; a notify calls no model) and
+   * heartbeats by theirs. Indexed; for `hookgate status`.
+   */
+  modelCalls(since: number): Promise<ModelCalls>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
   close(): Promise<void>;
 }

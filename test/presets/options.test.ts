@@ -54,6 +54,21 @@ describe('preset entries', () => {
     expect(sourcesOf([{ name: 'stripe', secret: 's', header: 'X-Sig' }]).issues[0]?.path).toBe('/hooks/presets/0/header');
   });
 
+  it('leaves a run\'s summary to the next heartbeat, wakes at once for a wake entry, and takes wakeMode from the entry', () => {
+    const modes = (entry: Record<string, unknown>) => [...new Set(sourcesOf([{ name: 'github', secret: PRESET_SECRET, ...entry }]).sources.map((source) => source.config.wakeMode))];
+    expect(modes({})).toEqual(['next-heartbeat']);
+    expect(modes({ action: 'wake' })).toEqual(['now']);
+    expect(modes({ wakeMode: 'now' })).toEqual(['now']);
+    expect(modes({ action: 'wake', wakeMode: 'next-heartbeat' })).toEqual(['next-heartbeat']);
+  });
+
+  it('copies run limits onto every mapping of the preset, counted under the preset as a whole', () => {
+    const budget = { runsPerHour: 6 };
+    const { sources } = sourcesOf([{ name: 'stripe', secret: PRESET_SECRET, budget, path: 'stripe-eu' }]);
+    expect(sources.length).toBeGreaterThan(1);
+    for (const source of sources) expect(source).toMatchObject({ limitOwner: 'preset:stripe:stripe-eu', config: { budget } });
+  });
+
   it('is checked against the configuration schema at start-up', () => {
     expect(() => resolveConfig({ hooks: { enabled: true, token: 'tok-0123456789abcdef', presets: [{ name: 'github', secret: 's', colour: 'red' }] } }, { configDir: '/tmp' })).toThrow(ConfigError);
     const config = resolveConfig({ hooks: { enabled: true, token: 'tok-0123456789abcdef', presets: ['gmail', { name: 'github', secret: 's', events: ['issues'] }] } }, { configDir: '/tmp' });

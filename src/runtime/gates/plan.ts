@@ -30,12 +30,12 @@ export function planGates(row: RunRow, deps: PlanDeps): RunGates | undefined {
   const keys = action?.limitKeys ?? {};
   const budgets: BudgetRule[] = [];
   if (deps.defaults.budget !== undefined) budgets.push({ scope: 'service', ...deps.defaults.budget });
-  if (limits?.budget !== undefined) budgets.push({ scope: `mapping:${mappingId}`, ...limits.budget });
+  if (limits?.budget !== undefined) budgets.push({ scope: limits.budgetScope, ...limits.budget });
   const gates: RunGates = { budgets, recheckMs: deps.recheckMs };
-  if (limits?.concurrency !== undefined) gates.concurrency = { key: `${mappingId}:${keys.concurrency ?? ''}`, limit: limits.concurrency.limit };
+  if (limits?.concurrency !== undefined) gates.concurrency = { key: `${limits.owner}:${keys.concurrency ?? ''}`, limit: limits.concurrency.limit };
   if (limits?.throttle !== undefined) {
     const { limit, periodSeconds, burst } = limits.throttle;
-    gates.throttle = { bucket: `throttle:${mappingId}:${keys.throttle ?? ''}`, rule: { limit, periodMs: periodSeconds * 1000, burst: burst ?? 0 } };
+    gates.throttle = { bucket: `throttle:${limits.owner}:${keys.throttle ?? ''}`, rule: { limit, periodMs: periodSeconds * 1000, burst: burst ?? 0 } };
   }
   const breaker = deps.defaults.circuitBreaker;
   const provider = splitModelRef(action?.model ?? deps.defaultModel)?.providerId;

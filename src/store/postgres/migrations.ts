@@ -186,4 +186,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE debounce_groups ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0;
   UPDATE debounce_groups SET bytes = (SELECT COALESCE(SUM(octet_length(action)), 0) FROM debounce_members WHERE debounce_members.group_id = debounce_groups.group_id);
   `,
+  // Model calls by origin (`hookgate status`), as SQLite's model-calls migration.
+  `
+  CREATE INDEX runs_by_start ON runs (started_at) WHERE started_at IS NOT NULL;
+  CREATE INDEX heartbeats_by_start ON heartbeats (started_at);
+  `,
 ];

@@ -69,6 +69,16 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
       const row = rows[0] ?? { events: 0, queued: 0, running: 0, debounced: 0 };
       return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running, debounced: row.debounced } };
     },
+    async modelCalls(since) {
+      const { rows } = await query<{ runs: number; heartbeats: number }>(
+        pool,
+        `SELECT (SELECT COUNT(*)::int FROM runs WHERE started_at >= $1 AND kind = 'agent') AS runs,
+                (SELECT COUNT(*)::int FROM heartbeats WHERE started_at >= $1) AS heartbeats`,
+        [since],
+      );
+      const row = rows[0] ?? { runs: 0, heartbeats: 0 };
+      return { runs: row.runs, heartbeats: row.heartbeats };
+    },
     close() {
       clock.stop();
       closing ??= ingress.close().then(() => pool.end());

@@ -9,6 +9,7 @@ import { createSqliteRunStore } from './run-store.js';
 import { createSqliteLimitStore } from './limit-store.js';
 import { countRunsWithStatus } from './run-queries.js';
 import { countPendingEvents } from './session-queries.js';
+import { countModelCalls } from './view-queries.js';
 import { createSqliteDeliveries, createSqliteMainSession, createSqliteState, createSqliteTranscripts } from './session-store.js';
 
 export interface SqliteSettings {
@@ -64,6 +65,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
     now,
     depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running'), debounced: countPendingGroupRuns(reads) } }),
+    modelCalls: async (since) => countModelCalls(reads, since),
     close() {
       closing ??= ingress.close().finally(() => {
         gmail.close();

@@ -21,6 +21,7 @@ import type { Store, StoreOptions } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
+import { describeModelCallsContract } from './model-calls.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
@@ -48,5 +49,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
     describeClockContract(makeStore);
+    describeModelCallsContract(makeStore);
   });
 }
