@@ -58,7 +58,7 @@ export interface GmailStatus {
  * Exit 0; 1 for a bad config, a missing or unreadable store (a wrong command line: UsageError, 2).
  */
 export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
-  const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+  const args = parseStatusArgs(argv);
   let store: Store | undefined;
   const configPath = configPathFrom(args.values.config, io.env, io.cwd);
   try {
@@ -81,6 +81,10 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
   } finally {
     await store?.close();
   }
+}
+
+export function parseStatusArgs(argv: string[]) {
+  return parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
 }
 
 /** The store and the server on it as the broken file still names them; the caller then prints the file's error. */
