@@ -1,7 +1,7 @@
 import type { Config } from './config/schema.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics/metrics.js';
-import type { LimitOverview, Store } from './store/port.js';
+import type { BudgetRule, LimitOverview, Store } from './store/port.js';
 import type { ChannelPort } from './runtime/ports.js';
 import { deliverText } from './channels/deliver.js';
 import { realClock } from './runtime/clock.js';
@@ -31,6 +31,8 @@ export interface FlowControl {
   readonly runtimeGates: RunGateOptions;
   /** Waiting runs, budgets, circuits: metrics, `hookgate status`, the console. */
   overview(): Promise<LimitOverview>;
+  /** The budgets enforced now: the service's as it started, each mapping's as the mappings in force say. */
+  budgetRules(): BudgetRule[];
   readonly alerter: Alerter;
 }
 
@@ -52,8 +54,10 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
     if (cached?.hooks !== hooks) cached = { hooks, lookup: runLimitsOf(hooks) };
     return cached.lookup(mappingId);
   };
+  const budgetRules = (): BudgetRule[] => budgetRulesOf({ hooks: deps.hooks(), agents: config.agents });
   return {
     alerter,
+    budgetRules,
     runtimeGates: { limits: store.limits, runLimits, alerter },
     admission: (metrics) => ({
       store: store.limits,
@@ -72,6 +76,6 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
         now: () => realClock.now(),
         onRefused: (label) => metrics.limits.hookRejected(label, 'queue-full'),
       }),
-    overview: () => store.limits.overview(budgetRulesOf({ hooks: deps.hooks(), agents: config.agents }), realClock.now()),
+    overview: () => store.limits.overview(budgetRules(), realClock.now()),
   };
 }

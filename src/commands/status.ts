@@ -5,6 +5,7 @@ import { openStore } from '../store/open.js';
 import { StoreMissingError, type BudgetRule, type DebounceGroupView, type HeartbeatRow, type LimitOverview, type RunView, type Store } from '../store/port.js';
 import { budgetRulesOf } from '../runtime/gates/run-limits.js';
 import { formatLimits } from './status-limits.js';
+import { budgetsShown, type BudgetChange } from './status-budgets.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
@@ -29,8 +30,10 @@ export interface StatusReport {
   gmail: GmailStatus[];
   /** Debounce groups waiting to fire, soonest first (at most OPEN_GROUPS). */
   debounce: { open: number; groups: DebounceGroupView[] };
-  /** Runs waiting by reason, budget use per window, provider circuits, the busiest rate-limit keys. */
+  /** Runs waiting by reason, budget use per window (the budgets the running server enforces), provider circuits, the busiest rate-limit keys. */
   limits: LimitOverview;
+  /** Budgets the config file sets otherwise than the running server enforces (absent: none, or no server runs). */
+  budgetChanges?: BudgetChange[];
   /** The server running on this store, as it answers /readyz (null: none runs; absent: not asked). */
   server?: ServerStatus | null;
 }
@@ -70,7 +73,8 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
     const where = config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url);
-    const report = { ...(await readStatus(store, where, budgetRulesOf(config))), server: await askRunningServer(config.storage) };
+    const budgets = await budgetsShown(store.state, budgetRulesOf(config), config.storage.url === undefined ? findRunningServer(config.storage) : 'shared');
+    const report = { ...(await readStatus(store, where, budgets.rules)), ...(budgets.changes.length === 0 ? {} : { budgetChanges: budgets.changes }), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -164,7 +168,7 @@ export function formatStatus(report: StatusReport): string {
     ...report.recentRuns.flatMap(formatRun),
     ...report.gmail.map(formatGmail),
     ...formatDebounce(report.debounce),
-    ...formatLimits(report.limits),
+    ...formatLimits(report.limits, report.budgetChanges),
   ];
   return `${lines.join('\n')}\n`;
 }
