@@ -8,6 +8,7 @@ import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGrou
 import { postgresRateHits } from './rate-hit.js';
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
+import { listPendingRuns } from './pending-runs.js';
 
 /**
  * Thrown inside the join's transaction to roll it back when its key was already used or its rate
@@ -91,6 +92,7 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
       const { rows } = await query<GroupRow>(pool, `SELECT ${GROUP_COLUMNS} FROM debounce_groups ORDER BY fire_at LIMIT $1`, [limit]);
       return rows.map(groupView);
     },
+    listPendingRuns: (filter) => listPendingRuns(pool, filter),
     async countOpen() {
       const { rows } = await query<{ n: number }>(pool, 'SELECT COUNT(*)::int AS n FROM debounce_groups');
       return rows[0]?.n ?? 0;

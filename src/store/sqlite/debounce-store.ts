@@ -4,6 +4,7 @@ import type { DebounceStore } from '../debounce-port.js';
 import { dueGroup, GROUP_COLUMNS, groupView, type GroupRow } from '../debounce-rows.js';
 import { inTransaction, prepareCached } from './connection.js';
 import { writeWhenFree } from './write-when-free.js';
+import { listPendingRuns } from './pending-run-queries.js';
 import type { JoinItem, JoinResult } from './debounce-join.js';
 
 /**
@@ -51,6 +52,7 @@ export function createSqliteDebounce(joinOnWriter: (items: JoinItem[]) => Promis
       return row === undefined ? undefined : groupView(row);
     },
     listOpen: async (limit) => (prepareCached(reads, `SELECT ${GROUP_COLUMNS} FROM debounce_groups ORDER BY fire_at LIMIT ?`).all(limit) as unknown as GroupRow[]).map(groupView),
+    listPendingRuns: async (filter) => listPendingRuns(reads, filter),
     countOpen: async () => Number((prepareCached(reads, 'SELECT COUNT(*) AS n FROM debounce_groups').get() as { n: number }).n),
     async nextFireAt() {
       const row = prepareCached(reads, "SELECT MIN(fire_at) AS at FROM debounce_groups WHERE status = 'open'").get() as { at: number | null };

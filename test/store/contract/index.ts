@@ -21,6 +21,7 @@ import type { Store } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
+import { describePendingRunsContract } from './pending-runs.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
@@ -44,6 +45,7 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeSessionContract(makeStore);
     describeRecordsContract(makeStore);
     describeDebounceContract(makeStore);
+    describePendingRunsContract(makeStore);
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
   });
