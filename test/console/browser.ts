@@ -72,3 +72,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     copyFileSync(file, join(docs, `${name}.png`));
   }
 }
+
+/** A page of the browser, logged in to the console at `consoleUrl` with the gateway token, as a user does it. */
+export async function loggedInPage(chromium: LaunchedBrowser, consoleUrl: string, token: string): Promise<Page> {
+  const page = await chromium.browser.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(consoleUrl, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('form[data-testid="login"]');
+  await page.type('input[name="token"]', token);
+  await page.click('button[type="submit"]');
+  await page.waitForSelector('nav .brand');
+  return page;
+}

@@ -2,7 +2,7 @@ import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
-import { browserAvailability, launchChromium, screenshot, type LaunchedBrowser } from './browser.js';
+import { browserAvailability, launchChromium, loggedInPage, screenshot, type LaunchedBrowser } from './browser.js';
 import { GATEWAY_TOKEN, post, startConsoleService } from './support.js';
 
 // The callbacks given to page.evaluate and friends run in the page; the test program has no DOM types.
@@ -34,13 +34,7 @@ describe.skipIf(!availability.run)('pending runs on the console\'s Runs page (he
     ranId = (await post(`${svc.hooksUrl}/agent`, { message: 'not debounced', name: 'Direct', deliver: false })).body.runId;
     await until(() => !['queued', 'running'].includes(String(svc.db.prepare('SELECT status FROM runs WHERE run_id = ?').get(ranId)?.['status'])), 20_000);
     chromium = await launchChromium();
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${svc.url}/console`, { waitUntil: 'domcontentloaded' });
-    await page.waitForSelector('form[data-testid="login"]');
-    await page.type('input[name="token"]', GATEWAY_TOKEN);
-    await page.click('button[type="submit"]');
-    await page.waitForSelector('nav .brand');
+    page = await loggedInPage(chromium, `${svc.url}/console`, GATEWAY_TOKEN);
   }, 90_000);
 
   afterAll(async () => {
