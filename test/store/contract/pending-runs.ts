@@ -7,7 +7,7 @@ import { contractStores, NOW } from './fixture.js';
 import type { ContractFactory } from './index.js';
 
 function joinOf(action: DebounceJoin['action'], key: string, mappingId = 'gh-pr'): DebounceJoin {
-  return { mappingId, key, action, windowMs: 30_000, maxWaitMs: 300_000, keep: 'last', maxChars: 20_000 };
+  return { mappingId, key, action, windowMs: 30_000, maxWaitMs: 300_000, keep: 'last', maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 };
 }
 
 function agentFrom(hook: string, sessionKey: string, name = 'GitHub'): AgentAction {
