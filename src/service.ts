@@ -33,6 +33,7 @@ import { writeServerState } from './server-state.js';
 import { createFlowControl } from './flow-control.js';
 import { NO_RUN_LIMITS, type RunLimitsTable } from './runtime/gates/run-limits.js';
 import { realClock, type Clock } from './runtime/clock.js';
+import { recordBudgetsInForce } from './runtime/gates/budgets-in-force.js';
 
 export interface Service {
   readonly url: string;
@@ -140,6 +141,13 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, clock, polling: debounces(), ...(shared ? { leaseMs } : {}) });
   firer.start();
   started.add('debounce firer', () => firer.stop());
+  // For `hookgate status`, which reads the config file, not what this server enforces.
+  const recordBudgets = (): void => {
+    recordBudgetsInForce(stored.state, flow.budgetRules()).catch((error: unknown) =>
+      logger.warn({ event: 'limits.budgets_unsaved', err: (error as Error).message }, 'cannot record the budgets in force in the store'),
+    );
+  };
+  recordBudgets();
   // The watcher follows the transforms directory of the last config that parsed, even one whose
   // mappings then failed to build: that is where the fix will be made.
   let transformsDir = config.hooks.transformsDir;
@@ -157,6 +165,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
       liveHooks = next.hooks;
       runtime.setRunLimits(runLimitsInForce());
       firer.setPolling(debounces());
+      recordBudgets();
     },
     onState: (state) => {
       metrics.configReloadState(!state.reloadFailed, Date.parse(state.lastSuccessAt));

@@ -21,7 +21,7 @@ import { presetNames } from '../config/preset-schema.js';
  * one-screen summary with warnings and notes (exit 0).
  */
 export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
-  const { values } = parseCommandLine({ args: argv, options: { config: { type: 'string' } }, strict: true });
+  const { values } = parseCheckArgs(argv);
   const path = configPathFrom(values.config, io.env, io.cwd);
   let config: ResolvedConfig;
   try {
@@ -49,6 +49,10 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
   notes.push(...(transforms?.unused ?? []).map((file) => `note: transform ${file} is used by no mapping (nothing runs it until a mapping names it)`));
   io.stdout(summarise(config, notes, transforms?.passed ?? []));
   return 0;
+}
+
+export function parseCheckArgs(argv: string[]) {
+  return parseCommandLine({ args: argv, options: { config: { type: 'string' } }, strict: true });
 }
 
 async function checkMappings(config: ResolvedConfig, notes: string[]): Promise<void> {

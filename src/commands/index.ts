@@ -16,6 +16,11 @@ export interface CommandEntry {
   usage: string;
   /** Loaded only when the command runs, so `hookgate token` never loads the service. */
   load: () => Promise<CommandRun>;
+  /**
+   * The command's own parsing of its command line, without running it: throws UsageError where the
+   * command would. test/cli/docs-commands.test.ts parses every command the docs show with it.
+   */
+  parse: () => Promise<(argv: string[]) => unknown>;
 }
 
 /** Option lines every usage shares, so they read the same in every command's help. */
@@ -45,6 +50,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./serve.js')).runServe,
+    parse: async () => (await import('./serve.js')).parseServeArgs,
   },
   {
     name: 'check',
@@ -61,6 +67,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./check.js')).runCheck,
+    parse: async () => (await import('./check.js')).parseCheckArgs,
   },
   {
     name: 'try',
@@ -73,14 +80,16 @@ would receive. Exit 0 matched, 2 no mapping matched or a wrong command line, 1 a
 
 options:
   --payload FILE  the JSON request body (required)
-  --header K:V    a request header (repeatable); a signed mapping's signature headers given here
-                  are checked against the payload file's bytes (e.g. from \`hookgate sign\`)
+  --header K:V    a request header (repeatable; K=V too, e.g. X-GitHub-Event=pull_request); a
+                  signed mapping's signature headers given here are checked against the payload
+                  file's bytes (e.g. from \`hookgate sign\`)
   --query K=V     a query parameter (repeatable)
 ${CONFIG_OPTION}
   --json          print one JSON object instead of text
 ${HELP_OPTION}
 `,
     load: async () => (await import('./try.js')).runTry,
+    parse: async () => (await import('./try.js')).parseTryArgs,
   },
   {
     name: 'status',
@@ -98,6 +107,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./status.js')).runStatus,
+    parse: async () => (await import('./status.js')).parseStatusArgs,
   },
   {
     name: 'sign',
@@ -120,6 +130,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./sign.js')).runSign,
+    parse: async () => (await import('./sign.js')).parseSignArgs,
   },
   {
     name: 'runs',
@@ -147,6 +158,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./runs.js')).runRuns,
+    parse: async () => (await import('./runs.js')).parseRunsArgs,
   },
   {
     name: 'presets',
@@ -162,6 +174,7 @@ options:
 ${HELP_OPTION}
 `,
     load: async () => (await import('./presets.js')).runPresets,
+    parse: async () => (await import('./presets.js')).parsePresetsArgs,
   },
   {
     name: 'token',
@@ -174,6 +187,7 @@ options:
 ${HELP_OPTION}
 `,
     load: async () => (await import('./token.js')).runToken,
+    parse: async () => (await import('./token.js')).parseTokenArgs,
   },
   {
     name: 'gmail',
@@ -207,5 +221,6 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./gmail.js')).runGmail,
+    parse: async () => (await import('./gmail.js')).parseGmailArgs,
   },
 ];

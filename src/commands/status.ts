@@ -7,6 +7,7 @@ import { budgetRulesOf } from '../runtime/gates/run-limits.js';
 import { configuredRunLimits } from '../mapping/configured-run-limits.js';
 import { formatLimits } from './status-limits.js';
 import { formatModelCalls, readModelCalls } from './status-model-calls.js';
+import { budgetsShown, type BudgetChange } from './status-budgets.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
@@ -33,8 +34,10 @@ export interface StatusReport {
   gmail: GmailStatus[];
   /** Debounce groups waiting to fire, soonest first (at most OPEN_GROUPS). */
   debounce: { open: number; groups: DebounceGroupView[] };
-  /** Runs waiting by reason, budget use per window, provider circuits, the busiest rate-limit keys. */
+  /** Runs waiting by reason, budget use per window (the budgets the running server enforces), provider circuits, the busiest rate-limit keys. */
   limits: LimitOverview;
+  /** Budgets the config file sets otherwise than the running server enforces (absent: none, or no server runs). */
+  budgetChanges?: BudgetChange[];
   /** The server running on this store, as it answers /readyz (null: none runs; absent: not asked). */
   server?: ServerStatus | null;
 }
@@ -62,7 +65,7 @@ export interface GmailStatus {
  * Exit 0; 1 for a bad config, a missing or unreadable store (a wrong command line: UsageError, 2).
  */
 export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
-  const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+  const args = parseStatusArgs(argv);
   let store: Store | undefined;
   const configPath = configPathFrom(args.values.config, io.env, io.cwd);
   try {
@@ -74,7 +77,8 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
     const where = config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url);
-    const report = { ...(await readStatus(store, where, budgetRulesOf(config.agents.defaults.budget, configuredRunLimits(config.hooks)))), server: await askRunningServer(config.storage) };
+    const budgets = await budgetsShown(store.state, budgetRulesOf(config.agents.defaults.budget, configuredRunLimits(config.hooks)), config.storage.url === undefined ? findRunningServer(config.storage) : 'shared');
+    const report = { ...(await readStatus(store, where, budgets.rules)), ...(budgets.changes.length === 0 ? {} : { budgetChanges: budgets.changes }), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -85,6 +89,10 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
   } finally {
     await store?.close();
   }
+}
+
+export function parseStatusArgs(argv: string[]) {
+  return parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
 }
 
 /** The store and the server on it as the broken file still names them; the caller then prints the file's error. */
@@ -166,7 +174,7 @@ export function formatStatus(report: StatusReport): string {
     ...report.recentRuns.flatMap(formatRun),
     ...report.gmail.map(formatGmail),
     ...formatDebounce(report.debounce),
-    ...formatLimits(report.limits),
+    ...formatLimits(report.limits, report.budgetChanges),
   ];
   return `${lines.join('\n')}\n`;
 }

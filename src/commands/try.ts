@@ -12,6 +12,7 @@ import { usesTransforms } from '../config/mapping-schema.js';
 import { parseCommandLine, UsageError } from './args.js';
 import { checkTrySignature, formatTrySignature } from './try-signature.js';
 import { findReplay, formatReplay, replayJson, storeMayAnswer } from './try-replay.js';
+import { headerArgs, queryArgs } from './request-args.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/port.js';
 import { createRateRefusals } from '../admission/rate-refusals.js';
@@ -102,7 +103,8 @@ interface TryArgs {
   json: boolean;
 }
 
-function parseTryArgs(argv: string[]): TryArgs {
+/** A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2). */
+export function parseTryArgs(argv: string[]): TryArgs {
   const { values, positionals } = parseCommandLine({
     args: argv,
     allowPositionals: true,
@@ -121,21 +123,11 @@ function parseTryArgs(argv: string[]): TryArgs {
   return {
     name,
     payload: values.payload,
-    headers: pairs(values.header ?? [], ':', (key) => key.toLowerCase()),
-    query: pairs(values.query ?? [], '=', (key) => key),
+    headers: headerArgs(values.header ?? []),
+    query: queryArgs(values.query ?? []),
     config: values.config,
     json: values.json,
   };
-}
-
-function pairs(items: string[], separator: string, normalise: (key: string) => string): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const item of items) {
-    const at = item.indexOf(separator);
-    if (at <= 0) throw new UsageError(`"${item}" is not of the form K${separator}V`);
-    out[normalise(item.slice(0, at).trim())] = item.slice(at + 1).trim();
-  }
-  return { ...out };
 }
 
 /** The file's bytes (a signature covers them exactly) and the JSON object they hold. */

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { runOrPendingView } from '../admission/pending-view.js';
+import { pendingListView, runOrPendingView } from '../admission/pending-view.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { AuthThrottle } from '../auth/throttle.js';
@@ -74,6 +74,10 @@ function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePor
   const { runs, session } = wiring.store;
   return {
     runs: (filter) => runs.listViews(filter),
+    async pendingRuns(filter) {
+      const page = await wiring.store.debounce.listPendingRuns(filter);
+      return { ...page, runs: page.runs.map(pendingListView) };
+    },
     // A debounce group that has not fired yet is shown as the pending run it will become.
     run: (runId) => runOrPendingView(wiring.store, runId),
     runCounts: () => runs.countByStatus(),

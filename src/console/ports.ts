@@ -1,12 +1,15 @@
 import type { DebounceGroupView, EventView, ForceOutcome, HeartbeatView, LimitOverview, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
 import type { HookRequest } from '../mapping/engine.js';
-import type { PendingRunView } from '../admission/pending-view.js';
+import type { PendingRunListView, PendingRunView } from '../admission/pending-view.js';
+import type { PendingRunFilter } from '../store/debounce-port.js';
 import type { MappingSource } from '../mapping/mapping-records.js';
 import type { RequestLog } from './request-log.js';
 
 /** What the console reads and does, given by the composition root (src/service.ts); no SQL here. */
 export interface ConsolePorts {
   runs(filter: RunFilter): Promise<{ runs: RunView[]; next?: string }>;
+  /** Debounce groups that will become runs, as the run list pages runs. */
+  pendingRuns(filter: PendingRunFilter): Promise<{ runs: PendingRunListView[]; next?: string }>;
   /** A run, or the debounce group (not fired yet) that will become it. */
   run(runId: string): Promise<RunView | PendingRunView | undefined>;
   runCounts(): Promise<Record<RunStatus, number>>;

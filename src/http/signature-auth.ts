@@ -12,6 +12,7 @@ import { budgetRefusal, chargeOf } from './body-budget.js';
 import { authenticateCandidates, type VerifiedEntry } from './candidate-auth.js';
 import { readSignedBody, type SignedBody } from './signed-body.js';
 import { replayKeyOf } from './replay-key.js';
+import { createShadowNotice, type ShadowNotice } from './shadow-notice.js';
 
 /** What a signed request leaves on ctx.state for the hook handler once it is authenticated. */
 export interface SignedState {
@@ -59,7 +60,7 @@ export interface HookGateDeps extends AuthGuardDeps {
  * unauthenticated request, nor a mapping the request is not authenticated for.
  */
 export function hookGate(deps: HookGateDeps): Middleware {
-  const withClock = { ...deps, nowSeconds: deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000)) };
+  const withClock = { ...deps, nowSeconds: deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000)), shadowNotice: createShadowNotice(deps.logger) };
   // Not async itself: the common unsigned request goes straight on to the token check.
   return (ctx, next) => {
     const name = deps.nameOf(ctx);
@@ -70,7 +71,7 @@ export function hookGate(deps: HookGateDeps): Middleware {
   };
 }
 
-type GateDeps = HookGateDeps & { nowSeconds: () => number };
+type GateDeps = HookGateDeps & { nowSeconds: () => number; shadowNotice: ShadowNotice };
 
 /** A hook name a signed mapping may serve: body first, then the candidates' schemes decide. */
 async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: MappingEngine, name: string): Promise<void> {
@@ -96,6 +97,7 @@ async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: Mapp
   const verdict = await authenticateCandidates(candidates, request, () => deps.tokenOf(ctx, attempt.client));
   if (!verdict.ok) {
     if (verdict.failure !== undefined) deps.metrics?.signatureFailed(verdict.failure.scheme, verdict.failure.reason);
+    if (verdict.unverified !== undefined) deps.shadowNotice(engine, name, candidates[0] as RoutedMapping, verdict.unverified);
     return attempt.failed(verdict.refusal);
   }
   attempt.succeeded();

@@ -9,6 +9,7 @@ import { createMatchIndex, sourceHolds } from './match.js';
 import { runMapping } from './apply-mapping.js';
 import { admit } from '../admission/admit.js';
 import { collectMappingSources } from './mapping-records.js';
+import { shadowingWarnings } from './shadowing.js';
 import { createTemplateCompiler } from './template.js';
 import type { TransformPort } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
@@ -72,7 +73,7 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
   issues.push(...unique(results.flatMap((result) => result.issues), (issue) => `${issue.path}\n${issue.message}`));
   if (issues.length > 0) throw new ConfigError(issues);
   const mappings = results.flatMap((result) => (result.mapping === undefined ? [] : [result.mapping]));
-  const warnings = Object.freeze(unique(results.flatMap((result) => result.warnings), (warning) => warning));
+  const warnings = Object.freeze(unique([...results.flatMap((result) => result.warnings), ...shadowingWarnings(sources)], (warning) => warning));
   for (const warning of warnings) options.logger.warn({ event: 'mapping.warning' }, warning);
   const index = createMatchIndex(mappings);
   const signatureHeaders: ReadonlySet<string> = new Set([...SIGNATURE_HEADER_NAMES, ...mappings.flatMap((mapping) => mapping.signature?.secretHeaders ?? [])]);

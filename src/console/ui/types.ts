@@ -6,12 +6,14 @@
 import type { MinuteBucket, RequestEntry } from '../request-log.js';
 import type { EventView, HeartbeatView, RecordedDelivery, RunView } from '../../store/port-types.js';
 import type { LimitOverview } from '../../store/limit-types.js';
-import type { PendingRunView } from '../../admission/pending-view.js';
+import type { PendingRunListView, PendingRunView } from '../../admission/pending-view.js';
 
 export type { EventView, MinuteBucket, RequestEntry };
 export type Delivery = RecordedDelivery;
 export type Run = RunView;
 export type PendingRun = PendingRunView;
+/** A row of the Runs list: a run, or a debounce group that will become one (status `pending`). */
+export type RunRow = RunView | PendingRunListView;
 export type Heartbeat = HeartbeatView;
 
 export interface Overview {

@@ -22,6 +22,7 @@ import { describeDebounceContract } from './debounce.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
 import { describeModelCallsContract } from './model-calls.js';
+import { describePendingRunsContract } from './pending-runs.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
@@ -46,6 +47,7 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeSessionContract(makeStore);
     describeRecordsContract(makeStore);
     describeDebounceContract(makeStore);
+    describePendingRunsContract(makeStore);
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
     describeClockContract(makeStore);
