@@ -179,4 +179,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Run notes, as SQLite's run-notes migration (a JSON array of short strings).
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // Messages the service posted, as SQLite's own-messages migration.
+  `
+  CREATE TABLE own_messages (
+    channel    TEXT   NOT NULL,
+    mark       TEXT   NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (channel, mark)
+  );
+  CREATE INDEX own_messages_by_expiry ON own_messages (expires_at);
+  `,
 ];

@@ -8,6 +8,7 @@ import { createPostgresSession } from './session.js';
 import { createPostgresDeliveries, createPostgresGmail, createPostgresState, createPostgresTranscripts } from './small-stores.js';
 import { query } from './sql.js';
 import { createPostgresDebounce } from './debounce.js';
+import { createPostgresOwnMessages } from './own-messages.js';
 
 export interface PostgresStoreSettings {
   /** storage.url */
@@ -49,6 +50,7 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     gmail: createPostgresGmail(pool, now),
     debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
     limits: createPostgresLimits(pool, settings.schema),
+    ownMessages: createPostgresOwnMessages(pool),
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
       const { rows } = await query<{ events: number; queued: number; running: number }>(

@@ -178,4 +178,15 @@ export const MIGRATIONS: readonly string[] = [
   // Run notes: short remarks on how a run was carried out that the user should see with it (a
   // `thinking` level the model's catalog entry says it does not take, not sent), as a JSON array.
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // Messages the service posted (src/own-messages.ts): a mark (its id, or its recipient and text
+  // hashed) per channel, until it expires; a delivery bringing one back is skipped as "self".
+  `
+  CREATE TABLE own_messages (
+    channel    TEXT    NOT NULL,
+    mark       TEXT    NOT NULL,              -- id:<id> | text:<sha256 of recipient and text>
+    expires_at INTEGER NOT NULL,              -- ms since epoch
+    PRIMARY KEY (channel, mark)
+  );
+  CREATE INDEX own_messages_by_expiry ON own_messages(expires_at);
+  `,
 ];

@@ -21,6 +21,7 @@ import type { Store } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
+import { describeOwnMessagesContract } from './own-messages.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
@@ -46,5 +47,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeDebounceContract(makeStore);
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
+    describeOwnMessagesContract(makeStore);
   });
 }
