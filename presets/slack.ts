@@ -49,6 +49,7 @@ export const slackPreset = defineSenderPreset({
   title: 'Slack',
   scheme: 'slack',
   summary: 'POST {hooks.path}/slack: app mentions, direct messages to the app (Events API) and slash commands, one session per thread or conversation.',
+  replyChannel: 'slack',
   maxBodyBytes: SLACK_MAX_BODY_BYTES,
   defaultEvents: ['app_mention', 'message', 'slash_command'],
   groups: [
@@ -58,6 +59,8 @@ export const slackPreset = defineSenderPreset({
       message: MENTION,
       // A mention and the replies in its thread are one conversation.
       sessionKey: `{{#if event.channel}}hook:slack:{{team_id}}:{{event.channel}}:${THREAD}{{/if}}`,
+      // In the mention's thread (a new one under a top-level mention).
+      replyTo: `{{#if event.channel}}{{event.channel}}#${THREAD}{{/if}}`,
       filters: [SOMEONE_IN_A_CONVERSATION, NOT_BOT],
     },
     {
@@ -65,6 +68,7 @@ export const slackPreset = defineSenderPreset({
       handles: ['message'],
       message: DIRECT_MESSAGE,
       sessionKey: '{{#if event.channel}}hook:slack:{{team_id}}:{{event.channel}}{{/if}}',
+      replyTo: '{{#if event.channel}}{{event.channel}}{{#if event.thread_ts}}#{{event.thread_ts}}{{/if}}{{/if}}',
       filters: [
         {
           reason: 'Only direct messages to the app: channel messages reach the app only where it was added, and a mention there already arrives as `app_mention`.',
@@ -82,6 +86,8 @@ export const slackPreset = defineSenderPreset({
       eventless: { field: 'payload.command', startsWith: '/' },
       message: SLASH_COMMAND,
       sessionKey: '{{#if channel_id}}hook:slack:{{team_id}}:{{channel_id}}:{{user_id}}{{/if}}',
+      // Answered to whoever ran it, in that conversation, whether or not the app is a member (Slack accepts it for 30 minutes).
+      replyTo: '{{response_url}}',
     },
   ],
   fallback: {

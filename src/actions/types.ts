@@ -41,6 +41,9 @@ const AgentActionSchema = Type.Object(
     deliver: Type.Boolean(),
     channel: Type.String({ minLength: 1 }),
     to: Type.Optional(Type.String({ minLength: 1 })),
+    undeliverable: Type.Optional(
+      Type.String({ minLength: 1, description: 'Why the reply is not delivered, known at admission (the mapping\'s `noRecipient: "skip"` and no recipient): the run\'s delivery is recorded skipped with it.' }),
+    ),
     model: Type.Optional(Type.String({ minLength: 1 })),
     thinking: Type.Optional(Type.String({ minLength: 1 })),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),

@@ -38,6 +38,12 @@ export const MappingSchema = Type.Object(
     deliver: Type.Optional(Type.Boolean({ description: 'Send the agent reply to the channel. Default true.' })),
     channel: Type.Optional(Type.String({ minLength: 1, description: 'Delivery channel; default `last`.' })),
     to: Type.Optional(Type.String({ description: 'Template: recipient on the channel.' })),
+    noRecipient: Type.Optional(
+      Type.Union([Type.Literal('fallback'), Type.Literal('skip')], {
+        description:
+          'When `to` is unset or renders empty for a delivery: `fallback` (default) sends the agent reply to the channel\'s last recipient or agents.defaults.delivery; `skip` does not send it (the run\'s delivery is `skipped`, saying why). The sender presets set `skip` when they fill `to` with the entity a delivery came from.',
+      }),
+    ),
     model: Type.Optional(Type.String({ description: 'Template: model override (alias or provider/model id).' })),
     thinking: Type.Optional(Type.String({ description: 'Template: thinking-level override (e.g. low, medium, high).' })),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Maximum duration of the agent run, in seconds.' })),

@@ -76,6 +76,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     wakeMode: config.wakeMode,
     deliver: config.deliver,
     channel: config.channel,
+    skipWithoutRecipient: config.noRecipient === 'skip',
     timeoutSeconds: config.timeoutSeconds,
     templates,
     trusted: config.allowUnsafeExternalContent === true,
@@ -161,7 +162,7 @@ function checkContentSource(config: MappingConfig, problem: Problem, warnings: s
 
 const ACTION_ARTICLES = { agent: 'an agent', wake: 'a wake', notify: 'a notify' } as const;
 /** Fields a notify never reads: it calls no model and has no session. */
-const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'envelope', 'allowUnsafeExternalContent'] as const;
+const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'noRecipient', 'envelope', 'allowUnsafeExternalContent'] as const;
 
 /**
  * Channel and a model without template syntax are known at load, so a typo or a model outside

@@ -26,6 +26,8 @@ export interface CompiledMapping {
   readonly wakeMode: WakeMode | undefined;
   readonly deliver: boolean | undefined;
   readonly channel: string | undefined;
+  /** `noRecipient: "skip"`: an agent reply whose `to` is unset or rendered empty is not delivered. */
+  readonly skipWithoutRecipient?: boolean;
   readonly timeoutSeconds: number | undefined;
   readonly templates: Readonly<Partial<Record<TemplatedField, CompiledTemplate>>>;
   /** The mapping opted out of the envelope (allowUnsafeExternalContent). */
