@@ -225,7 +225,15 @@ export const githubPreset = defineSenderPreset({
       filters: [NOT_BOT],
       debounce: { windowSeconds: 60, maxWaitSeconds: 600, reason: 'An issue is often edited several times in a minute (typos, checklists); one run sees the final text.' },
     },
-    { id: 'issue_comment', handles: ['issue_comment'], message: ISSUE_COMMENT, sessionKey: ENTITY_KEY('issue.number'), replyTo: ENTITY('issue.number'), filters: [NOT_BOT] },
+    {
+      id: 'issue_comment',
+      handles: ['issue_comment'],
+      message: ISSUE_COMMENT,
+      sessionKey: ENTITY_KEY('issue.number'),
+      replyTo: ENTITY('issue.number'),
+      filters: [NOT_BOT],
+      ownMessages: { channel: 'github', id: '{{comment.node_id}}', to: ENTITY('issue.number'), text: '{{comment.body}}' },
+    },
     {
       id: 'discussion',
       handles: ['discussion'],
@@ -241,6 +249,7 @@ export const githubPreset = defineSenderPreset({
       sessionKey: `{{#if discussion.number}}hook:github:${REPO}/discussions/{{discussion.number}}{{/if}}`,
       replyTo: DISCUSSION,
       filters: [NOT_BOT],
+      ownMessages: { channel: 'github', id: '{{comment.node_id}}', to: DISCUSSION, text: '{{comment.body}}' },
     },
     { id: 'release', handles: ['release'], message: RELEASE, sessionKey: `{{#if release.tag_name}}hook:github:${REPO}@{{release.tag_name}}{{/if}}` },
     {

@@ -118,7 +118,14 @@ export const gitlabPreset = defineSenderPreset({
       filters: [NOT_BOT],
       debounce: { windowSeconds: 60, maxWaitSeconds: 600, reason: 'Issue edits (description, labels, checklists) come in bursts; one run sees the final text.' },
     },
-    { id: 'note', handles: ['note'], message: NOTE, sessionKey: NOTE_KEY, replyTo: NOTE_TO, filters: [NOT_BOT, { reason: 'System notes ("changed the description", "added label") repeat what other events say.', keep: { field: 'payload.object_attributes.system', notEquals: true } }] },
+    {
+      id: 'note',
+      handles: ['note'],
+      message: NOTE,
+      sessionKey: NOTE_KEY,
+      replyTo: NOTE_TO,
+      ownMessages: { channel: 'gitlab', id: '{{object_attributes.id}}', to: NOTE_TO, text: '{{object_attributes.note}}' },
+      filters: [NOT_BOT, { reason: 'System notes ("changed the description", "added label") repeat what other events say.', keep: { field: 'payload.object_attributes.system', notEquals: true } }] },
     {
       id: 'pipeline',
       handles: ['pipeline'],

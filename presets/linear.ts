@@ -58,6 +58,7 @@ export const linearPreset = defineSenderPreset({
       message: COMMENT,
       sessionKey: '{{#if (default data.issue.id data.issueId)}}hook:linear:{{default data.issue.id data.issueId}}{{/if}}',
       replyTo: '{{default data.issue.id data.issueId}}',
+      ownMessages: { channel: 'linear', id: '{{data.id}}', to: '{{default data.issue.id data.issueId}}', text: '{{data.body}}' },
       filters: [{ reason: 'Comments written by an integration (`botActor` set; your agent\'s own among them) would start a reply loop.', keep: { field: 'payload.data.botActor', exists: false } }],
     },
   ],

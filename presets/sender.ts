@@ -40,6 +40,11 @@ export interface EventGroup {
    * thread), empty when a delivery names none. Absent: the group's deliveries name none.
    */
   replyTo?: string;
+  /**
+   * How the group's deliveries name a message (a comment, a note) the service may have posted on
+   * the sender's channel: such a delivery is skipped as "self" (a mapping's `ownMessages`).
+   */
+  ownMessages?: NonNullable<MappingConfig['ownMessages']>;
 }
 
 export interface SenderSpec {
@@ -120,7 +125,8 @@ function senderMappings(spec: SenderSpec, signatureKeys: readonly string[], hook
     if (groupEvents.length === 0) continue;
     const noise = [...(group.filters ?? []), ...(spec.filters ?? [])].map((filter) => filter.keep);
     const filter = allOf(group.eventless === undefined ? noise : [group.eventless, ...noise], entry.filter);
-    const routed: MappingConfig = group.eventless === undefined ? { ...shared, id: `${idBase}/${group.id}`, events: groupEvents } : { ...shared, id: `${idBase}/${group.id}` };
+    const own = group.ownMessages === undefined ? {} : { ownMessages: group.ownMessages };
+    const routed: MappingConfig = group.eventless === undefined ? { ...shared, ...own, id: `${idBase}/${group.id}`, events: groupEvents } : { ...shared, ...own, id: `${idBase}/${group.id}` };
     mappings.push(withReplyTo(withTemplates(routed, entry, group.message, group.sessionKey, filter, debounceOf(entry, group)), spec, entry, group.replyTo));
   }
   const rest = uncovered(events, spec.groups.flatMap((group) => group.handles));

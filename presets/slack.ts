@@ -12,6 +12,9 @@ const PLAIN_MESSAGE: NoiseFilter = {
 
 const THREAD = '{{default event.thread_ts event.ts}}';
 
+/** A message the app posted (chat.postMessage answers its channel and ts); its bot_id filter catches it too, this says why. */
+const OWN_MESSAGE = { channel: 'slack', id: '{{#if event.ts}}{{event.channel}}:{{event.ts}}{{/if}}', to: '{{event.channel}}', text: '{{event.text}}' };
+
 const SOMEONE_IN_A_CONVERSATION: NoiseFilter = {
   reason: 'A message event without a user or a conversation id (Slack sends both) has no one to answer.',
   keep: { all: [{ field: 'payload.event.user', regex: '.' }, { field: 'payload.event.channel', regex: '.' }] },
@@ -61,6 +64,7 @@ export const slackPreset = defineSenderPreset({
       sessionKey: `{{#if event.channel}}hook:slack:{{team_id}}:{{event.channel}}:${THREAD}{{/if}}`,
       // In the mention's thread (a new one under a top-level mention).
       replyTo: `{{#if event.channel}}{{event.channel}}#${THREAD}{{/if}}`,
+      ownMessages: OWN_MESSAGE,
       filters: [SOMEONE_IN_A_CONVERSATION, NOT_BOT],
     },
     {
@@ -69,6 +73,7 @@ export const slackPreset = defineSenderPreset({
       message: DIRECT_MESSAGE,
       sessionKey: '{{#if event.channel}}hook:slack:{{team_id}}:{{event.channel}}{{/if}}',
       replyTo: '{{#if event.channel}}{{event.channel}}{{#if event.thread_ts}}#{{event.thread_ts}}{{/if}}{{/if}}',
+      ownMessages: OWN_MESSAGE,
       filters: [
         {
           reason: 'Only direct messages to the app: channel messages reach the app only where it was added, and a mention there already arrives as `app_mention`.',

@@ -15,6 +15,7 @@ import { openStore } from '../store/open.js';
 import type { Store } from '../store/port.js';
 import { createRateRefusals } from '../admission/rate-refusals.js';
 import type { AdmissionLimits } from '../admission/rate-limit.js';
+import type { OwnMessageLookup } from '../admission/own-messages.js';
 
 export interface TryIo {
   stdout: (s: string) => void;
@@ -47,7 +48,7 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const builder = createConfiguredActionBuilder(config);
     const limits = await openLimitStore(config);
     store = limits?.store;
-    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits });
+    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits, ownMessages: limits?.ownMessages });
     const { signature, authenticated } = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
     // As the service: the walk runs only the mappings the request is authenticated for (refused or unchecked: as if correctly signed).
     const authenticatedFor = authenticated === undefined ? {} : { authenticatedFor: (mapping: RoutedMapping) => Promise.resolve(authenticated.has(mapping.id)) };
@@ -75,14 +76,16 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
 }
 
 /**
- * The store's rate-limit buckets, to say whether a delivery would be admitted right now (read
- * only: try counts nothing). Only opened when a mapping has a rateLimit and the store exists.
+ * The store's rate-limit buckets and the service's own messages, to say whether a delivery would
+ * be admitted right now (read only: try counts nothing). Only opened when a mapping has a
+ * rateLimit or ownMessages (the sender presets have), and the store exists.
  */
-async function openLimitStore(config: ResolvedConfig): Promise<{ store: Store; rateLimits: AdmissionLimits } | undefined> {
-  if (!config.hooks.mappings.some((mapping) => mapping.rateLimit !== undefined)) return undefined;
+async function openLimitStore(config: ResolvedConfig): Promise<{ store: Store; rateLimits: AdmissionLimits; ownMessages: OwnMessageLookup } | undefined> {
+  const needed = config.hooks.presets.length > 0 || config.hooks.mappings.some((mapping) => mapping.rateLimit !== undefined || mapping.ownMessages !== undefined);
+  if (!needed) return undefined;
   try {
     const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: Date.now } };
+    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: Date.now }, ownMessages: { store: store.ownMessages, now: Date.now } };
   } catch {
     return undefined; // no store yet (or unreachable): the verdict says "not checked"
   }

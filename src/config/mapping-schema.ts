@@ -71,6 +71,30 @@ export const MappingSchema = Type.Object(
         { additionalProperties: false, description: 'Metadata of the untrusted-content envelope. Ignored when allowUnsafeExternalContent is true.' },
       ),
     ),
+    ownMessages: Type.Optional(
+      Type.Object(
+        {
+          channel: Type.String({ minLength: 1, description: 'The channel the service posts such messages with (`github`, `gitlab`, `linear`, `slack`).' }),
+          id: Type.String({
+            minLength: 1,
+            description:
+              'Template: the message\'s id as the channel\'s API answered it (GitHub: `{{comment.node_id}}`; GitLab: `{{object_attributes.id}}`; Linear: `{{data.id}}`; Slack: `{{event.channel}}:{{event.ts}}`).',
+          }),
+          to: Type.Optional(Type.String({ description: 'Template: the recipient it was posted to, as `to` names it on the channel (`{{repository.full_name}}#{{issue.number}}`). With `text`.' })),
+          text: Type.Optional(
+            Type.String({
+              description:
+                'Template: the message\'s text (`{{comment.body}}`). With `to`, a message is also recognised by its recipient and text, kept before it is posted: its webhook may arrive before the API\'s answer with the id.',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'A delivery that is a message this service posted itself (a reply posted with a personal token comes back as a user\'s comment) is answered `200 {"ok":true,"skipped":"self"}`, not acted on. Checked once `events` match, before `filter` (docs/flow-control.md).',
+        },
+      ),
+    ),
     signature: Type.Optional(SignatureSchema),
     events: Type.Optional(EventsSchema),
     eventField: Type.Optional(EventFieldSchema),

@@ -96,6 +96,7 @@ function resultLine(explanation: Explanation): string {
   const error = explanation.error;
   if (error !== undefined) return `error ${error.status} ${error.code}: ${error.message}${error.detail === undefined ? '' : `\n  why: ${error.detail}`}`;
   const outcome = explanation.outcome;
+  if (outcome?.kind === 'skip' && outcome.reason === 'self') return `skipped (self${outcome.event === undefined ? '' : ` ${outcome.event}`}) → 200 {"ok":true,"skipped":"self"} (a message this service posted)`;
   if (outcome?.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
     return `skipped (${outcome.reason}${outcome.event === undefined ? '' : ` ${outcome.event}`}) → 200 {"ok":true,"skipped":"${outcome.reason}"} (every matching mapping passed it over)`;
   }
