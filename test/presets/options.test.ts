@@ -6,6 +6,7 @@ import { bodyLimitsFor } from '../../src/http/body-limits.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { ConfigError } from '../../src/errors.js';
 import { runCli } from '../../src/cli.js';
+import { formatExplanation } from '../../src/mapping/explain-format.js';
 import { engineWith, hooksConfig } from '../mapping/support.js';
 import { PRESET_SECRET, presetEngine, verifiedRequest } from './harness.js';
 
@@ -146,6 +147,14 @@ describe('replies on the sender\'s own channel', () => {
     );
     const run = { action: 'completed', workflow_run: { conclusion: 'failure', run_number: 4, pull_requests: [] }, repository: { full_name: 'o/r' } };
     expect((await agentOf({ channel: 'github' }, run, 'workflow_run'))['undeliverable']).toContain('mapping "preset:github/workflow_run"');
+  });
+
+  it('hookgate try says where the reply goes, or why it goes nowhere', async () => {
+    const engine = await presetEngine('github', { debounce: false, channel: 'github' });
+    const comment = formatExplanation(await engine.explain(verifiedRequest('github', ISSUE_COMMENT, { 'x-github-event': 'issue_comment' })), []);
+    expect(comment).toContain('reply goes to: github → o/r#8');
+    const release = formatExplanation(await engine.explain(verifiedRequest('github', RELEASE, { 'x-github-event': 'release' })), []);
+    expect(release).toContain('reply not delivered: no recipient on github: this delivery names none to reply to (mapping "preset:github/release" leaves "to" empty for it)');
   });
 
   it('an explicit `to` wins; another channel, or no channel, gets no `to` from the preset', async () => {
