@@ -30,7 +30,7 @@ export const discordChannel = defineChannel({
     // Neutral: masked links show their target, and nothing embeds.
     const rendering: Rendering = {
       maxChars: MAX_CHARS,
-      render: (text, options?: SendOptions) => (allowed(config.markup, options) ? text : neutraliseMarkdown(text, { mentions: 'none', links: true })),
+      render: (text, options?: SendOptions) => (allowed(config.markup, options) ? text : neutraliseMarkdown(text, { mentions: 'mass', links: true, emphasisCrossesCode: true })),
     };
     return {
       name: 'discord',

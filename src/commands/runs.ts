@@ -97,12 +97,12 @@ async function throughService<T>(config: ResolvedConfig, ask: ServiceAsk, url: s
 
 /** No service is running: the retry goes into the store, queued for the next start. */
 function retryInStore(config: ResolvedConfig, runId: string): Promise<RetryResult> {
-  return withStore(config, async (store) => retryResponse(runId, await store.runs.retry(runId, newTimeOrderedId(), Date.now())));
+  return withStore(config, async (store) => retryResponse(runId, await store.runs.retry(runId, newTimeOrderedId(), store.now())));
 }
 
 /** No service is running: the run is marked in the store and starts when the service runs (or is looked at next). */
 function startInStore(config: ResolvedConfig, runId: string): Promise<StartResult> {
-  return withStore(config, async (store) => startResponse(runId, await store.limits.forceStart(runId, Date.now())));
+  return withStore(config, async (store) => startResponse(runId, await store.limits.forceStart(runId, store.now())));
 }
 
 async function withStore<T>(config: ResolvedConfig, work: (store: Store) => Promise<T>): Promise<T> {

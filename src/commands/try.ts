@@ -85,7 +85,7 @@ async function openLimitStore(config: ResolvedConfig): Promise<{ store: Store; r
   if (!needed) return undefined;
   try {
     const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: Date.now }, ownMessages: { store: store.ownMessages, now: Date.now } };
+    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: () => store.now() }, ownMessages: { store: store.ownMessages, now: () => store.now() } };
   } catch {
     return undefined; // no store yet (or unreachable): the verdict says "not checked"
   }

@@ -54,7 +54,7 @@ export interface CompiledMapping {
   readonly rateLimit?: CompiledRateLimit | undefined;
   /** Keys of `throttle` and `concurrency`, rendered onto each agent action for the runtime's gates. */
   readonly runLimitKeys?: CompiledRunLimitKeys | undefined;
-  /** The mapping's throttle, concurrency and budget as configured (described by `hookgate try`; the runtime reads the live config). */
+  /** The mapping's throttle, concurrency and budget as configured (described by `hookgate try`; the runtime's gates take them from the engine in force, MappingEngine.runLimits). */
   readonly runLimits?: MappingRunLimitsView | undefined;
 }
 

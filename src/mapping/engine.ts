@@ -18,6 +18,7 @@ import { isOwnMessage, type OwnMessageLookup } from '../admission/own-messages.j
 import { explainRequest, type Explanation } from './explain.js';
 import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
 import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
+import { hasRunLimits, type MappingRunLimitsView } from '../admission/limit-views.js';
 
 // Declared below the engine so explain.ts and prepared-request.ts use them without importing the engine.
 export type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
@@ -45,6 +46,10 @@ export interface MappingEngine {
    * (`hmac`'s header). Never shown to any mapping's templates or transforms, nor in the console.
    */
   readonly signatureHeaders: ReadonlySet<string>;
+  /** Each mapping's throttle, concurrency and budget by id (mappings with none left out), as compiled: what the runtime's gates apply. */
+  readonly runLimits: ReadonlyMap<string, MappingRunLimitsView>;
+  /** Whether a mapping debounces: only then does the debounce firer look at the store on its own. */
+  readonly debounces: boolean;
 }
 
 export interface MappingEngineOptions {
@@ -81,6 +86,8 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
     mappingCount: mappings.length,
     warnings,
     signatureHeaders,
+    runLimits: new Map(mappings.flatMap((mapping) => (hasRunLimits(mapping.runLimits) ? [[mapping.id, mapping.runLimits] as const] : []))),
+    debounces: mappings.some((mapping) => mapping.admission?.debounce !== undefined),
     async resolve(request) {
       const { name, source } = identify(request);
       const candidates = index.candidates(name).filter((mapping) => sourceHolds(mapping, source));

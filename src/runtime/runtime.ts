@@ -20,6 +20,7 @@ import type { RoutingDeps } from './routing.js';
 import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
 import { createRunQueue } from './run-queue.js';
 import { setUpGates, type RunGateOptions } from './gates/setup.js';
+import type { RunLimitsTable } from './gates/run-limits.js';
 
 /** Characters of earlier exchanges sent with a turn; older exchanges are dropped first. */
 export const DEFAULT_HISTORY_BUDGET_CHARS = 32_000;
@@ -45,6 +46,12 @@ export interface Runtime {
   retry(runId: string): Promise<RetryOutcome>;
   /** Lets a queued run start past its budget and throttle (`hookgate runs start --force`, the console's button); logged. Needs `gates`. */
   forceStart(runId: string, by: string): Promise<ForceOutcome>;
+  /**
+   * The mappings' run limits of a reloaded config (their throttle, concurrency and budget, as the
+   * engine compiled them): when they changed, every waiting run is decided again under them, the
+   * oldest first, before any newer run may start. Without `gates`, nothing to do.
+   */
+  setRunLimits(table: RunLimitsTable): void;
 }
 
 export interface RuntimeOptions {
@@ -196,6 +203,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         queue.pump();
       }
       return outcome;
+    },
+    setRunLimits(table) {
+      gates.gatekeeper?.setRunLimits(table);
     },
   };
 }

@@ -60,7 +60,14 @@ export interface Store {
   readonly limits: LimitStore;
   /** What the service posted itself, so its own messages coming back are skipped (src/own-messages.ts). */
   readonly ownMessages: OwnMessageStore;
-  /** Queue depths for metrics and readiness: pending events, queued and running runs. */
+  /**
+   * The time (ms since the epoch) every user of this store goes by: leases, rate-limit and throttle
+   * buckets, budget windows, debounce windows, pruning. SQLite: this process's clock (one process
+   * per file). PostgreSQL: the database's clock, so instances whose own clocks differ agree
+   * (docs/deployment.md). Synchronous and cheap: call it for every decision.
+   */
+  now(): number;
+  /** Queue depths for metrics, readiness and agents.defaults.maxQueued: pending events, queued and running runs, pending debounce groups of runs. */
   depths(): Promise<QueueDepths>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
   close(): Promise<void>;
@@ -258,8 +265,10 @@ export interface StoreOptions {
   logger: Logger;
   /** hooks.idempotencyTtlHours in ms: how long a key replays its first response. */
   idempotencyTtlMs: number;
-  /** Clock for stored times the store stamps itself (acceptances, TTL cut-offs). */
+  /** The store's time (Store.now) given outright: tests pass a manual clock. */
   now?: () => number;
+  /** This process's own clock (default Date.now): the time of a SQLite store; tests skew it. */
+  localClock?: () => number;
   /**
    * 'service': the long-running server (the ingress is warmed up at open). 'command': a CLI
    * command (`status`, `runs retry`) that reads and makes single writes beside a running service.

@@ -29,6 +29,8 @@ const FLOW_RULES: IForbiddenRuleType[] = [
     to: { path: '^src/' },
   },
   { name: 'admission-below-mapping', severity: 'error', from: { path: '^src/admission/' }, to: { path: '^src/mapping/' } },
+  // The runtime gets the run limits compiled by the engine (service.ts hands them over); it never compiles mappings itself.
+  { name: 'runtime-below-mapping', severity: 'error', from: { path: '^src/runtime/' }, to: { path: '^(src/mapping/|presets/)' } },
   {
     name: 'nothing-below-http-imports-http',
     severity: 'error',

@@ -2,7 +2,7 @@ import type { Config } from '../../config/schema.js';
 import type { BudgetRule, RunGates, RunRow } from '../../store/port.js';
 import { parseStoredAction } from '../stored-action.js';
 import { splitModelRef } from '../provider-call.js';
-import type { RunLimitsLookup } from './run-limits.js';
+import type { RunLimitsTable } from './run-limits.js';
 
 /** How long a wait with no known end (a key's slot held by another run, a probe in flight) goes before the run is looked at again. */
 export const DEFAULT_RECHECK_MS = 30_000;
@@ -10,7 +10,8 @@ export const DEFAULT_RECHECK_MS = 30_000;
 export interface PlanDeps {
   defaults: Config['agents']['defaults'];
   defaultModel: string;
-  runLimits: RunLimitsLookup;
+  /** The mappings' limits in force (the gatekeeper swaps it on reload). */
+  runLimits: RunLimitsTable;
   recheckMs: number;
 }
 
@@ -25,7 +26,7 @@ export function planGates(row: RunRow, deps: PlanDeps): RunGates | undefined {
   if (row.kind === 'notify') return undefined;
   const action = parseStoredAction(row, 'agent');
   const mappingId = action?.origin.mappingId;
-  const limits = mappingId === undefined ? undefined : deps.runLimits(mappingId);
+  const limits = mappingId === undefined ? undefined : deps.runLimits.get(mappingId);
   const keys = action?.limitKeys ?? {};
   const budgets: BudgetRule[] = [];
   if (deps.defaults.budget !== undefined) budgets.push({ scope: 'service', ...deps.defaults.budget });

@@ -9,6 +9,7 @@ import { createPostgresDeliveries, createPostgresGmail, createPostgresState, cre
 import { query } from './sql.js';
 import { createPostgresDebounce } from './debounce.js';
 import { createPostgresOwnMessages } from './own-messages.js';
+import { createDatabaseClock, readPostgresTime } from './database-clock.js';
 
 export interface PostgresStoreSettings {
   /** storage.url */
@@ -33,8 +34,14 @@ export interface PostgresStore extends Store {
  * database cannot be reached.
  */
 export async function openPostgresStore(settings: PostgresStoreSettings, options: StoreOptions): Promise<PostgresStore> {
-  const now = options.now ?? Date.now;
   const pool = await openPostgres({ ...settings, logger: options.logger, role: options.role });
+  // Instances sharing the database go by its clock, not their own (docs/deployment.md).
+  const clock = createDatabaseClock({ readDatabaseTime: readPostgresTime(pool), logger: options.logger });
+  await clock.start().catch(async (error: unknown) => {
+    await pool.end();
+    throw error;
+  });
+  const now = options.now ?? (() => clock.now());
   // Group commit keeps a couple of connections for everything else (runtime, reads, probes).
   const ingress = createPostgresIngress(pool, { idempotencyTtlMs: options.idempotencyTtlMs, now, logger: options.logger, maxInFlight: Math.max(1, settings.pool - 2) });
   const runs = createPostgresRuns(pool);
@@ -51,18 +58,21 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
     limits: createPostgresLimits(pool, settings.schema),
     ownMessages: createPostgresOwnMessages(pool),
+    now,
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
-      const { rows } = await query<{ events: number; queued: number; running: number }>(
+      const { rows } = await query<{ events: number; queued: number; running: number; debounced: number }>(
         pool,
         `SELECT (SELECT COUNT(*)::int FROM events WHERE status = 'pending') AS events,
                 (SELECT COUNT(*)::int FROM runs WHERE status = 'queued') AS queued,
-                (SELECT COUNT(*)::int FROM runs WHERE status = 'running') AS running`,
+                (SELECT COUNT(*)::int FROM runs WHERE status = 'running') AS running,
+                (SELECT COUNT(*)::int FROM debounce_groups WHERE kind <> 'wake') AS debounced`,
       );
-      const row = rows[0] ?? { events: 0, queued: 0, running: 0 };
-      return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running } };
+      const row = rows[0] ?? { events: 0, queued: 0, running: 0, debounced: 0 };
+      return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running, debounced: row.debounced } };
     },
     close() {
+      clock.stop();
       closing ??= ingress.close().then(() => pool.end());
       return closing;
     },

@@ -178,6 +178,15 @@ export const MIGRATIONS: readonly string[] = [
   // Run notes: short remarks on how a run was carried out that the user should see with it (a
   // `thinking` level the model's catalog entry says it does not take, not sent), as a JSON array.
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // The run that probes an open provider circuit: the circuit stays probing while that run executes,
+  // however many leases its call takes (docs/run-limits.md).
+  `ALTER TABLE provider_circuits ADD COLUMN probe_run TEXT;`,
+  // The bytes of a debounce group's stored actions, bounded by the mapping's debounce.maxBytes
+  // (keep "all"); groups stored before the bound are measured once here.
+  `
+  ALTER TABLE debounce_groups ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+  UPDATE debounce_groups SET bytes = (SELECT COALESCE(SUM(octet_length(action)), 0) FROM debounce_members WHERE debounce_members.group_id = debounce_groups.group_id);
+  `,
   // Messages the service posted (src/own-messages.ts): a mark (its id, or its recipient and text
   // hashed) per channel, until it expires; a delivery bringing one back is skipped as "self".
   `

@@ -3,7 +3,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { StoreMissingError, type Store, type StoreOptions } from '../port.js';
 import { openDatabase, storePermissionProblems } from './connection.js';
 import { createSqliteGmailStore } from './gmail-store.js';
-import { createSqliteDebounce, releaseStaleClaims } from './debounce-store.js';
+import { countPendingGroupRuns, createSqliteDebounce, releaseStaleClaims } from './debounce-store.js';
 import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
 import { createSqliteLimitStore } from './limit-store.js';
@@ -31,7 +31,7 @@ export interface SqliteSettings {
  */
 export function openSqliteStore(settings: SqliteSettings, options: StoreOptions, seams?: SqliteStoreSeams): Store {
   if (options.role === 'command' && !existsSync(settings.path)) throw new StoreMissingError(`no store at ${settings.path}`);
-  const now = options.now ?? Date.now;
+  const now = options.now ?? options.localClock ?? Date.now;
   const reads = openDatabase(settings.path, { synchronous: settings.synchronous });
   if (options.role === 'service') {
     warnAboutPermissions(settings.path, options);
@@ -64,7 +64,8 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     ownMessages: createSqliteOwnMessages(runtime, reads),
     gmail: createSqliteGmailStore(gmail.get, reads, now),
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
-    depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running') } }),
+    now,
+    depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running'), debounced: countPendingGroupRuns(reads) } }),
     close() {
       closing ??= ingress.close().finally(() => {
         gmail.close();
