@@ -41,6 +41,16 @@ export interface EventGroup {
   eventless?: FilterNode;
   /** Default debounce of the group, keyed by its session key; `reason` goes into docs. */
   debounce?: { windowSeconds: number; maxWaitSeconds: number; reason: string };
+  /**
+   * Template: the entity a reply on the sender's own channel goes to (`owner/repo#12`, a Slack
+   * thread), empty when a delivery names none. Absent: the group's deliveries name none.
+   */
+  replyTo?: string;
+  /**
+   * How the group's deliveries name a message (a comment, a note) the service may have posted on
+   * the sender's channel: such a delivery is skipped as "self" (a mapping's `ownMessages`).
+   */
+  ownMessages?: NonNullable<MappingConfig['ownMessages']>;
 }
 
 export interface SenderSpec {
@@ -57,6 +67,8 @@ export interface SenderSpec {
   fallback: { message: string; sessionKey: string };
   /** Noise filters of every group. */
   filters?: readonly NoiseFilter[];
+  /** The channel that answers on the sender's own entities (`github`): with it and no `to`, replies go where each event came from. */
+  replyChannel?: string;
   example: PresetExample;
 }
 
@@ -119,14 +131,16 @@ function senderMappings(spec: SenderSpec, signatureKeys: readonly string[], hook
     if (groupEvents.length === 0) continue;
     const noise = [...(group.filters ?? []), ...(spec.filters ?? [])].map((filter) => filter.keep);
     const filter = allOf(group.eventless === undefined ? noise : [group.eventless, ...noise], entry.filter);
-    const routed: MappingConfig = group.eventless === undefined ? { ...shared, id: `${idBase}/${group.id}`, events: groupEvents } : { ...shared, id: `${idBase}/${group.id}` };
-    mappings.push(withTemplates(routed, entry, group.message, group.sessionKey, filter, debounceOf(entry, group)));
+    const own = group.ownMessages === undefined ? {} : { ownMessages: group.ownMessages };
+    const routed: MappingConfig = group.eventless === undefined ? { ...shared, ...own, id: `${idBase}/${group.id}`, events: groupEvents } : { ...shared, ...own, id: `${idBase}/${group.id}` };
+    mappings.push(withReplyTo(withTemplates(routed, entry, group.message, group.sessionKey, filter, debounceOf(entry, group)), spec, entry, group.replyTo));
   }
   const rest = uncovered(events, spec.groups.flatMap((group) => group.handles));
   if (rest.length > 0) {
     const handled = spec.groups.flatMap((group) => group.handles);
     const filter = allOf([{ not: eventCondition(handled) }, ...(spec.filters ?? []).map((noise) => noise.keep)], entry.filter);
-    mappings.push(withTemplates({ ...shared, id: `${idBase}/other`, events: rest }, entry, spec.fallback.message, spec.fallback.sessionKey, filter, debounceOf(entry, undefined)));
+    const fallback = withTemplates({ ...shared, id: `${idBase}/other`, events: rest }, entry, spec.fallback.message, spec.fallback.sessionKey, filter, debounceOf(entry, undefined));
+    mappings.push(withReplyTo(fallback, spec, entry, undefined));
   }
   return mappings;
 }
@@ -168,6 +182,17 @@ function withTemplates(
   if (filter !== undefined) out.filter = filter;
   if (debounce !== undefined) out.debounce = debounce;
   return out;
+}
+
+/**
+ * Replies on the sender's own channel without a `to` go back where each event came from (the
+ * issue, merge request or thread); a delivery that names no such entity is not answered there
+ * (`noRecipient: "skip"`: its run's delivery says why) instead of reaching the channel's last recipient.
+ */
+function withReplyTo(mapping: MappingConfig, spec: SenderSpec, entry: PresetEntry, replyTo: string | undefined): MappingConfig {
+  const ownChannel = spec.replyChannel !== undefined && entry.channel?.trim().toLowerCase() === spec.replyChannel;
+  if (!ownChannel || entry.to !== undefined || (entry.action ?? 'agent') !== 'agent') return mapping;
+  return { ...mapping, ...(replyTo === undefined ? {} : { to: replyTo }), noRecipient: 'skip' };
 }
 
 function allOf(conditions: readonly FilterNode[], extra: unknown): FilterNode | undefined {

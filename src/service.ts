@@ -113,7 +113,9 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
-  const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics, flow.admission(metrics));
+  // What the runtime posted (src/own-messages.ts): a delivery that brings one back is skipped as "self".
+  const ownMessages = { store: stored.ownMessages, now: clock.now };
+  const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics, flow.admission(metrics), ownMessages);
   started.add('mapping engine', () => mappings.close());
   let closing = false;
   let closed: Promise<void> | undefined;

@@ -18,6 +18,8 @@ interface AgentFields {
   deliver?: boolean | undefined;
   channel?: string | undefined;
   to?: string | undefined;
+  /** Why the reply will not be delivered, decided now (a mapping's `noRecipient: "skip"` without a recipient). */
+  undeliverable?: string | undefined;
   model?: string | undefined;
   thinking?: string | undefined;
   timeoutSeconds?: number | undefined;
@@ -101,6 +103,7 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
       const to = optionalText(fields.to);
       recipients.checkAdmission(channel, to, lastChannel);
       if (to !== undefined) action.to = to;
+      else if (fields.undeliverable !== undefined && action.deliver) action.undeliverable = fields.undeliverable;
       const model = optionalText(fields.model);
       if (model !== undefined) action.model = deps.models.resolveOverride(model);
       else if (fields.model !== undefined) throw new HookError('INVALID_BODY', 'model must not be empty');

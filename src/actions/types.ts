@@ -41,6 +41,9 @@ const AgentActionSchema = Type.Object(
     deliver: Type.Boolean(),
     channel: Type.String({ minLength: 1 }),
     to: Type.Optional(Type.String({ minLength: 1 })),
+    undeliverable: Type.Optional(
+      Type.String({ minLength: 1, description: 'Why the reply is not delivered, known at admission (the mapping\'s `noRecipient: "skip"` and no recipient): the run\'s delivery is recorded skipped with it.' }),
+    ),
     model: Type.Optional(Type.String({ minLength: 1 })),
     thinking: Type.Optional(Type.String({ minLength: 1 })),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
@@ -90,6 +93,6 @@ export type AdmittedAgentAction = AgentAction & { envelope?: EnvelopeMeta };
 export type AcceptedResponse =
   | { status: 200; body: { ok: true; mode: WakeMode; debounced?: true } | { ok: true; mode: WakeMode; count: number; debounced?: true } | { ok: true; runId: string } | { ok: true; runIds: string[] } }
   | { status: 202; body: { ok: true; runId: string; debounced?: true } | { ok: true; runIds: string[]; debounced?: true } }
-  /** Every matching mapping passed the delivery over (`events`, `filter`), or its rate limit skipped it: no action. */
-  | { status: 200; body: { ok: true; skipped: 'event'; event?: string } | { ok: true; skipped: 'filter' } | { ok: true; skipped: 'rate-limit' } }
+  /** Every matching mapping passed the delivery over (`events`, `filter`), its rate limit skipped it, or it is the service's own message: no action. */
+  | { status: 200; body: { ok: true; skipped: 'event'; event?: string } | { ok: true; skipped: 'filter' } | { ok: true; skipped: 'rate-limit' } | { ok: true; skipped: 'self' } }
   | { status: 204; body: null };

@@ -17,6 +17,7 @@ import { openStore } from '../store/open.js';
 import type { Store } from '../store/port.js';
 import { createRateRefusals } from '../admission/rate-refusals.js';
 import type { AdmissionLimits } from '../admission/rate-limit.js';
+import type { OwnMessageLookup } from '../admission/own-messages.js';
 
 export interface TryIo {
   stdout: (s: string) => void;
@@ -49,7 +50,7 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const builder = createConfiguredActionBuilder(config);
     const limits = await openLimitStore(config, args.headers);
     store = limits?.store;
-    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits });
+    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits, ownMessages: limits?.ownMessages });
     const { signature, authenticated, verified } = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
     // As the service: the walk runs only the mappings the request is authenticated for (refused or unchecked: as if correctly signed).
     const authenticatedFor = authenticated === undefined ? {} : { authenticatedFor: (mapping: RoutedMapping) => Promise.resolve(authenticated.has(mapping.id)) };
@@ -80,15 +81,17 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
 }
 
 /**
- * The store's rate-limit buckets, to say whether a delivery would be admitted right now, and its
- * stored first answers, to say whether it would be a replay (read only: try counts nothing). Only
- * opened when one of them may apply and the store exists.
+ * The store's rate-limit buckets and the service's own messages, to say whether a delivery would
+ * be admitted right now, and its stored first answers, to say whether it would be a replay (read
+ * only: try counts nothing). Only opened when one of them may apply and the store exists.
  */
-async function openLimitStore(config: ResolvedConfig, headers: Record<string, string>): Promise<{ store: Store; rateLimits: AdmissionLimits } | undefined> {
-  if (!storeMayAnswer(config.hooks, headers)) return undefined;
+async function openLimitStore(config: ResolvedConfig, headers: Record<string, string>): Promise<{ store: Store; rateLimits: AdmissionLimits; ownMessages: OwnMessageLookup } | undefined> {
+  // The sender presets check for the service's own messages (ownMessages), as a mapping may.
+  const ownMessagesChecked = config.hooks.presets.length > 0 || config.hooks.mappings.some((mapping) => mapping.ownMessages !== undefined);
+  if (!ownMessagesChecked && !storeMayAnswer(config.hooks, headers)) return undefined;
   try {
     const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: () => store.now() } };
+    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: () => store.now() }, ownMessages: { store: store.ownMessages, now: () => store.now() } };
   } catch {
     return undefined; // no store yet (or unreachable): the verdict says "not checked"
   }

@@ -141,7 +141,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           ...(ctx.state[AUTHENTICATED_FOR_STATE] === undefined ? {} : { authenticatedFor: ctx.state[AUTHENTICATED_FOR_STATE] as NonNullable<HookRequest['authenticatedFor']> }),
         });
         if (outcome.kind === 'no-match') throw engine.serves(name) ? noMappingMatched(name, ctx.state['payload'] as Record<string, unknown>) : unknownHook(name);
-        if (outcome.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
+        if (outcome.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter' || outcome.reason === 'self')) {
           deps.admission?.observer?.skipped(outcome.mappingId, outcome.reason);
           ctx.state['skipped'] = outcome.event === undefined ? outcome.reason : `${outcome.reason} ${outcome.event}`;
           ctx.state['skippedBy'] = outcome.mappingId;

@@ -13,6 +13,7 @@ import { compileAdmission } from '../admission/compile-admission.js';
 import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
 import { compileLimits } from '../admission/compile-limits.js';
 import { runLimitOwnerOf } from '../admission/limit-views.js';
+import { compileOwnMessages } from '../admission/own-messages.js';
 import { compileSecretHeaderAccess } from './secret-header-access.js';
 
 export interface CompileDeps {
@@ -58,6 +59,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   const allowSecretHeaders = compileSecretHeaderAccess(config.allowSecretHeaders, signature, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
   const admission = compileAdmission(config, deps.templates, problem);
   const required = compileRequired(config.required, (message) => problem('required', message));
+  const ownMessages = compileOwnMessages(config, deps.templates, problem, ownChannel(config, problem));
   if ((config.action ?? 'agent') === 'wake') {
     const unused = (['sessionKey', 'sessionMode', 'agentId'] as const).filter((field) => config[field] !== undefined);
     if (unused.length > 0) warnings.push(`mapping "${source.id}": ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} not used by a wake mapping (a wake event always goes to the main session)`);
@@ -78,6 +80,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     wakeMode: config.wakeMode,
     deliver: config.deliver,
     channel: config.channel,
+    skipWithoutRecipient: config.noRecipient === 'skip',
     timeoutSeconds: config.timeoutSeconds,
     templates,
     trusted: config.allowUnsafeExternalContent === true,
@@ -88,6 +91,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     allowSecretHeaders,
     persistentSessionKey: config.sessionMode === 'persistent' ? persistentKey(source.id) : undefined,
     admission,
+    ownMessages,
     required,
     blankRenders: blankRenders(config, templates),
     ...limits,
@@ -96,6 +100,15 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
 }
 
 type Problem = (field: string, message: string) => void;
+
+/** The channel of `ownMessages` by its canonical name (`teams` is `msteams`); `last` names no channel. */
+function ownChannel(config: MappingConfig, problem: Problem): string | undefined {
+  if (config.ownMessages === undefined) return undefined;
+  const name = normalizeChannelName(config.ownMessages.channel);
+  if (name !== undefined && name !== 'last') return name;
+  problem('ownMessages/channel', name === 'last' ? 'ownMessages.channel names the channel the service posts with, not "last"' : unknownChannelMessage(config.ownMessages.channel));
+  return undefined;
+}
 
 function checkPath(config: MappingConfig, problem: Problem): string | undefined {
   if (config.match?.path === undefined) return undefined;
@@ -163,7 +176,7 @@ function checkContentSource(config: MappingConfig, problem: Problem, warnings: s
 
 const ACTION_ARTICLES = { agent: 'an agent', wake: 'a wake', notify: 'a notify' } as const;
 /** Fields a notify never reads: it calls no model and has no session. */
-const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'envelope', 'allowUnsafeExternalContent'] as const;
+const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'noRecipient', 'envelope', 'allowUnsafeExternalContent'] as const;
 
 /**
  * Channel and a model without template syntax are known at load, so a typo or a model outside

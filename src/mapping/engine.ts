@@ -7,13 +7,15 @@ import { compileMapping, trimSlashes } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { createMatchIndex, sourceHolds } from './match.js';
 import { runMapping } from './apply-mapping.js';
-import { admit } from '../admission/admit.js';
+import { admit, type AdmissionVerdict } from '../admission/admit.js';
+import type { PreparedRequest } from './apply-mapping.js';
 import { collectMappingSources } from './mapping-records.js';
 import { shadowingWarnings } from './shadowing.js';
 import { createTemplateCompiler } from './template.js';
 import type { TransformPort } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
 import { admitRateLimit, type AdmissionLimits, type PendingRateLimit } from '../admission/rate-limit.js';
+import { isOwnMessage, type OwnMessageLookup } from '../admission/own-messages.js';
 import { explainRequest, type Explanation } from './explain.js';
 import { identify, limitContext, prepare, requestFor, routedOf, skipped, tellingSkip } from './prepared-request.js';
 import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
@@ -62,6 +64,8 @@ export interface MappingEngineOptions {
   presets?: readonly PresetDefinition[];
   /** The store's rate-limit buckets: without it (`hookgate check`) a mapping's rateLimit is not applied. */
   rateLimits?: AdmissionLimits | undefined;
+  /** What the service posted: without it a mapping's ownMessages is not checked. */
+  ownMessages?: OwnMessageLookup | undefined;
 }
 
 /** Compiles every template and loads every transform; throws ConfigError listing every problem with its path. */
@@ -97,6 +101,8 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
         // The request as this mapping may see it (the secret-looking headers it opted into).
         const view = requestFor(prepared, mapping.allowSecretHeaders);
         const verdict = admit(mapping.admission, view);
+        // Once its events match, whatever its filter says: the service's own message is skipped as such.
+        if (await ownMessage(mapping, verdict, view, options.ownMessages)) return { kind: 'skip', mappingId: mapping.id, reason: 'self', event: verdict.event };
         if (!verdict.pass) {
           passedOver = tellingSkip(passedOver, skipped(mapping.id, verdict));
           continue;
@@ -124,9 +130,14 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return index.serves(trimSlashes(name));
     },
     async explain(request) {
-      return explainRequest(mappings, request, now(), { ...runDeps, rateLimits: options.rateLimits }, { hooksPath: options.hooks.path, signatureHeaders });
+      return explainRequest(mappings, request, now(), { ...runDeps, rateLimits: options.rateLimits, ownMessages: options.ownMessages }, { hooksPath: options.hooks.path, signatureHeaders });
     },
   };
+}
+
+async function ownMessage(mapping: CompiledMapping, verdict: AdmissionVerdict, view: PreparedRequest, lookup: OwnMessageLookup | undefined): Promise<boolean> {
+  if (mapping.ownMessages === undefined || lookup === undefined || (!verdict.pass && verdict.reason === 'event')) return false;
+  return isOwnMessage(mapping.ownMessages, limitContext(view), lookup);
 }
 
 function unique<T>(items: readonly T[], keyOf: (item: T) => string): T[] {

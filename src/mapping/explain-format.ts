@@ -82,6 +82,7 @@ function formatItem(item: ItemTrace, position: number, count: number): string[] 
 /** Where the reply (or the notify) goes and which conversation the run continues, as resolved for this request. */
 function routeLines(action: AdmittedAction): string[] {
   if (action.kind === 'wake') return [];
+  if (action.kind === 'agent' && action.undeliverable !== undefined) return [`  reply not delivered: ${action.undeliverable}`, `  session key: ${action.sessionKey}`];
   const to = action.to === undefined ? '(none given: the last recipient used on that channel)' : action.to;
   const lines = [`  reply goes to: ${action.channel} → ${to}`];
   if (action.kind === 'agent') lines.push(`  session key: ${action.sessionKey}`);
@@ -96,6 +97,7 @@ function resultLine(explanation: Explanation): string {
   const error = explanation.error;
   if (error !== undefined) return `error ${error.status} ${error.code}: ${error.message}${error.detail === undefined ? '' : `\n  why: ${error.detail}`}`;
   const outcome = explanation.outcome;
+  if (outcome?.kind === 'skip' && outcome.reason === 'self') return `skipped (self${outcome.event === undefined ? '' : ` ${outcome.event}`}) → 200 {"ok":true,"skipped":"self"} (a message this service posted)`;
   if (outcome?.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
     return `skipped (${outcome.reason}${outcome.event === undefined ? '' : ` ${outcome.event}`}) → 200 {"ok":true,"skipped":"${outcome.reason}"} (every matching mapping passed it over)`;
   }

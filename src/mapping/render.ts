@@ -63,6 +63,7 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
   }
   const wakeMode = override.wakeMode ?? mapping.wakeMode;
   if (kind === 'wake') return builder.wake({ text: override.text ?? rendered.text ?? '', mode: wakeMode }, context);
+  const to = optional(override.to ?? rendered.to);
   return builder.agent(
     {
       message: override.message ?? rendered.message ?? '',
@@ -71,7 +72,8 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
       wakeMode,
       deliver: override.deliver ?? mapping.deliver,
       channel: override.channel ?? mapping.channel,
-      to: optional(override.to ?? rendered.to),
+      to,
+      undeliverable: to === undefined && mapping.skipWithoutRecipient === true ? noRecipientReason(mapping.id, override.channel ?? mapping.channel) : undefined,
       model: optional(override.model ?? rendered.model),
       thinking: optional(override.thinking ?? rendered.thinking),
       timeoutSeconds: override.timeoutSeconds ?? mapping.timeoutSeconds,
@@ -79,6 +81,11 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
     },
     context,
   );
+}
+
+/** Why an agent reply is not sent (`noRecipient: "skip"`): recorded as the run's skipped delivery. */
+function noRecipientReason(mappingId: string, channel: string | undefined): string {
+  return `no recipient on ${(channel ?? 'last').toLowerCase()}: this delivery names none to reply to (mapping "${mappingId}" leaves "to" empty for it); set "to" to send such replies elsewhere`;
 }
 
 /** A run without a key: the mapping's sessionMode, unless the transform chose one. */

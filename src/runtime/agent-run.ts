@@ -61,6 +61,7 @@ async function runTurn(deps: AgentRunDeps, row: RunRow, action: AgentAction, not
 /** Why a successful reply is not sent: known before the end is recorded, so it is recorded with it. */
 function skipReason(deps: AgentRunDeps, action: AgentAction, reply: string): string | undefined {
   if (!action.deliver) return 'deliver is false';
+  if (action.undeliverable !== undefined) return action.undeliverable;
   if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) return ACK_SKIP_REASON;
   return undefined;
 }

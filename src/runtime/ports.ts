@@ -17,15 +17,15 @@ export interface ProviderPort {
 export interface ChannelPort {
   readonly name: string;
   readonly maxMessageChars: number;
-  /** `options.untrusted`: sender text (a notify), neutralised whatever the channel's markup setting. */
-  send(to: string, text: string, signal?: AbortSignal, options?: { untrusted?: boolean }): Promise<void>;
+  /** `options.untrusted`: sender text (a notify), neutralised whatever the channel's markup setting. Resolves with the posted message's id where the service gives one. */
+  send(to: string, text: string, signal?: AbortSignal, options?: { untrusted?: boolean }): Promise<{ id: string } | void>;
 }
 
 // Declared on the store port, which keeps them; the runtime and its channels produce them.
 export type { DeliveryOutcome, RecordedDelivery, SkippedDelivery } from '../store/port.js';
 
 /** The parts of the store port the runtime uses. */
-export type RuntimeStore = Pick<Store, 'runs' | 'session' | 'transcripts' | 'deliveries'>;
+export type RuntimeStore = Pick<Store, 'runs' | 'session' | 'transcripts' | 'deliveries' | 'ownMessages'>;
 
 /** Splits, retries and reports; never throws (src/channels/deliver.ts deliverText fits). */
 export type DeliverFn = (channel: ChannelPort, to: string, text: string, options: { signal: AbortSignal; untrusted?: boolean }) => Promise<DeliveryOutcome>;

@@ -93,7 +93,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     defaults,
     channels: options.channels,
-    deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger, ...(o.untrusted === true ? { untrusted: true } : {}) })),
+    deliver:
+      options.deliver ??
+      ((channel, to, text, o) =>
+        deliverText(channel, to, text, {
+          signal: o.signal,
+          logger,
+          ...(o.untrusted === true ? { untrusted: true } : {}),
+          // What it posts, so the sender's webhook for it is skipped as the service's own (src/own-messages.ts).
+          remember: (marks) => store.ownMessages.remember(channel.name, marks, clock.now()),
+        })),
     recipients: options.recipients ?? ANY_RECIPIENT,
     logger,
     now: () => clock.now(),

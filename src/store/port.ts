@@ -27,6 +27,7 @@ import type {
 import type { LimitStore, RateHitRequest } from './limit-types.js';
 
 import type { DebounceStore } from './debounce-port.js';
+import type { OwnMark } from '../own-messages.js';
 
 export type * from './port-types.js';
 export type * from './debounce-port.js';
@@ -58,6 +59,8 @@ export interface Store {
   readonly debounce: DebounceStore;
   /** Rate limits, run gates and provider circuits (src/store/limit-types.ts). */
   readonly limits: LimitStore;
+  /** What the service posted itself, so its own messages coming back are skipped (src/own-messages.ts). */
+  readonly ownMessages: OwnMessageStore;
   /**
    * The time (ms since the epoch) every user of this store goes by: leases, rate-limit and throttle
    * buckets, budget windows, debounce windows, pruning. SQLite: this process's clock (one process
@@ -225,6 +228,21 @@ export interface DeliveryStore {
   lastRoute(): Promise<StoredRoute | undefined>;
   /** The last recipient a heartbeat reply reached on a channel. */
   lastRecipient(channel: string): Promise<string | undefined>;
+}
+
+/**
+ * Marks of the messages the service posted (src/own-messages.ts), shared by every instance: the
+ * runtime remembers them around each post, admission asks whether a delivery is one of them.
+ */
+export interface OwnMessageStore {
+  /**
+   * Remembers each mark on `channel` until `at + keepMs` (remembered again: the later expiry wins).
+   * Marks expired at `at` are deleted in the same transaction, so the table holds only what is in
+   * force. Resolves once committed: a delivery judged after that sees them.
+   */
+  remember(channel: string, marks: readonly OwnMark[], at: number): Promise<void>;
+  /** Whether one of `marks` is remembered on `channel` and not expired at `at`. */
+  includesAny(channel: string, marks: readonly string[], at: number): Promise<boolean>;
 }
 
 /** Small key-values shared by every instance (e.g. `config.reload`). Last write wins. */

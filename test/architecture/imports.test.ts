@@ -25,7 +25,7 @@ const FLOW_RULES: IForbiddenRuleType[] = [
   {
     name: 'leaves-import-nothing-of-ours',
     severity: 'error',
-    from: { path: '^src/(errors|log|log-digest|retry|schema-errors|heartbeat-token|near-name|server-state)[.]ts$' },
+    from: { path: '^src/(errors|log|log-digest|retry|schema-errors|heartbeat-token|near-name|server-state|own-messages)[.]ts$' },
     to: { path: '^src/' },
   },
   { name: 'admission-below-mapping', severity: 'error', from: { path: '^src/admission/' }, to: { path: '^src/mapping/' } },

@@ -191,4 +191,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_by_start ON runs (started_at) WHERE started_at IS NOT NULL;
   CREATE INDEX heartbeats_by_start ON heartbeats (started_at);
   `,
+  // Messages the service posted, as SQLite's own-messages migration.
+  `
+  CREATE TABLE own_messages (
+    channel    TEXT   NOT NULL,
+    mark       TEXT   NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (channel, mark)
+  );
+  CREATE INDEX own_messages_by_expiry ON own_messages (expires_at);
+  `,
 ];

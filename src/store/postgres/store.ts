@@ -8,6 +8,7 @@ import { createPostgresSession } from './session.js';
 import { createPostgresDeliveries, createPostgresGmail, createPostgresState, createPostgresTranscripts } from './small-stores.js';
 import { query } from './sql.js';
 import { createPostgresDebounce } from './debounce.js';
+import { createPostgresOwnMessages } from './own-messages.js';
 import { createDatabaseClock, readPostgresTime } from './database-clock.js';
 
 export interface PostgresStoreSettings {
@@ -56,6 +57,7 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     gmail: createPostgresGmail(pool, now),
     debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
     limits: createPostgresLimits(pool, settings.schema),
+    ownMessages: createPostgresOwnMessages(pool),
     now,
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.

@@ -192,4 +192,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_by_start ON runs(started_at) WHERE started_at IS NOT NULL;
   CREATE INDEX heartbeats_by_start ON heartbeats(started_at);
   `,
+  // Messages the service posted (src/own-messages.ts): a mark (its id, or its recipient and text
+  // hashed) per channel, until it expires; a delivery bringing one back is skipped as "self".
+  `
+  CREATE TABLE own_messages (
+    channel    TEXT    NOT NULL,
+    mark       TEXT    NOT NULL,              -- id:<id> | text:<sha256 of recipient and text>
+    expires_at INTEGER NOT NULL,              -- ms since epoch
+    PRIMARY KEY (channel, mark)
+  );
+  CREATE INDEX own_messages_by_expiry ON own_messages(expires_at);
+  `,
 ];

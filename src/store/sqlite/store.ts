@@ -7,6 +7,7 @@ import { countPendingGroupRuns, createSqliteDebounce, releaseStaleClaims } from 
 import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
 import { createSqliteLimitStore } from './limit-store.js';
+import { createSqliteOwnMessages } from './own-message-store.js';
 import { countRunsWithStatus } from './run-queries.js';
 import { countPendingEvents } from './session-queries.js';
 import { countModelCalls } from './view-queries.js';
@@ -61,6 +62,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     transcripts: createSqliteTranscripts(runtime),
     deliveries: createSqliteDeliveries(runtime),
     state: createSqliteState(runtime),
+    ownMessages: createSqliteOwnMessages(runtime, reads),
     gmail: createSqliteGmailStore(gmail.get, reads, now),
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
     now,

@@ -23,6 +23,7 @@ import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
 import { describeModelCallsContract } from './model-calls.js';
 import { describePendingRunsContract } from './pending-runs.js';
+import { describeOwnMessagesContract } from './own-messages.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
@@ -50,6 +51,7 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describePendingRunsContract(makeStore);
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
+    describeOwnMessagesContract(makeStore);
     describeClockContract(makeStore);
     describeModelCallsContract(makeStore);
   });
