@@ -52,7 +52,8 @@ export interface RateVerdict {
   retryAfterMs: number;
 }
 
-export type WaitingFor = 'throttle' | 'concurrency' | 'budget' | 'provider-circuit' | 'slot';
+/** `retry`: a forward or callback run waiting to be sent to its target again (docs/forward.md). */
+export type WaitingFor = 'throttle' | 'concurrency' | 'budget' | 'provider-circuit' | 'slot' | 'retry';
 
 export interface BudgetRule {
   /** `service`, or `mapping:<id>`. */
@@ -82,7 +83,7 @@ export type GateOutcome =
   | { kind: 'claimed'; probe: boolean }
   /** Not queued any more (another claimer got it, or it ended). */
   | { kind: 'taken' }
-  | { kind: 'waiting'; waitingFor: Exclude<WaitingFor, 'slot'>; notBefore: number; scope?: string };
+  | { kind: 'waiting'; waitingFor: Exclude<WaitingFor, 'slot' | 'retry'>; notBefore: number; scope?: string };
 
 export type CircuitState = 'closed' | 'open' | 'probing';
 

@@ -179,4 +179,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Run notes, as SQLite's run-notes migration (a JSON array of short strings).
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
+  `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
 ];

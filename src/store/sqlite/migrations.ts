@@ -178,4 +178,6 @@ export const MIGRATIONS: readonly string[] = [
   // Run notes: short remarks on how a run was carried out that the user should see with it (a
   // `thinking` level the model's catalog entry says it does not take, not sent), as a JSON array.
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
+  `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
 ];

@@ -19,6 +19,7 @@
 import { describe } from 'vitest';
 import type { Store } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
+import { describeHandoffContract } from './handoffs.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
@@ -46,5 +47,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeDebounceContract(makeStore);
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
+    describeHandoffContract(makeStore);
   });
 }
