@@ -1,5 +1,5 @@
 import { HookError } from '../errors.js';
-import type { AdmittedAction } from '../actions/types.js';
+import { runIdOf, type AdmittedAction } from '../actions/types.js';
 import type { QueueDepths } from '../store/port.js';
 
 /** How old the queued count may be before it is read again from the store. */
@@ -39,8 +39,8 @@ export function createQueueGuard(options: QueueGuardOptions): (actions: readonly
     return reading;
   };
   return async (actions, hook) => {
-    // Agent runs and notifies are queued runs; a wake is an event.
-    const runs = actions.filter((action) => action.kind !== 'wake').length;
+    // Agent runs, notifies and forwarded actions are queued runs; a wake that stays here is an event.
+    const runs = actions.filter((action) => runIdOf(action) !== undefined).length;
     if (runs === 0) return;
     if (counted === undefined) {
       // No count yet and the store cannot give one: refused with what to do, nothing was acknowledged.

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { SignatureSchema } from './signature-schema.js';
+import { HandoffFields } from './mapping-schema.js';
 
 /**
  * The signature keys a preset entry takes as a mapping's `signature` does (`scheme` is the
@@ -53,6 +54,7 @@ export const PresetEntrySchema = Type.Object(
     allowUnsafeExternalContent: Type.Optional(
       Type.Boolean({ description: 'DANGEROUS: the sender\'s text reaches the agent without the untrusted-content envelope.' }),
     ),
+    ...HandoffFields,
   },
   { additionalProperties: false, description: 'A preset with options; a plain string is the preset with its defaults.' },
 );
