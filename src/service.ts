@@ -19,6 +19,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createStoreHealth } from './metrics/store-health.js';
 import { createProviders } from './providers/index.js';
 import { createChannels } from './channels/index.js';
+import { createTargets } from './forward/index.js';
 import { createRecipientPolicy, type AllowToConfig } from './channels/recipients.js';
 import { createRuntime } from './runtime/runtime.js';
 import { createConsole } from './console/create.js';
@@ -96,6 +97,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const outbound = { fetch: globalThis.fetch, logger };
   const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const channels = createChannels(config.channels, { ...outbound, digest });
+  const targets = createTargets(config.targets, outbound);
   const flow = createFlowControl({ config, store: stored, channels, logger, hooks: () => liveHooks });
   const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
@@ -119,6 +121,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     logger,
     observer: metrics,
     gates: flow.runtimeGates,
+    targets,
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));

@@ -29,6 +29,8 @@ export interface Metrics {
   runFinished(status: string): void;
   /** For the runtime: a delivery to this channel failed. */
   deliveryFailed(channel: string): void;
+  /** For the runtime: one handoff to a target (docs/forward.md) ended: accepted, retry, refused or gave-up. */
+  handedOff(target: string, outcome: string): void;
   /** A store commit was refused (disk full, read-only, I/O error). */
   storeCommitFailed(): void;
   /** A signed request was refused: scheme (registry name) and reason (missing, malformed, mismatch, expired). */
@@ -88,6 +90,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const transformFailures = new Counter({ name: 'hookgate_transform_failures_total', help: 'Transform calls that failed, timed out or found no sandbox, by module.', labelNames: ['module', 'outcome'], registers });
   const runsFinished = new Counter({ name: 'hookgate_runs_finished_total', help: 'Agent runs that ended, by status.', labelNames: ['status'], registers });
   const deliveryFailures = new Counter({ name: 'hookgate_delivery_failures_total', help: 'Failed deliveries, by channel.', labelNames: ['channel'], registers });
+  const handoffs = new Counter({
+    name: 'hookgate_forward_attempts_total',
+    help: 'Handoffs to targets (forwarded actions and callbacks), by target and outcome (accepted, retry, refused, gave-up).',
+    labelNames: ['target', 'outcome'],
+    registers,
+  });
   const storeFailures = new Counter({ name: 'hookgate_store_commit_failures_total', help: 'Store commits refused (disk full, read-only, I/O error).', registers });
   const signatureFailures = new Counter({
     name: 'hookgate_signature_failures_total',
@@ -123,6 +131,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     deliveryFailed(channel) {
       deliveryFailures.inc({ channel: boundedLabel(channel) });
+    },
+    handedOff(target, outcome) {
+      handoffs.inc({ target: boundedLabel(target), outcome: boundedLabel(outcome) });
     },
     storeCommitFailed() {
       storeFailures.inc();
