@@ -60,7 +60,7 @@ function referenceProblem(name: string, use: 'forward' | 'callback', kinds: Retu
   const definition = kinds.get(name);
   if (definition === undefined) return undefined; // its unknown kind is reported at the target
   const takes = use === 'forward' ? definition.takes.actions : definition.takes.callbacks;
-  return takes ? undefined : `${use} target "${name}" is a ${definition.kind} target, which takes no ${use === 'forward' ? 'forwarded actions' : 'callbacks'}`;
+  return takes ? undefined : `${use} target "${name}" (kind ${definition.kind}) takes no ${use === 'forward' ? 'forwarded actions' : 'callbacks'}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

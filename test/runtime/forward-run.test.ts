@@ -27,7 +27,7 @@ describe('forward runs', () => {
     const action = insertForward(store.db, h.clock.now());
     await h.runtime.start();
     await settle(h.clock, h.runtime);
-    expect(h.home.calls.map((call) => [call.id, call.action?.message])).toEqual([[action.runId, action.message]]);
+    expect(h.home.calls.map((call) => [call.id, call.action?.kind === 'agent' ? call.action.message : undefined])).toEqual([[action.runId, action.message]]);
     expect(h.provider.calls).toHaveLength(0);
     expect(readRunView(store.db, action.runId)).toMatchObject({
       status: 'ok',
