@@ -52,3 +52,14 @@ export interface FollowUpRun {
   /** The callback's stored action, as JSON. */
   action: string;
 }
+
+/** A handoff record in words (`HTTP 200`, `its run 4f…`, `its run ended ok`, why it failed, the next attempt): status, the console. */
+export function handoffFacts(handoff: HandoffRecord, time: (iso: string) => string = (iso) => iso): string[] {
+  return [
+    handoff.status === undefined ? undefined : `HTTP ${handoff.status}`,
+    handoff.runId === undefined ? undefined : `its run ${handoff.runId}`,
+    handoff.outcome === undefined ? undefined : `its run ended ${handoff.outcome.status}`,
+    handoff.reason,
+    handoff.retryAt === undefined ? undefined : `next attempt ${time(handoff.retryAt)}`,
+  ].filter((fact): fact is string => fact !== undefined);
+}
