@@ -1,5 +1,4 @@
 import Type, { type Static } from 'typebox';
-import { CircuitBreakerSchema } from '../config/limits-schema.js';
 import type { TargetSettings } from './types.js';
 
 /** Defaults of `targets.<name>.retry` and `timeoutSeconds` (applied here: a schema default inside a union is not). */
@@ -21,13 +20,24 @@ const RetrySchema = Type.Object(
   { additionalProperties: false, description: 'How failed handoffs are tried again: unreachable, timed out, 408, 409, 425, 429 or 5xx (Retry-After honoured).' },
 );
 
+const CircuitSchema = Type.Object(
+  {
+    failures: Type.Optional(Type.Integer({ minimum: 1, description: 'Consecutive failed handoffs (unreachable, timed out, 408, 409, 425, 429, 5xx) that open the circuit. Default 5.' })),
+    openSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'How long it first stays open; each failed probe doubles it, up to an hour. Default 300.' })),
+  },
+  {
+    additionalProperties: false,
+    description: "The target's own circuit breaker (else agents.defaults.circuitBreaker applies): while open its runs wait queued instead of failing one by one; then one probe decides.",
+  },
+);
+
 /** The fields every target kind takes, spread into each kind's schema. */
 export const TargetCommonFields = {
   timeoutSeconds: Type.Optional(
     Type.Number({ exclusiveMinimum: 0, maximum: 3600, description: `How long one POST may take before it counts as failed (and is retried). Default ${TARGET_DEFAULTS.timeoutSeconds}.` }),
   ),
   retry: Type.Optional(RetrySchema),
-  circuitBreaker: Type.Optional(CircuitBreakerSchema),
+  circuitBreaker: Type.Optional(CircuitSchema),
   concurrency: Type.Optional(
     Type.Object(
       { limit: Type.Integer({ minimum: 1, description: 'Runs handed to this target at once, at most (across instances on PostgreSQL).' }) },
