@@ -72,7 +72,7 @@ function transportError(error: unknown, callerSignal: AbortSignal | undefined, t
 }
 
 /** undici puts the system error code (ECONNREFUSED, ENOTFOUND …) on the cause; its message may quote the URL. */
-function networkCode(error: unknown): string {
+export function networkCode(error: unknown): string {
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   if (typeof cause?.code === 'string') return cause.code;
   return error instanceof Error ? error.name : 'unknown';

@@ -1,4 +1,5 @@
 import { parseRetryAfterMs } from '../retry.js';
+import { networkCode } from '../channels/http.js';
 import type { TargetAnswer } from './types.js';
 
 /** A target's answer is read up to this many bytes: enough for an error or a run id, never a flood. */
@@ -86,16 +87,23 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** undici puts the system error code (ECONNREFUSED, ENOTFOUND …) on the cause; its message may quote the URL. */
-function networkCode(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  if (typeof cause?.code === 'string') return cause.code;
-  return error instanceof Error ? error.name : 'unknown';
-}
-
 /** A string field of a JSON answer, when it is one (a target's run id). */
 export function stringField(json: unknown, field: string): string | undefined {
   if (json === null || typeof json !== 'object') return undefined;
   const value = (json as Record<string, unknown>)[field];
   return typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined;
+}
+
+/** One POST of a JSON document, its headers made per attempt from the body and the time (a signature's timestamp). */
+export async function postDocument(request: {
+  url: string;
+  document: Record<string, unknown>;
+  headers: (body: string, now: number) => Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal;
+  deps: { fetch: typeof globalThis.fetch; now?: (() => number) | undefined };
+}): Promise<PostedAnswer> {
+  const body = JSON.stringify(request.document);
+  const now = (request.deps.now ?? Date.now)();
+  return postToTarget({ url: request.url, headers: request.headers(body, now), body, timeoutMs: request.timeoutMs, signal: request.signal, fetch: request.deps.fetch, now });
 }

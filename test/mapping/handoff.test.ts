@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActionBuilder } from '../../src/actions/build.js';
 import { createModelPolicy } from '../../src/actions/models.js';
-import { HookError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { MappingConfig } from '../../src/config/mapping-schema.js';
 import { createMappingEngine } from '../../src/mapping/engine.js';
@@ -26,15 +25,6 @@ async function engineWith(mappings: MappingConfig[], options: { defaultForward?:
     presets: [],
     ...(options.transforms === undefined ? {} : { transforms: options.transforms }),
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<HookError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(HookError);
-  return error as HookError;
 }
 
 describe('forward and callback on actions', () => {
@@ -79,8 +69,10 @@ describe('forward and callback on actions', () => {
   it('fails the mapping, naming the target, when a transform picks one that is not configured', async () => {
     const transforms = fakeTransforms(() => ({ kind: 'override', value: { forward: 'hom' } }));
     const engine = await engineWith([{ id: 'coded', match: { path: 'coded' }, messageTemplate: 'x', transform: { module: 'pick.js' } }], { transforms: transforms.port });
-    const error = await rejection(engine.resolve(request('coded')));
-    expect([error.code, error.message]).toEqual(['MAPPING_INVALID', 'hook mapping "coded": forward target "hom" is not a configured target that takes forwarded actions; did you mean "home"?']);
+    await expect(engine.resolve(request('coded'))).rejects.toMatchObject({
+      code: 'MAPPING_INVALID',
+      message: 'hook mapping "coded": forward target "hom" is not a configured target that takes forwarded actions; did you mean "home"?',
+    });
   });
 
   it('takes a request\'s callback only from the mapping\'s allow-list (400 otherwise), and ignores it where none is allowed', async () => {
@@ -89,8 +81,10 @@ describe('forward and callback on actions', () => {
       { id: 'closed', match: { path: 'closed' }, messageTemplate: 'x' },
     ]);
     expect((await actionsOf(engine, request('ci', {}, { query: { callback: 'inbox' } }))).actions[0]?.callback).toBe('inbox');
-    const refused = await rejection(engine.resolve(request('ci', {}, { query: { callback: 'home' } })));
-    expect([refused.status, refused.message]).toEqual([400, 'callback "home" is not allowed for this hook (allowRequestCallback: inbox)']);
+    await expect(engine.resolve(request('ci', {}, { query: { callback: 'home' } }))).rejects.toMatchObject({
+      status: 400,
+      message: 'callback "home" is not allowed for this hook (allowRequestCallback: inbox)',
+    });
     expect((await actionsOf(engine, request('closed', {}, { query: { callback: 'inbox' } }))).actions[0]).not.toHaveProperty('callback');
   });
 });

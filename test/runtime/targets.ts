@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { AgentAction } from '../../src/actions/types.js';
 import type { TargetAnswer } from '../../src/store/port.js';
 import type { ForwardedAction, TargetPort } from '../../src/runtime/ports.js';
-import { agentAction } from './helpers.js';
+import { agentAction, insertRun } from './helpers.js';
 
 export interface TargetCall {
   id: string;
@@ -55,13 +55,5 @@ export function scriptedTarget(
 /** Inserts a queued forward run exactly as the ingress store does (kind forward, the action as JSON). */
 export function insertForward(db: DatabaseSync, at: number, overrides: Partial<AgentAction> & { forward?: string; callback?: string } = {}): AgentAction & { forward: string } {
   const action = { ...agentAction({ origin: { hook: 'github', mappingId: 'gh' } }), forward: 'home', untrusted: true as const, ...overrides };
-  db.prepare("INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES (?, ?, 'queued', ?, ?, ?, ?, 'forward')").run(
-    action.runId,
-    at,
-    action.origin.hook,
-    action.name,
-    action.sessionKey,
-    JSON.stringify(action),
-  );
-  return action;
+  return insertRun(db, action, at, 'forward');
 }

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { defineTarget, type TargetDeps } from '../define.js';
 import { actionDocument } from '../document.js';
-import { postToTarget, stringField } from '../post.js';
+import { postDocument, stringField } from '../post.js';
 import { TargetCommonFields, TargetUrlSchema, targetSettings } from '../settings-schema.js';
 import { hermesSignatureHeaders } from '../sign.js';
 import type { TargetAnswer } from '../types.js';
@@ -52,10 +52,8 @@ async function postToRoute(
   timeoutMs: number,
   message: { id: string; document: Record<string, unknown>; signal: AbortSignal },
 ): Promise<TargetAnswer> {
-  const body = JSON.stringify(message.document);
-  const now = (deps.now ?? Date.now)();
-  const headers = { ...hermesSignatureHeaders(config.secret, now, body), 'x-request-id': message.id };
-  const { json, ...answer } = await postToTarget({ url: config.url, headers, body, timeoutMs, signal: message.signal, fetch: deps.fetch, now });
+  const headers = (body: string, now: number) => ({ ...hermesSignatureHeaders(config.secret, now, body), 'x-request-id': message.id });
+  const { json, ...answer } = await postDocument({ url: config.url, document: message.document, headers, timeoutMs, signal: message.signal, deps });
   if (answer.kind !== 'accepted') return answer;
   const note = STATUS_NOTES[stringField(json, 'status') ?? ''];
   return note === undefined ? answer : { ...answer, notes: [note] };

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { ConfigError } from '../../errors.js';
 import { defineTarget, type TargetDeps } from '../define.js';
 import { actionDocument } from '../document.js';
-import { postToTarget, stringField } from '../post.js';
+import { postDocument, stringField } from '../post.js';
 import { TargetCommonFields, TargetUrlSchema, targetSettings } from '../settings-schema.js';
 import { standardWebhookHeaders, standardWebhookSecretProblem } from '../sign.js';
 import type { TargetAnswer } from '../types.js';
@@ -57,10 +57,8 @@ export async function postSigned(
   timeoutMs: number,
   message: { id: string; document: Record<string, unknown>; signal: AbortSignal },
 ): Promise<TargetAnswer> {
-  const body = JSON.stringify(message.document);
-  const now = (deps.now ?? Date.now)();
-  const headers = { ...config.headers, ...standardWebhookHeaders(config.secret, message.id, now, body) };
-  const { json, ...answer } = await postToTarget({ url: config.url, headers, body, timeoutMs, signal: message.signal, fetch: deps.fetch, now });
+  const headers = (body: string, now: number) => ({ ...config.headers, ...standardWebhookHeaders(config.secret, message.id, now, body) });
+  const { json, ...answer } = await postDocument({ url: config.url, document: message.document, headers, timeoutMs, signal: message.signal, deps });
   if (answer.kind !== 'accepted') return answer;
   const runId = stringField(json, 'runId') ?? stringField(json, 'id');
   return runId === undefined ? answer : { ...answer, runId };
