@@ -78,7 +78,7 @@ export function networkCode(error: unknown): string {
   return error instanceof Error ? error.name : 'unknown';
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;

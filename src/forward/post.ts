@@ -1,5 +1,5 @@
 import { parseRetryAfterMs } from '../retry.js';
-import { networkCode } from '../channels/http.js';
+import { networkCode, parseJson } from '../channels/http.js';
 import type { TargetAnswer } from './types.js';
 
 /** A target's answer is read up to this many bytes: enough for an error or a run id, never a flood. */
@@ -76,15 +76,6 @@ async function readCapped(response: Response): Promise<string> {
     if (size >= MAX_ANSWER_BYTES) break;
   }
   return Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A string field of a JSON answer, when it is one (a target's run id). */
