@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { actionDocument } from '../../src/forward/document.js';
+import { actionFromDocument } from '../../src/forward/document-read.js';
 import { sealedAgent, sealedWake } from './actions.js';
 
 describe('the hookgate.action.v1 document', () => {
@@ -42,5 +43,25 @@ describe('the hookgate.action.v1 document', () => {
   it('says untrusted: false for text a mapping declared trusted', () => {
     const { untrusted: _dropped, ...trusted } = sealedAgent('internal note');
     expect(actionDocument('run-3', trusted)['untrusted']).toBe(false);
+  });
+});
+
+describe('reading an action document back (a relay passing it on)', () => {
+  it('gives the action the document was written from, under the same id: written again it is the same document', () => {
+    for (const action of [sealedAgent('Issue #7', { to: '123', thinking: 'low' }), sealedWake('deploy failed')]) {
+      const document = JSON.parse(JSON.stringify(actionDocument('run-9', action))) as Record<string, unknown>;
+      const read = actionFromDocument(document, 'laptop');
+      expect(read?.id).toBe('run-9');
+      expect(read?.action.forward).toBe('laptop');
+      expect(actionDocument('run-9', read!.action)).toEqual(document);
+    }
+  });
+
+  it('refuses what is not a hookgate.action.v1 document', () => {
+    const document = actionDocument('run-9', sealedWake('x'));
+    expect(actionFromDocument({ ...document, type: 'hookgate.action.v2' }, 'laptop')).toBeUndefined();
+    expect(actionFromDocument({ ...document, text: '' }, 'laptop')).toBeUndefined();
+    expect(actionFromDocument({ ...document, unexpected: { nested: true }, origin: { path: 'x' } }, 'laptop')).toBeUndefined();
+    expect(actionFromDocument('{}', 'laptop')).toBeUndefined();
   });
 });
