@@ -12,6 +12,7 @@ export const ERROR_CATALOG = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, expose: true },
   MODEL_NOT_ALLOWED: { status: 400, expose: true },
   RECIPIENT_NOT_ALLOWED: { status: 400, expose: true },
+  INVALID_RECIPIENT: { status: 400, expose: true },
   INVALID_HOOK_NAME: { status: 400, expose: true },
   AMBIGUOUS_CREDENTIALS: { status: 400, expose: true },
   SESSION_KEY_NOT_ALLOWED: { status: 400, expose: true },
@@ -22,6 +23,7 @@ export const ERROR_CATALOG = {
   SIGNATURE_INVALID: { status: 401, expose: true },
   SIGNATURE_EXPIRED: { status: 401, expose: true },
   CSRF_FAILED: { status: 403, expose: true },
+  GATEWAY_TOKEN_REQUIRED: { status: 403, expose: true },
   SUBSCRIPTION_REFUSED: { status: 403, expose: true },
   NOT_FOUND: { status: 404, expose: true },
   METHOD_NOT_ALLOWED: { status: 405, expose: true },
@@ -90,6 +92,6 @@ export class ConfigError extends Error {
   }
 }
 
-export function formatIssues(issues: readonly ConfigIssue[]): string {
+function formatIssues(issues: readonly ConfigIssue[]): string {
   return issues.map((issue) => `  ${issue.path || '/'}: ${issue.message}`).join('\n');
 }

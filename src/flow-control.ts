@@ -4,9 +4,9 @@ import type { Metrics } from './metrics/metrics.js';
 import type { LimitOverview, Store } from './store/port.js';
 import type { ChannelPort } from './runtime/ports.js';
 import { deliverText } from './channels/deliver.js';
-import { realClock } from './runtime/clock.js';
+import type { Clock } from './runtime/clock.js';
 import { createAlerter, type Alerter } from './runtime/gates/alerts.js';
-import { budgetRulesOf, runLimitsOf, type RunLimitsLookup } from './runtime/gates/run-limits.js';
+import { budgetRulesOf, type RunLimitsTable } from './runtime/gates/run-limits.js';
 import type { RunGateOptions } from './runtime/gates/setup.js';
 import type { AdmissionLimits } from './admission/rate-limit.js';
 import { createRateRefusals } from './admission/rate-refusals.js';
@@ -18,8 +18,10 @@ export interface FlowControlDeps {
   store: Store;
   channels: ReadonlyMap<string, ChannelPort>;
   logger: Logger;
-  /** The hooks block in force (a reload changes mappings' limits for runs still queued). */
-  hooks: () => Config['hooks'];
+  /** The store's time (Store.now) with the process's timers: every instance decides by the same time. */
+  clock: Clock;
+  /** The mappings' run limits in force, as the mapping engine compiled them (a reload swaps them). */
+  runLimits: () => RunLimitsTable;
 }
 
 export interface FlowControl {
@@ -27,8 +29,8 @@ export interface FlowControl {
   admission(metrics: Metrics): AdmissionLimits;
   /** For the hook handlers: agents.defaults.maxQueued. */
   queueGuard(metrics: Metrics): (actions: readonly AdmittedAction[], hook: string) => Promise<void>;
-  /** For the runtime: the run gates. */
-  readonly runtimeGates: RunGateOptions;
+  /** For the runtime: the run gates (it is handed each reload's mapping limits through Runtime.setRunLimits). */
+  runtimeGates(): RunGateOptions;
   /** Waiting runs, budgets, circuits: metrics, `hookgate status`, the console. */
   overview(): Promise<LimitOverview>;
   readonly alerter: Alerter;
@@ -42,23 +44,17 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
     channels: deps.channels,
     deliver: (channel, to, text, options) => deliverText(channel, to, text, { signal: options.signal, logger }),
     limits: store.limits,
-    clock: realClock,
+    clock: deps.clock,
     logger,
     lastRecipient: (channel) => store.deliveries.lastRecipient(channel),
   });
-  let cached: { hooks: Config['hooks']; lookup: RunLimitsLookup } | undefined;
-  const runLimits: RunLimitsLookup = (mappingId) => {
-    const hooks = deps.hooks();
-    if (cached?.hooks !== hooks) cached = { hooks, lookup: runLimitsOf(hooks) };
-    return cached.lookup(mappingId);
-  };
   return {
     alerter,
-    runtimeGates: { limits: store.limits, runLimits, alerter },
+    runtimeGates: () => ({ limits: store.limits, runLimits: deps.runLimits(), alerter }),
     admission: (metrics) => ({
       store: store.limits,
       refusals: createRateRefusals(),
-      now: () => realClock.now(),
+      now: () => deps.clock.now(),
       onLimited(mappingId, over) {
         if (over === 'reject') return metrics.limits.hookRejected(mappingId, 'rate-limit');
         metrics.admission.skipped(mappingId, 'rate-limit');
@@ -69,9 +65,9 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
       createQueueGuard({
         maxQueued: config.agents.defaults.maxQueued,
         depths: () => store.depths(),
-        now: () => realClock.now(),
+        now: () => deps.clock.now(),
         onRefused: (label) => metrics.limits.hookRejected(label, 'queue-full'),
       }),
-    overview: () => store.limits.overview(budgetRulesOf({ hooks: deps.hooks(), agents: config.agents }), realClock.now()),
+    overview: () => store.limits.overview(budgetRulesOf(config.agents.defaults.budget, deps.runLimits()), deps.clock.now()),
   };
 }

@@ -10,7 +10,7 @@ export function digestForLog(value: string): { sha256: string; length: number } 
 }
 
 /** A value few enough to be guessed (a phone number, a chat id) as a log line carries it. */
-export interface KeyedLogDigest {
+interface KeyedLogDigest {
   /** First 12 hex digits of HMAC-SHA256 under the installation's key. */
   hmac: string;
   length: number;

@@ -7,7 +7,7 @@ export type { Logger } from 'pino';
  * Paths that may carry a secret. pino removes them before a line is written; raw payloads are
  * never passed to the logger in the first place (log the hook name, sizes and codes instead).
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'token',
   '*.token',
   'authorization',
@@ -44,7 +44,7 @@ export const REDACTED_PATHS = [
 
 export type LogFormat = 'json' | 'pretty';
 
-export const LOG_FORMAT_ENV = 'HOOKGATE_LOG_FORMAT';
+const LOG_FORMAT_ENV = 'HOOKGATE_LOG_FORMAT';
 
 /**
  * JSON lines for machines (journald, shippers, pipes), readable lines for a person at a terminal:

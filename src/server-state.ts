@@ -22,7 +22,7 @@ interface StorageLocation {
   url?: string | undefined;
 }
 
-export function serverStatePath(storage: StorageLocation): string | undefined {
+function serverStatePath(storage: StorageLocation): string | undefined {
   return storage.url === undefined ? `${storage.path}.server.json` : undefined;
 }
 

@@ -10,6 +10,7 @@ import { createConfiguredActionBuilder } from './actions/build.js';
 import { catalogsOf } from './actions/models.js';
 import { createAuthThrottle } from './auth/throttle.js';
 import { createApp } from './http/app.js';
+import { BodyBudget, perClientShare } from './http/body-budget.js';
 import { listen, type Listening } from './http/listen.js';
 import { createLiveEngine, type LiveEngine } from './mapping/live-engine.js';
 import type { MappingEngine } from './mapping/engine.js';
@@ -31,6 +32,8 @@ import { createDebounceFirer } from './admission/debounce.js';
 import { runOrPendingView } from './admission/pending-view.js';
 import { writeServerState } from './server-state.js';
 import { createFlowControl } from './flow-control.js';
+import { NO_RUN_LIMITS, type RunLimitsTable } from './runtime/gates/run-limits.js';
+import { realClock, type Clock } from './runtime/clock.js';
 
 export interface Service {
   readonly url: string;
@@ -64,6 +67,8 @@ export interface ServiceOptions {
   gmail?: GmailSourceSeams;
   /** Tests: fault injection into the store adapter (test/store/support/). */
   storeSeams?: StoreSeams;
+  /** Tests: the clock of request-body deadlines and transfer-rate checks (src/http/body-watch.ts). */
+  httpClock?: Clock;
 }
 
 /**
@@ -92,14 +97,20 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   // Instances sharing a PostgreSQL store tell themselves apart: in metrics and as owners of run claims.
   const shared = config.storage.url !== undefined;
   const instance = `${hostname()}:${process.pid}`;
-  // What the console's Mappings page shows and run limits follow; reload swaps it.
+  // What the console's Mappings page shows; reload swaps it.
   let liveHooks = config.hooks;
   const outbound = { fetch: globalThis.fetch, logger };
   const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const channels = createChannels(config.channels, { ...outbound, digest });
   const targets = createTargets(config.targets, outbound);
-  const flow = createFlowControl({ config, store: stored, channels, logger, hooks: () => liveHooks });
-  const metrics = createMetrics({ depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
+  // The run gates apply the limits the engine in force compiled (nothing is compiled twice); read once the engine exists.
+  const runLimitsInForce = (): RunLimitsTable => mappings.current()?.runLimits ?? NO_RUN_LIMITS;
+  // Every decision about time (leases, buckets, budget and debounce windows) goes by the store's time: on
+  // PostgreSQL the database's clock, which all instances share (docs/deployment.md).
+  const clock: Clock = { now: () => stored.now(), setTimer: realClock.setTimer, clearTimer: realClock.clearTimer };
+  const flow = createFlowControl({ config, store: stored, channels, logger, clock, runLimits: runLimitsInForce });
+  const bodyBudget = new BodyBudget(config.hooks.bodyBudgetBytes, perClientShare(config.hooks));
+  const metrics = createMetrics({ bodyBytesHeld: () => bodyBudget.heldBytes, depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
@@ -120,13 +131,16 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     recipients: createRecipientPolicy(config.channels as AllowToConfig),
     logger,
     observer: metrics,
-    gates: flow.runtimeGates,
+    clock,
+    gates: flow.runtimeGates(),
     targets,
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
   await runtime.start();
-  const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, ...(shared ? { leaseMs } : {}) });
+  // Without a debounce mapping the firer does no store work (it still fires groups an earlier config left).
+  const debounces = (): boolean => mappings.current()?.debounces ?? false;
+  const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, clock, polling: debounces(), ...(shared ? { leaseMs } : {}) });
   firer.start();
   started.add('debounce firer', () => firer.stop());
   // The watcher follows the transforms directory of the last config that parsed, even one whose
@@ -144,6 +158,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     startedWith: config,
     onReloaded: (next) => {
       liveHooks = next.hooks;
+      runtime.setRunLimits(runLimitsInForce());
+      firer.setPolling(debounces());
     },
     onState: (state) => {
       metrics.configReloadState(!state.reloadFailed, Date.parse(state.lastSuccessAt));
@@ -178,7 +194,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     liveHooks: () => liveHooks,
     runView: (runId) => runOrPendingView(stored, runId),
     runCompletion: (runId) => stored.runs.completion(runId),
-    admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission },
+    admission: { debounce: stored.debounce, nudge: firer.nudge, observer: metrics.admission, now: clock.now },
     retryRun: (runId) => runtime.retry(runId),
     startRun: (runId) => runtime.forceStart(runId, 'api'),
     queueGuard: flow.queueGuard(metrics),
@@ -188,6 +204,8 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     isReady: () => !closing && store.isWritable() && storeHealth.isWritable(),
     reloadState: () => reloader.state(),
     metrics,
+    bodyBudget,
+    ...(options.httpClock === undefined ? {} : { clock: options.httpClock }),
     ...(gmail?.push === undefined ? {} : { gmailPush: gmail.push }),
   });
   const { http } = config.gateway;

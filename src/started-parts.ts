@@ -6,13 +6,13 @@ export interface PartStop {
   readonly stop: () => unknown;
 }
 
-export interface StopFailure {
+interface StopFailure {
   readonly name: string;
   readonly error: unknown;
 }
 
 /** Stops every part in the given order; one that throws or rejects does not keep the next ones open. */
-export async function stopEach(parts: readonly PartStop[]): Promise<StopFailure[]> {
+async function stopEach(parts: readonly PartStop[]): Promise<StopFailure[]> {
   const failures: StopFailure[] = [];
   for (const { name, stop } of parts) {
     try {

@@ -1,5 +1,5 @@
 /** The one agent Hookgate runs: the only `agentId` a request or a mapping may name. */
-export const AGENT_ID = 'main';
+const AGENT_ID = 'main';
 
 /**
  * Why an `agentId` cannot be used, for a request (400) and a mapping (config error) alike:

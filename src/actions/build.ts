@@ -12,7 +12,7 @@ import { handoffFields, NO_TARGETS, type HandoffChoice, type TargetPolicy } from
 import { targetPolicyOf } from '../forward/index.js';
 
 /** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
-export interface AgentFields {
+interface AgentFields {
   message: string;
   name?: string | undefined;
   sessionKey?: string | undefined;
@@ -27,12 +27,12 @@ export interface AgentFields {
   agentId?: string | undefined;
 }
 
-export interface WakeFields {
+interface WakeFields {
   text: string;
   mode?: WakeMode | undefined;
 }
 
-export interface NotifyFields {
+interface NotifyFields {
   text: string;
   name?: string | undefined;
   channel?: string | undefined;
@@ -157,7 +157,7 @@ export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'c
 }
 
 /** `log` and every `channels.<name>` block not switched off: the channels a delivery can reach. */
-export function configuredChannelNames(channels: Config['channels']): ReadonlySet<string> {
+function configuredChannelNames(channels: Config['channels']): ReadonlySet<string> {
   const names = new Set(['log']);
   for (const [name, block] of Object.entries(channels as Record<string, { enabled?: boolean } | undefined>)) {
     if (block !== undefined && block.enabled !== false) names.add(name);

@@ -5,7 +5,7 @@ import { newTimeOrderedId } from './ids.js';
 export const MAIN_SESSION_KEY = 'main';
 
 /** Who chose a session key: the /agent caller, or a mapping (template, transform, sessionMode). */
-export type SessionKeyOrigin = 'request' | 'mapping';
+type SessionKeyOrigin = 'request' | 'mapping';
 
 export interface SessionKeySettings {
   allowRequestSessionKey: boolean;
@@ -14,7 +14,7 @@ export interface SessionKeySettings {
 }
 
 /** The spec's defaults: a request may choose its key, inside `hook:`. */
-export const DEFAULT_SESSION_KEY_SETTINGS: SessionKeySettings = { allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:'] };
+const DEFAULT_SESSION_KEY_SETTINGS: SessionKeySettings = { allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:'] };
 
 /**
  * The fence around session keys. A key decides which transcript a run reads and extends, so a
@@ -55,7 +55,7 @@ export function createSessionKeyPolicy(settings: SessionKeySettings = DEFAULT_SE
  * byte after the builder trims them, but case, Unicode compatibility forms and OpenClaw's
  * `agent:main:main` are refused too, so no prefix list (even `m` or `agent:`) opens it.
  */
-export function isMainSession(key: string): boolean {
+function isMainSession(key: string): boolean {
   const folded = key.normalize('NFKC').trim().toLowerCase();
   return folded === MAIN_SESSION_KEY || folded === `agent:${MAIN_SESSION_KEY}:${MAIN_SESSION_KEY}`;
 }

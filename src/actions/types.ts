@@ -8,7 +8,7 @@ export const WakeModeSchema = Type.Union([Type.Literal('now'), Type.Literal('nex
 export type WakeMode = Static<typeof WakeModeSchema>;
 
 /** Where an action came from: shown in logs, summaries and `hookgate status`. */
-export const ActionOriginSchema = Type.Object(
+const ActionOriginSchema = Type.Object(
   {
     hook: Type.String({ description: 'The hook name the request was posted to (`wake`, `agent` or a mapped name).' }),
     mappingId: Type.Optional(Type.String({ description: 'Id of the mapping that produced the action.' })),
@@ -33,7 +33,7 @@ const HandoffFields = {
 };
 
 /** A system event for the main session. `text` is what the agent will read (enveloped when untrusted). */
-export const WakeActionSchema = Type.Object(
+const WakeActionSchema = Type.Object(
   {
     kind: Type.Literal('wake'),
     /** Only on a forwarded wake, which is a run; a wake that stays here is an event. */
@@ -48,7 +48,7 @@ export const WakeActionSchema = Type.Object(
 export type WakeAction = Static<typeof WakeActionSchema>;
 
 /** An isolated agent turn. `message` is what the agent will read (enveloped unless a mapping opted out). */
-export const AgentActionSchema = Type.Object(
+const AgentActionSchema = Type.Object(
   {
     kind: Type.Literal('agent'),
     runId: Type.String({ description: 'uuid given at admission; answers GET {path}/runs/<runId>.' }),
@@ -79,7 +79,7 @@ export type AgentAction = Static<typeof AgentActionSchema>;
  * Text sent straight to a channel: no model, no session, no summary, no heartbeat. `text` is
  * sender data for people, so it gets no envelope; the channel neutralises it (src/channels/markup.ts).
  */
-export const NotifyActionSchema = Type.Object(
+const NotifyActionSchema = Type.Object(
   {
     kind: Type.Literal('notify'),
     runId: Type.String({ description: 'uuid given at admission; answers GET {path}/runs/<runId>.' }),

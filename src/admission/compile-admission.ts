@@ -1,6 +1,5 @@
 import type { MappingConfig } from '../config/mapping-schema.js';
-import type { CompiledTemplate, TemplateCompiler } from '../mapping/template.js';
-import { TemplateSyntaxError } from '../mapping/template.js';
+import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from '../compiled-template.js';
 import { compileEventMatcher, eventFieldReader, eventTypeReaderFor, type EventTypeReader } from './event-type.js';
 import { compileFilter, type CompiledFilter } from './filter-compile.js';
 

@@ -1,8 +1,8 @@
 import type { MappingConfig } from '../config/mapping-schema.js';
-import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from '../mapping/template.js';
+import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from '../compiled-template.js';
 import { compileRateLimit, type CompiledRateLimit } from './rate-limit.js';
 import type { CompiledRunLimitKeys } from './run-limit-keys.js';
-import type { MappingRunLimitsView } from './limit-views.js';
+import { runLimitsOf, type MappingRunLimitsView } from './limit-views.js';
 
 export interface CompiledLimits {
   rateLimit: CompiledRateLimit | undefined;
@@ -35,10 +35,5 @@ export function compileLimits(
   const throttleKey = config.throttle?.key === undefined ? undefined : compileKey('throttle')(config.throttle.key);
   const concurrencyKey = config.concurrency?.key === undefined ? undefined : compileKey('concurrency')(config.concurrency.key);
   const runLimitKeys = throttleKey === undefined && concurrencyKey === undefined ? undefined : { throttle: throttleKey, concurrency: concurrencyKey };
-  const runLimits: MappingRunLimitsView = {
-    ...(config.throttle === undefined ? {} : { throttle: config.throttle }),
-    ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
-    ...(config.budget === undefined ? {} : { budget: config.budget }),
-  };
-  return { rateLimit, runLimitKeys, runLimits };
+  return { rateLimit, runLimitKeys, runLimits: runLimitsOf(config) };
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import { debounceActionKey, type DebounceStore, type DueGroup } from '../store/debounce-port.js';
 import type { IngressStore } from '../store/port.js';
 import { mergeGroup } from './debounce-merge.js';
+import { realClock, type Clock, type TimerHandle } from '../runtime/clock.js';
 
 export interface DebounceFirerOptions {
   debounce: DebounceStore;
@@ -10,17 +11,26 @@ export interface DebounceFirerOptions {
   /** This instance's owner id for claims (unique per process start). */
   owner: string;
   logger: Logger;
-  now?: () => number;
+  /** Time and timers (tests advance a manual clock). Default: the process's. */
+  clock?: Clock;
   /** Longest sleep between looks at the store: groups opened by other instances are seen this soon. Default 1000 ms. */
   pollMs?: number;
   /** How long a claim is held before another firer may take the group over. Default 60 s. */
   leaseMs?: number;
+  /**
+   * Whether a mapping in force debounces (default true): only then does the firer look at the
+   * store every pollMs. Without one it looks once at start and then only when a group it knows
+   * of is due (a group an earlier config left, a lapsed claim); no store work at all otherwise.
+   */
+  polling?: boolean;
 }
 
 export interface DebounceFirer {
   start(): void;
   /** A group now fires at `at`: wake up by then (a join on this instance). */
   nudge(at: number): void;
+  /** A reload changed whether a mapping debounces: polling starts at once, or ends after the next look. */
+  setPolling(on: boolean): void;
   /** Resolves once every group it was firing is done; fires no more. */
   stop(): Promise<void>;
 }
@@ -34,20 +44,21 @@ const BATCH = 20;
  * firer's commit of the same key is a replay, so the group still makes exactly one action.
  */
 export function createDebounceFirer(options: DebounceFirerOptions): DebounceFirer {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? realClock;
+  const now = (): number => clock.now();
   const pollMs = options.pollMs ?? 1000;
   const leaseMs = options.leaseMs ?? 60_000;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
   let wakeAt = Number.POSITIVE_INFINITY;
   let running: Promise<void> | undefined;
   let stopped = false;
+  let polling = options.polling ?? true;
 
   const schedule = (at: number): void => {
     if (stopped || at >= wakeAt) return;
-    clearTimeout(timer);
+    if (timer !== undefined) clock.clearTimer(timer);
     wakeAt = at;
-    timer = setTimeout(tick, Math.max(0, at - now()));
-    timer.unref();
+    timer = clock.setTimer(tick, at - now());
   };
 
   function tick(): void {
@@ -56,12 +67,24 @@ export function createDebounceFirer(options: DebounceFirerOptions): DebounceFire
       void running.then(() => schedule(now()));
       return;
     }
-    running = fireDue()
+    running = (polling ? fireDue() : fireIfDue())
       .catch((error: unknown) => options.logger.warn({ event: 'debounce.fire_failed', err: (error as Error).message }, 'debounce groups could not be fired; retrying'))
       .finally(() => {
         running = undefined;
       });
-    void running.then(async () => schedule(Math.min(now() + pollMs, (await options.debounce.nextFireAt().catch(() => undefined)) ?? Number.POSITIVE_INFINITY)));
+    void running.then(async () => schedule(await nextLook()));
+  }
+
+  /** Without polling, a claim (a write) is made only when the store says a group is due. */
+  async function fireIfDue(): Promise<void> {
+    const next = await options.debounce.nextFireAt();
+    if (next !== undefined && next <= now()) await fireDue();
+  }
+
+  /** The next group's time; the next poll, if polling; after a failed read, the next poll anyway. */
+  async function nextLook(): Promise<number> {
+    const next = await options.debounce.nextFireAt().catch(() => now() + pollMs);
+    return Math.min(polling ? now() + pollMs : Number.POSITIVE_INFINITY, next ?? Number.POSITIVE_INFINITY);
   }
 
   async function fireDue(): Promise<void> {
@@ -96,9 +119,14 @@ export function createDebounceFirer(options: DebounceFirerOptions): DebounceFire
       schedule(now());
     },
     nudge: schedule,
+    setPolling(on) {
+      const started = on && !polling;
+      polling = on;
+      if (started) schedule(now());
+    },
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      if (timer !== undefined) clock.clearTimer(timer);
       await running;
     },
   };

@@ -4,17 +4,14 @@ import { parseFieldPath, readField, type FieldPath } from './field-path.js';
 /** Reads a delivery's event type from its headers (lower-cased) and payload. */
 export type EventTypeReader = (headers: Readonly<Record<string, string>>, payload: unknown) => string | undefined;
 
-/** Schemes whose deliveries carry no event type of their own: their mappings name `eventField`. */
-export const SCHEMES_WITHOUT_EVENT_TYPE: ReadonlySet<string> = new Set(['hmac']);
-
 /**
  * The event type reader a signature scheme offers: each scheme file in src/auth/signatures/ says
  * where its sender puts the type (`eventType`); undefined for an unknown scheme or one without.
  */
 export function eventTypeReaderFor(scheme: string | undefined): EventTypeReader | undefined {
-  const found = scheme === undefined || SCHEMES_WITHOUT_EVENT_TYPE.has(scheme) ? undefined : findScheme(scheme);
-  if (found === undefined) return undefined;
-  return (headers, payload) => (payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? found.eventType(headers, payload as Record<string, unknown>) : undefined);
+  const read = scheme === undefined ? undefined : findScheme(scheme)?.eventType;
+  if (read === undefined) return undefined;
+  return (headers, payload) => (payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? read(headers, payload as Record<string, unknown>) : undefined);
 }
 
 /** `eventField` (`payload.type`, `headers.x-event`) as a reader; a string reason when it is not a usable path. */

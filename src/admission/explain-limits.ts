@@ -1,8 +1,15 @@
-import type { CompiledMapping } from '../mapping/compiled.js';
-import type { SafeRecord } from '../mapping/context.js';
+import type { SafeRecord } from '../compiled-template.js';
 import type { MappingRunLimitsView } from './limit-views.js';
-import { peekRateLimit, type AdmissionLimits } from './rate-limit.js';
+import { peekRateLimit, type AdmissionLimits, type CompiledRateLimit } from './rate-limit.js';
 import { renderLimitKey } from './limit-key.js';
+import type { CompiledRunLimitKeys } from './run-limit-keys.js';
+
+/** What of a compiled mapping (src/mapping/compiled.ts) its limits' explanation reads. */
+export interface LimitedMapping {
+  readonly id: string;
+  readonly rateLimit?: CompiledRateLimit | undefined;
+  readonly runLimitKeys?: CompiledRunLimitKeys | undefined;
+}
 
 /** One limit of the winning mapping as `hookgate try` shows it: its key for this delivery and what it would do right now. */
 export interface LimitExplanation {
@@ -15,7 +22,7 @@ export interface LimitExplanation {
  * The mapping's limits for this delivery, without counting it: the rate limit's verdict from its
  * bucket (when a store is at hand), and the run gates' keys (they delay runs, never refuse them).
  */
-export async function explainLimits(mapping: CompiledMapping, config: MappingRunLimitsView, context: SafeRecord, limits: AdmissionLimits | undefined): Promise<LimitExplanation[]> {
+export async function explainLimits(mapping: LimitedMapping, config: MappingRunLimitsView, context: SafeRecord, limits: AdmissionLimits | undefined): Promise<LimitExplanation[]> {
   const out: LimitExplanation[] = [];
   if (mapping.rateLimit !== undefined) {
     if (limits === undefined) out.push({ limit: 'rateLimit', key: renderLimitKey(mapping.rateLimit.key, context, mapping.id, 'rateLimit.key'), verdict: 'not checked (no store)' });

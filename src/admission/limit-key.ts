@@ -1,6 +1,5 @@
 import { HookError } from '../errors.js';
-import type { SafeRecord } from '../mapping/context.js';
-import type { CompiledTemplate } from '../mapping/template.js';
+import type { CompiledTemplate, SafeRecord } from '../compiled-template.js';
 
 /** A rendered key longer than this is cut: keys name buckets and rows, not payloads. */
 export const MAX_KEY_CHARS = 200;

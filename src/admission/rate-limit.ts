@@ -2,8 +2,7 @@ import { HookError } from '../errors.js';
 import type { RateLimitConfig } from '../config/limits-schema.js';
 import type { LimitStore, RateHitRequest } from '../store/port.js';
 import type { RateRefusals } from './rate-refusals.js';
-import type { SafeRecord } from '../mapping/context.js';
-import type { CompiledTemplate } from '../mapping/template.js';
+import type { CompiledTemplate, SafeRecord } from '../compiled-template.js';
 import { renderLimitKey } from './limit-key.js';
 
 /**

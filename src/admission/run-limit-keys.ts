@@ -1,6 +1,5 @@
 import type { AdmittedAction } from '../actions/types.js';
-import type { SafeRecord } from '../mapping/context.js';
-import type { CompiledTemplate } from '../mapping/template.js';
+import type { CompiledTemplate, SafeRecord } from '../compiled-template.js';
 import { renderLimitKey } from './limit-key.js';
 
 /** A mapping's throttle and concurrency key templates (compiled at load); the runtime's gates read the rendered keys from the run. */

@@ -2,9 +2,19 @@ import Type, { type Static, type TArray, type TBoolean, type TObject, type TOpti
 import type { Channel, ChannelDeps } from './types.js';
 
 /** The schema of `channels.<name>`: `enabled` plus the channel's own keys, nothing else. */
-export type ChannelBlockSchema<S extends TObject> = TObject<S['properties'] & { enabled: TOptional<TBoolean>; allowTo: TOptional<TArray<TString>> }>;
+type ChannelBlockSchema<S extends TObject> = TObject<S['properties'] & { enabled: TOptional<TBoolean>; allowTo: TOptional<TArray<TString>> }>;
 
-/** One entry of the channel registry (src/channels/index.ts). */
+/**
+ * What a channel's `to` must look like, for channels that build a URL or an API id from it. Checked
+ * at admission, before any `allowTo` glob (`acme/..#12` fits `acme/*`), and again by the channel.
+ */
+export interface RecipientFormat {
+  /** What `to` must be, for the 400 INVALID_RECIPIENT message (never the value itself). */
+  readonly expected: string;
+  fits(to: string): boolean;
+}
+
+/** One entry of the channel registry (src/channels/registry.ts). */
 export interface ChannelDefinition<S extends TObject = TObject, N extends string = string> {
   readonly name: N;
   /** One line for docs and `hookgate check`. */
@@ -17,6 +27,8 @@ export interface ChannelDefinition<S extends TObject = TObject, N extends string
   readonly blockSchema: ChannelBlockSchema<S>;
   /** Longest text one send() accepts; longer replies are split by deliverText. */
   readonly maxMessageChars: number;
+  /** The shape of `to`, where the service defines one that matters (github, gitlab, linear). */
+  readonly recipient: RecipientFormat | undefined;
   create(config: Static<S>, deps: ChannelDeps): Channel;
 }
 
@@ -26,6 +38,7 @@ export interface ChannelDefinitionInput<S extends TObject, N extends string> {
   aliases?: string[];
   configSchema: S;
   maxMessageChars: number;
+  recipient?: RecipientFormat;
   create(config: Static<S>, deps: ChannelDeps): Channel;
 }
 
@@ -70,6 +83,7 @@ export function defineChannel<S extends TObject, const N extends string>(def: Ch
     configSchema: def.configSchema,
     blockSchema,
     maxMessageChars: def.maxMessageChars,
+    recipient: def.recipient,
     create: (config, deps) => def.create(config, deps),
   };
 }

@@ -2,11 +2,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 import { retryDelay } from '../retry.js';
 import { scrubUrls } from './http.js';
-import { splitMessage } from './split.js';
-import { DeliveryError, type Channel } from './types.js';
+import { splitForRendering, splitMessage } from './split.js';
+import { DeliveryError, type Channel, type SendOptions } from './types.js';
 import type { DeliveryOutcome } from '../store/port-types.js';
 
-export { splitMessage } from './split.js';
 // Declared once, on the store port that keeps it (a run's and a heartbeat's `delivery`).
 export type { DeliveryOutcome } from '../store/port-types.js';
 
@@ -30,23 +29,24 @@ export interface DeliverOptions {
 const DEFAULTS = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
 
 /**
- * Sends `text` to `to` over `channel`, split to the channel's limit and sent part by part in
- * order. Rate limits, server errors and network failures are retried with exponential backoff and
+ * Sends `text` to `to` over `channel`, split to the channel's limit (and to its rendering's) before
+ * the first send, and sent piece by piece in order. Rate limits, server errors and network failures are retried with exponential backoff and
  * jitter (retryDelay; a service's Retry-After wins, capped at maxDelayMs); any other refusal ends the delivery.
  * Never throws: the outcome says what happened, with a reason safe to log and show.
  */
 export async function deliverText(channel: Channel, to: string, text: string, options: DeliverOptions = {}): Promise<DeliveryOutcome> {
   const failed = (reason: string, attempts: number): DeliveryOutcome => ({ status: 'failed', channel: channel.name, to, reason, attempts });
+  const sendOptions: SendOptions | undefined = options.untrusted === true ? { untrusted: true } : undefined;
   let parts: string[];
   try {
-    parts = splitMessage(text, channel.maxMessageChars);
+    parts = fitParts(channel, text, sendOptions);
   } catch (error) {
     return failed(`${channel.name}: cannot split the reply (${describe(error)})`, 0);
   }
   if (parts.length === 0) return failed(`${channel.name}: nothing to deliver, the reply is empty`, 0);
   let attempts = 0;
   for (const [index, part] of parts.entries()) {
-    const result = await sendPart(channel, to, part, options);
+    const result = await sendPart(channel, to, part, options, sendOptions);
     attempts += result.attempts;
     if (result.error !== undefined) {
       const where = parts.length === 1 ? '' : `part ${index + 1} of ${parts.length}: `;
@@ -56,15 +56,23 @@ export async function deliverText(channel: Channel, to: string, text: string, op
   return { status: 'delivered', channel: channel.name, to, parts: parts.length, attempts };
 }
 
+/** The pieces send() gets, each posted as one message: fixed before the first send, so a retry repeats one piece. */
+function fitParts(channel: Channel, text: string, sendOptions: SendOptions | undefined): string[] {
+  const parts = splitMessage(text, channel.maxMessageChars);
+  const rendering = channel.rendering;
+  if (rendering === undefined) return parts;
+  return parts.flatMap((part) => splitForRendering(part, rendering.maxChars, (piece) => rendering.render(piece, sendOptions)));
+}
+
 /** Sends one part with retries; `error` is the final reason when it did not go through. */
-async function sendPart(channel: Channel, to: string, part: string, options: DeliverOptions): Promise<{ attempts: number; error?: string }> {
+async function sendPart(channel: Channel, to: string, part: string, options: DeliverOptions, sendOptions: SendOptions | undefined): Promise<{ attempts: number; error?: string }> {
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? DEFAULTS.maxAttempts));
   const sleep = options.sleep ?? defaultSleep;
   for (let attempt = 1; ; attempt++) {
     if (aborted(options.signal)) return { attempts: attempt - 1, error: 'delivery aborted' };
     try {
-      if (options.untrusted === true) await channel.send(to, part, options.signal, { untrusted: true });
-      else await channel.send(to, part, options.signal);
+      if (sendOptions === undefined) await channel.send(to, part, options.signal);
+      else await channel.send(to, part, options.signal, sendOptions);
       return { attempts: attempt };
     } catch (error) {
       const retryable = error instanceof DeliveryError && error.retryable && !aborted(options.signal);

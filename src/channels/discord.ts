@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, httpFailure, joinUrl, post, requireRecipient, secondsToMs, type HttpReply } from './http.js';
-import { allowed, fitRendered, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { detail, field, httpFailure, joinUrl, pathSegment, post, requireRecipient, secondsToMs, type HttpReply } from './http.js';
+import { allowed, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import type { Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://discord.com/api/v10';
 /** Discord asks bots to identify themselves as `DiscordBot ($url, $version)`. */
@@ -26,21 +27,24 @@ export const discordChannel = defineChannel({
   create(config, deps) {
     const base = config.baseUrl ?? DEFAULT_BASE_URL;
     const headers = { authorization: `Bot ${config.token}`, 'user-agent': USER_AGENT };
+    // Neutral: masked links show their target, and nothing embeds.
+    const rendering: Rendering = {
+      maxChars: MAX_CHARS,
+      render: (text, options?: SendOptions) => (allowed(config.markup, options) ? text : neutraliseMarkdown(text, { mentions: 'mass', links: true, emphasisCrossesCode: true })),
+    };
     return {
       name: 'discord',
       maxMessageChars: MAX_CHARS,
+      rendering,
       async send(to, text, signal, options?: SendOptions) {
         const channelId = requireRecipient(to, 'a Discord channel id');
-        const url = joinUrl(base, `channels/${encodeURIComponent(channelId)}/messages`);
+        const url = joinUrl(base, `channels/${pathSegment(channelId)}/messages`);
         // allowed_mentions with no parse types: text taken from a webhook must not ping @everyone or roles,
-        // whatever `markup` says. Neutral: masked links show their target, and nothing embeds.
-        const markupAllowed = allowed(config.markup, options);
-        const contents = markupAllowed ? [text] : fitRendered(text, MAX_CHARS, (part) => neutraliseMarkdown(part, { mentions: 'none', links: true }));
-        for (const content of contents) {
-          const json = markupAllowed ? { content, allowed_mentions: { parse: [] } } : { content, allowed_mentions: { parse: [] }, flags: SUPPRESS_EMBEDS };
-          const reply = await post(deps.fetch, url, { headers, json, signal });
-          if (reply.status !== 200 && reply.status !== 201) throw failure(reply);
-        }
+        // whatever `markup` says.
+        const content = rendering.render(text, options);
+        const json = allowed(config.markup, options) ? { content, allowed_mentions: { parse: [] } } : { content, allowed_mentions: { parse: [] }, flags: SUPPRESS_EMBEDS };
+        const reply = await post(deps.fetch, url, { headers, json, signal });
+        if (reply.status !== 200 && reply.status !== 201) throw failure(reply);
       },
     };
   },

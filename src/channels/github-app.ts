@@ -1,6 +1,6 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { ConfigError } from '../errors.js';
-import { detail, field, httpFailure, joinUrl, post } from './http.js';
+import { detail, field, httpFailure, joinUrl, pathSegment, post } from './http.js';
 import { DeliveryError } from './types.js';
 
 /** GitHub accepts app JWTs of at most 10 minutes; `iat` is set back for clock drift, as GitHub advises. */
@@ -9,7 +9,7 @@ const CLOCK_DRIFT_S = 60;
 /** An installation token lives an hour; it is renewed this long before it expires. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
 
-export interface GithubAppConfig {
+interface GithubAppConfig {
   appId: string | number;
   privateKey: string;
   installationId?: number | undefined;
@@ -70,7 +70,7 @@ export function createAppTokens(options: AppTokenOptions): AppTokens {
 
 /** GET /repos/{owner}/{repo}/installation: which installation of the app covers the repository. */
 async function findInstallation(options: AppTokenOptions, headers: Record<string, string>, owner: string, repo: string, signal: AbortSignal | undefined): Promise<number> {
-  const url = joinUrl(options.baseUrl, `repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/installation`);
+  const url = joinUrl(options.baseUrl, `repos/${pathSegment(owner)}/${pathSegment(repo)}/installation`);
   const reply = await post(options.fetch, url, { method: 'GET', headers, signal });
   const id = field(reply.json, 'id');
   if (reply.status === 200 && typeof id === 'number') return id;
@@ -79,7 +79,7 @@ async function findInstallation(options: AppTokenOptions, headers: Record<string
 }
 
 /** The app's own RS256 JWT (iss = app id), which only serves to obtain installation tokens. */
-export function appJwt(appId: string | number, key: KeyObject, now: number): string {
+function appJwt(appId: string | number, key: KeyObject, now: number): string {
   const seconds = Math.floor(now / 1000);
   const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
   const unsigned = `${encode({ alg: 'RS256', typ: 'JWT' })}.${encode({ iat: seconds - CLOCK_DRIFT_S, exp: seconds + JWT_LIFETIME_S, iss: String(appId) })}`;

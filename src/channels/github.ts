@@ -2,19 +2,24 @@ import Type from 'typebox';
 import { ConfigError } from '../errors.js';
 import { defineChannel } from './define.js';
 import { createAppTokens, type AppTokens } from './github-app.js';
-import { detail, field, joinUrl, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
-import { allowed, fitRendered, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { detail, field, joinUrl, pathSegment, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
+import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError } from './types.js';
+import { DeliveryError, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.github.com';
 /** GitHub refuses comment bodies above 65,536 characters. */
 const MAX_CHARS = 65_536;
-/** Parts leave room for what neutralising adds; a part that still outgrows the limit is split again. */
+/** Parts leave room for what neutralising adds; deliverText splits a part that still outgrows the limit. */
 const PART_CHARS = 60_000;
 /** GitHub's advice when a secondary rate limit names no wait: at least a minute. */
 const SECONDARY_LIMIT_WAIT_MS = 60_000;
-const TARGET = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)#([1-9][0-9]{0,9})$/;
+const TARGET = /^([^/#]+)\/([^/#]+)#([1-9][0-9]{0,9})$/;
+/** A user or organisation: alphanumerics and single hyphens, not at either end; an Enterprise Managed User adds `_<shortcode>`. */
+const OWNER = /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:_[A-Za-z0-9]+)?$/;
+const OWNER_MAX = 39;
+const REPO = /^[A-Za-z0-9._-]{1,100}$/;
+const EXPECTED = 'owner/repo#number: a GitHub owner (letters, digits, single hyphens, at most 39) and repository (letters, digits, `.`, `_`, `-`, at most 100, not `.` or `..`)';
 
 /** GitHub REST: https://docs.github.com/rest/issues/comments#create-an-issue-comment (issues and pull requests alike). */
 export const githubChannel = defineChannel({
@@ -42,27 +47,31 @@ export const githubChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
+  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined },
   create(config, deps) {
     const baseUrl = config.baseUrl ?? DEFAULT_BASE_URL;
     const now = deps.now ?? Date.now;
     const headers = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'hookgate' };
     const app = config.app === undefined ? undefined : createAppTokens({ fetch: deps.fetch, baseUrl, headers, app: config.app, now });
     if ((config.token === undefined) === (app === undefined)) throw new ConfigError([{ path: '/channels/github', message: 'needs exactly one of `token` and `app`' }]);
+    const rendering: Rendering = {
+      maxChars: MAX_CHARS,
+      render: (text, options?: SendOptions) =>
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+    };
     return {
       name: 'github',
       maxMessageChars: PART_CHARS,
+      rendering,
       async send(to, text, signal, options?: SendOptions) {
         const target = parseTarget(requireRecipient(to, 'owner/repo#number'));
-        const url = joinUrl(baseUrl, `repos/${target.owner}/${target.repo}/issues/${target.number}/comments`);
-        const render = (part: string): string =>
-          neutraliseMarkdown(part, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) });
-        for (const body of fitRendered(text, MAX_CHARS, render)) {
-          const token = app === undefined ? (config.token as string) : await app.tokenFor(target.owner, target.repo, signal);
-          const reply = await post(deps.fetch, url, { headers: { ...headers, authorization: `Bearer ${token}` }, json: { body }, signal });
-          if (reply.status === 201) continue;
-          if (reply.status === 401 && app !== undefined) app.invalidate(target.owner, target.repo);
-          throw failure(reply, target, now(), app);
-        }
+        if (target === undefined) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
+        const url = joinUrl(baseUrl, `repos/${pathSegment(target.owner)}/${pathSegment(target.repo)}/issues/${target.number}/comments`);
+        const token = app === undefined ? (config.token as string) : await app.tokenFor(target.owner, target.repo, signal);
+        const reply = await post(deps.fetch, url, { headers: { ...headers, authorization: `Bearer ${token}` }, json: { body: rendering.render(text, options) }, signal });
+        if (reply.status === 201) return;
+        if (reply.status === 401 && app !== undefined) app.invalidate(target.owner, target.repo);
+        throw failure(reply, target, now(), app);
       },
     };
   },
@@ -74,10 +83,13 @@ interface Target {
   number: string;
 }
 
-function parseTarget(to: string): Target {
+/** An issue or pull request as GitHub names it, or undefined: nothing else may reach a URL. */
+function parseTarget(to: string): Target | undefined {
   const match = TARGET.exec(to);
-  if (match === null) throw new DeliveryError('`to` must be owner/repo#number (an issue or pull request)', { retryable: false });
-  return { owner: match[1] as string, repo: match[2] as string, number: match[3] as string };
+  if (match === null) return undefined;
+  const [, owner = '', repo = '', number = ''] = match;
+  const ownerFits = owner.length <= OWNER_MAX && OWNER.test(owner);
+  return ownerFits && REPO.test(repo) && repo !== '.' && repo !== '..' ? { owner, repo, number } : undefined;
 }
 
 /**

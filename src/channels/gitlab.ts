@@ -1,16 +1,25 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, isRetryableStatus, joinUrl, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
-import { allowed, fitRendered, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { detail, field, isRetryableStatus, joinUrl, pathSegment, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
+import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError } from './types.js';
+import { DeliveryError, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://gitlab.com';
 /** GitLab refuses notes above 1,000,000 characters. */
 const MAX_CHARS = 1_000_000;
 const PART_CHARS = 900_000;
 /** `group/sub/project#12` (issue) or `group/sub/project!12` (merge request). */
-const TARGET = /^([A-Za-z0-9_.][A-Za-z0-9_./-]*[A-Za-z0-9_])([#!])([1-9][0-9]{0,9})$/;
+const TARGET = /^([^#!]+)([#!])([1-9][0-9]{0,9})$/;
+/** A namespace or project path segment as GitLab allows it (lib/gitlab/path_regex.rb). */
+const SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,254}$/;
+const RESERVED_SUFFIX = /\.(?:git|atom)$/i;
+/** A group, up to 20 levels of subgroups, and the project. */
+const MAX_SEGMENTS = 21;
+/** The API also takes a project's numeric id in place of its path. */
+const PROJECT_ID = /^[1-9][0-9]{0,18}$/;
+const EXPECTED =
+  'group/project#iid or group/project!iid: GitLab path segments (letters, digits, `_`, `.`, `-`; not starting with `-`, not ending with `.`, `.git` or `.atom`), or a numeric project id';
 
 /** GitLab REST v4 notes: https://docs.gitlab.com/api/notes/ */
 export const gitlabChannel = defineChannel({
@@ -26,22 +35,26 @@ export const gitlabChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
+  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined },
   create(config, deps) {
     const api = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'api/v4');
     const headers = { 'private-token': config.token };
     const now = deps.now ?? Date.now;
+    const rendering: Rendering = {
+      maxChars: MAX_CHARS,
+      render: (text, options?: SendOptions) =>
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+    };
     return {
       name: 'gitlab',
       maxMessageChars: PART_CHARS,
+      rendering,
       async send(to, text, signal, options?: SendOptions) {
         const target = parseTarget(requireRecipient(to, 'group/project#iid or group/project!iid'));
-        const url = joinUrl(api, `projects/${encodeURIComponent(target.project)}/${target.kind}/${target.iid}/notes`);
-        const render = (part: string): string =>
-          neutraliseMarkdown(part, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) });
-        for (const body of fitRendered(text, MAX_CHARS, render)) {
-          const reply = await post(deps.fetch, url, { headers, json: { body }, signal });
-          if (reply.status !== 201) throw failure(reply, target, now());
-        }
+        if (target === undefined) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
+        const url = joinUrl(api, `projects/${pathSegment(target.project)}/${target.kind}/${target.iid}/notes`);
+        const reply = await post(deps.fetch, url, { headers, json: { body: rendering.render(text, options) }, signal });
+        if (reply.status !== 201) throw failure(reply, target, now());
       },
     };
   },
@@ -53,10 +66,19 @@ interface Target {
   iid: string;
 }
 
-function parseTarget(to: string): Target {
+/** An issue or merge request of a project GitLab could name, or undefined: nothing else may reach a URL. */
+function parseTarget(to: string): Target | undefined {
   const match = TARGET.exec(to);
-  if (match === null) throw new DeliveryError('`to` must be group/project#iid (issue) or group/project!iid (merge request)', { retryable: false });
-  return { project: match[1] as string, kind: match[2] === '!' ? 'merge_requests' : 'issues', iid: match[3] as string };
+  if (match === null) return undefined;
+  const [, project = '', sign, iid = ''] = match;
+  return PROJECT_ID.test(project) || isProjectPath(project) ? { project, kind: sign === '!' ? 'merge_requests' : 'issues', iid } : undefined;
+}
+
+/** `.` and `..` end with a dot, so the dot rule refuses them too. */
+function isProjectPath(path: string): boolean {
+  const segments = path.split('/');
+  if (segments.length < 2 || segments.length > MAX_SEGMENTS) return false;
+  return segments.every((segment) => SEGMENT.test(segment) && !segment.endsWith('.') && !RESERVED_SUFFIX.test(segment));
 }
 
 /** Errors are `{ message }` or `{ error }`; 429 carries Retry-After and RateLimit-Reset (epoch seconds). */

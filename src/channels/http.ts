@@ -2,7 +2,7 @@ import { parseRetryAfterMs } from '../retry.js';
 import { DeliveryError } from './types.js';
 
 /** A send that hangs this long is abandoned and retried; chat APIs answer in well under a second. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** Error texts from services are cut to this many characters before they reach outcomes and logs. */
 const MAX_DETAIL_CHARS = 300;
 /** Responses of chat APIs are small; a bigger one is cut rather than buffered whole. */
@@ -131,6 +131,16 @@ export function requireRecipient(to: string, what: string): string {
   const trimmed = to.trim();
   if (trimmed === '') throw new DeliveryError(`no recipient: \`to\` must be ${what}`, { retryable: false });
   return trimmed;
+}
+
+/**
+ * One path segment of a service URL built from a recipient: percent-encoded, and never empty, `.` or
+ * `..`, which a URL parser resolves (`repos/acme/../issues` is `repos/issues`). Formats are checked
+ * at admission already; this holds for a channel called directly too.
+ */
+export function pathSegment(value: string): string {
+  if (value === '' || value === '.' || value === '..') throw new DeliveryError('`to` names an empty, `.` or `..` path segment', { retryable: false });
+  return encodeURIComponent(value);
 }
 
 /** Joins a configured base URL and a path without doubling or dropping the slash. */

@@ -6,11 +6,8 @@ import { CHANNEL_REGISTRY } from './registry.js';
 import type { Channel, ChannelDeps } from './types.js';
 
 export type { ChannelDefinition } from './define.js';
-export { defineChannel } from './define.js';
-export { DeliveryError, type Channel, type ChannelDeps } from './types.js';
-export { deliverText, splitMessage, type DeliveryOutcome } from './deliver.js';
+export type { Channel, ChannelDeps } from './types.js';
 export type { ChannelsConfig } from './config-schema.js';
-export { CHANNEL_REGISTRY } from './registry.js';
 
 export const CHANNELS: readonly ChannelDefinition[] = CHANNEL_REGISTRY;
 export const CHANNEL_NAMES: readonly string[] = Object.freeze(CHANNELS.map((channel) => channel.name));

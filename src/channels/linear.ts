@@ -1,16 +1,17 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
 import { detail, field, joinUrl, post, requireRecipient, type HttpReply } from './http.js';
-import { allowed, fitRendered, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError } from './types.js';
+import { DeliveryError, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.linear.app';
 /** Linear documents no comment limit; 50,000 characters keeps one comment readable. */
 const MAX_CHARS = 50_000;
 const PART_CHARS = 45_000;
-/** An issue identifier (`ENG-123`) or its UUID. */
+/** An issue identifier (a team key, `-`, the issue's number: `ENG-123`) or its UUID. */
 const TARGET = /^(?:[A-Za-z][A-Za-z0-9]{0,9}-[1-9][0-9]{0,9}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const EXPECTED = 'a Linear issue identifier (team key and number, `ENG-123`) or its UUID';
 const MUTATION = 'mutation HookgateComment($input: CommentCreateInput!) { commentCreate(input: $input) { success comment { id } } }';
 /** GraphQL error codes that mean "try again later". */
 const RETRYABLE_CODES = new Set(['RATELIMITED', 'INTERNAL_SERVER_ERROR']);
@@ -32,23 +33,27 @@ export const linearChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
+  recipient: { expected: EXPECTED, fits: (to) => TARGET.test(to.trim()) },
   create(config, deps) {
     const url = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'graphql');
     const headers = { authorization: config.apiKey };
     const now = deps.now ?? Date.now;
+    const rendering: Rendering = {
+      maxChars: MAX_CHARS,
+      render: (text, options?: SendOptions) =>
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+    };
     return {
       name: 'linear',
       maxMessageChars: PART_CHARS,
+      rendering,
       async send(to, text, signal, options?: SendOptions) {
         const issueId = requireRecipient(to, 'a Linear issue identifier (ENG-123) or id');
-        if (!TARGET.test(issueId)) throw new DeliveryError('`to` must be a Linear issue identifier (ENG-123) or its UUID', { retryable: false });
-        const render = (part: string): string =>
-          neutraliseMarkdown(part, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) });
-        for (const body of fitRendered(text, MAX_CHARS, render)) {
-          const reply = await post(deps.fetch, url, { headers, json: { query: MUTATION, variables: { input: { issueId, body } } }, signal });
-          if (reply.status === 200 && field(reply.json, 'data', 'commentCreate', 'success') === true) continue;
-          throw failure(reply, issueId, now());
-        }
+        if (!TARGET.test(issueId)) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
+        const body = rendering.render(text, options);
+        const reply = await post(deps.fetch, url, { headers, json: { query: MUTATION, variables: { input: { issueId, body } } }, signal });
+        if (reply.status === 200 && field(reply.json, 'data', 'commentCreate', 'success') === true) return;
+        throw failure(reply, issueId, now());
       },
     };
   },

@@ -1,8 +1,9 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
 import { detail, field, httpFailure, joinUrl, post, requireRecipient, type HttpReply } from './http.js';
-import { allowed, fitRendered, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
+import { allowed, MarkupSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { splitThread } from './threads.js';
+import type { Rendering } from './types.js';
 
 /** Mattermost 5.0+ accepts posts of up to 16383 runes. */
 const MAX_CHARS = 16383;
@@ -23,20 +24,21 @@ export const mattermostChannel = defineChannel({
   create(config, deps) {
     const url = joinUrl(config.baseUrl, 'api/v4/posts');
     const headers = { authorization: `Bearer ${config.botToken}` };
+    // Mattermost renders Markdown: @channel/@all/@here ping everyone, images and link previews load.
+    const rendering: Rendering = {
+      maxChars: MAX_CHARS,
+      render: (text, options?: SendOptions) => (allowed(config.markup, options) ? text : neutraliseMarkdown(text, { mentions: 'mass', links: true })),
+    };
     return {
       name: 'mattermost',
       maxMessageChars: MAX_CHARS,
+      rendering,
       async send(to, text, signal, options?: SendOptions) {
         const { recipient, thread } = splitThread(to);
         const channelId = requireRecipient(recipient, 'a Mattermost channel id');
-        // Mattermost renders Markdown: @channel/@all/@here ping everyone, images and link previews load.
-        const shown = allowed(config.markup, options) ? [text] : fitRendered(text, MAX_CHARS, (part) => neutraliseMarkdown(part, { mentions: 'mass', links: true }));
-        for (const message of shown) await createPost(message);
-        async function createPost(message: string): Promise<void> {
-          const json = { channel_id: channelId, message, ...(thread === undefined ? {} : { root_id: thread }) };
-          const reply = await post(deps.fetch, url, { headers, json, signal });
-          if (reply.status !== 201 && reply.status !== 200) throw failure(reply);
-        }
+        const json = { channel_id: channelId, message: rendering.render(text, options), ...(thread === undefined ? {} : { root_id: thread }) };
+        const reply = await post(deps.fetch, url, { headers, json, signal });
+        if (reply.status !== 201 && reply.status !== 200) throw failure(reply);
       },
     };
   },

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineChannel } from './define.js';
-import { detail, field, httpFailure, joinUrl, post, requireRecipient } from './http.js';
+import { detail, field, httpFailure, joinUrl, pathSegment, post, requireRecipient } from './http.js';
 import { createTokenSource } from './msteams-token.js';
 import { allowed, MarkupSchema, type SendOptions } from './markup.js';
 import { splitThread } from './threads.js';
@@ -49,9 +49,9 @@ export const msteamsChannel = defineChannel({
         const conversationId = requireRecipient(recipient, 'a Teams conversation id');
         if (signal?.aborted === true) throw new DeliveryError('delivery aborted', { retryable: false });
         const token = await tokens.get();
-        const activities = `v3/conversations/${encodeURIComponent(conversationId)}/activities`;
+        const activities = `v3/conversations/${pathSegment(conversationId)}/activities`;
         // Reply to Activity: POST …/activities/{activityId}, the reply naming it as replyToId.
-        const url = joinUrl(serviceUrl, thread === undefined ? activities : `${activities}/${encodeURIComponent(thread)}`);
+        const url = joinUrl(serviceUrl, thread === undefined ? activities : `${activities}/${pathSegment(thread)}`);
         const headers = { authorization: `Bearer ${token}` };
         // Plain text unless allowed: Teams renders Markdown (hidden link targets, images) by default.
         const json = {

@@ -1,4 +1,6 @@
 import { HookError } from '../errors.js';
+import type { RecipientFormat } from './define.js';
+import { CHANNEL_REGISTRY } from './registry.js';
 
 /** Where `last` goes before any delivery happened and no default route is configured (the spec's fallback). */
 export const FALLBACK_CHANNEL = 'whatsapp';
@@ -11,29 +13,40 @@ export function defaultLastChannel(defaults: { delivery?: { channel?: string | u
 /** The part of `channels` this policy reads: each block's optional `allowTo`. */
 export type AllowToConfig = Readonly<Record<string, { allowTo?: readonly string[] | undefined } | undefined>>;
 
-/** Which recipients a channel may be sent to (`channels.<id>.allowTo`); a channel without a list allows any. */
+/**
+ * Which recipients a channel may be sent to: those of the channel's own format (github, gitlab,
+ * linear: src/channels/define.ts RecipientFormat), and of those the ones `channels.<id>.allowTo`
+ * lists; a channel without a list allows any of its format.
+ */
 export interface RecipientPolicy {
   allows(channel: string, to: string): boolean;
   /**
-   * Refuses at admission (400 RECIPIENT_NOT_ALLOWED) a request's `to` outside the list of its channel.
-   * For `last`, the channel is the one `last` goes to before the main session has a route of its own
-   * (`lastChannel`); delivery checks the channel it really resolves to again.
+   * Refuses at admission a request's `to` that is not of its channel's format (400 INVALID_RECIPIENT),
+   * then one outside the channel's list (400 RECIPIENT_NOT_ALLOWED). For `last`, the channel is the
+   * one `last` goes to before the main session has a route of its own (`lastChannel`), and only its
+   * list is applied (the route may lead elsewhere); delivery checks the channel it really resolves to again.
    */
   checkAdmission(channel: string, to: string | undefined, lastChannel: string): void;
 }
+
+const FORMATS: ReadonlyMap<string, RecipientFormat> = new Map(CHANNEL_REGISTRY.flatMap((definition) => (definition.recipient === undefined ? [] : [[definition.name, definition.recipient]])));
 
 export function createRecipientPolicy(channels: AllowToConfig): RecipientPolicy {
   const lists = new Map<string, RecipientMatcher>();
   for (const [name, block] of Object.entries(channels)) {
     if (block?.allowTo !== undefined) lists.set(name, compileAllowTo(block.allowTo));
   }
-  const allows = (channel: string, to: string): boolean => lists.get(channel)?.(to) ?? true;
+  // The format first: a glob cannot tell `acme/api` from `acme/..`.
+  const fits = (channel: string, to: string): boolean => FORMATS.get(channel)?.fits(to) ?? true;
+  const allows = (channel: string, to: string): boolean => fits(channel, to) && (lists.get(channel)?.(to) ?? true);
   return {
     allows,
     checkAdmission(channel, to, lastChannel) {
       if (to === undefined) return;
-      const effective = channel === 'last' ? lastChannel : channel;
       // The recipient is a request field: never quoted back (nor logged).
+      const format = FORMATS.get(channel);
+      if (format !== undefined && !format.fits(to)) throw new HookError('INVALID_RECIPIENT', `"to" must be ${format.expected}`);
+      const effective = channel === 'last' ? lastChannel : channel;
       if (!allows(effective, to)) throw new HookError('RECIPIENT_NOT_ALLOWED', `"to" is not in channels.${effective}.allowTo`);
     },
   };

@@ -77,3 +77,12 @@ function hardCut(rest: string, maxChars: number): Cut {
   const end = splitsPair ? maxChars - 1 : maxChars;
   return { part: rest.slice(0, end), next: end };
 }
+
+/**
+ * Splits `part` in halves (at splitMessage's boundaries) until each piece's rendering fits `limit`.
+ * Each piece is rendered on its own: splitting the rendering could cut a code span open.
+ */
+export function splitForRendering(part: string, limit: number, render: (text: string) => string): string[] {
+  if (part.length < 32 || render(part).length <= limit) return [part];
+  return splitMessage(part, Math.ceil(part.length / 2)).flatMap((piece) => splitForRendering(piece, limit, render));
+}

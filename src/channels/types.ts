@@ -15,11 +15,24 @@ export interface ChannelDeps {
   digest?: KeyedDigester;
 }
 
-/** One configured chat service. `send` delivers exactly one part; splitting and retries belong to deliverText. */
+/**
+ * How a channel rewrites a part before posting it (neutralised Markdown: a code span per URL, a
+ * break per mention), which may outgrow the service's limit. deliverText splits such a part into
+ * pieces before the first send, so a retried send repeats one message, never one already posted.
+ */
+export interface Rendering {
+  /** The longest rendered text the service accepts in one message. */
+  readonly maxChars: number;
+  render(text: string, options?: SendOptions): string;
+}
+
+/** One configured chat service. `send` posts exactly one message; splitting and retries belong to deliverText. */
 export interface Channel {
   readonly name: string;
   readonly maxMessageChars: number;
-  /** Sends one part of at most maxMessageChars characters. Throws DeliveryError. */
+  /** Set when send() posts a rendering of the text rather than the text. */
+  readonly rendering?: Rendering;
+  /** Posts one piece (at most maxMessageChars characters, its rendering at most rendering.maxChars) as one message. Throws DeliveryError. */
   send(to: string, text: string, signal?: AbortSignal, options?: SendOptions): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 import type { CommandIo } from './io.js';
 
 /** Runs one command with its arguments (the command name removed); undefined = keeps running (serve). */
-export type CommandRun = (argv: string[], io: CommandIo) => Promise<number | undefined>;
+type CommandRun = (argv: string[], io: CommandIo) => Promise<number | undefined>;
 
 /**
  * One `hookgate <name>` command. The CLI (src/cli.ts) answers `--help`/`-h` with `usage` before the
@@ -19,8 +19,8 @@ export interface CommandEntry {
 }
 
 /** Option lines every usage shares, so they read the same in every command's help. */
-export const CONFIG_OPTION = '  --config FILE   configuration file (default: $HOOKGATE_CONFIG, else ./hookgate.json5)';
-export const HELP_OPTION = '  -h, --help      show this help';
+const CONFIG_OPTION = '  --config FILE   configuration file (default: $HOOKGATE_CONFIG, else ./hookgate.json5)';
+const HELP_OPTION = '  -h, --help      show this help';
 
 /**
  * The explicit registry: one entry per command, in the order `hookgate help` lists them. A new
@@ -136,7 +136,8 @@ Exit 0 queued (or already retried), 1 refused (unknown run, or queued/running/ok
 
 \`runs start --force\` lets a queued run start past its budget and throttle (docs/run-limits.md);
 it still waits for a free slot, its concurrency key and its provider's circuit. The service logs
-it (run.force_started); POST {hooks.path}/runs/<runId>/start, or the store when nothing listens.
+it (run.force_started); POST {hooks.path}/runs/<runId>/start with gateway.auth.token (the hook token
+may not), or the store when nothing listens.
 
 options:
 ${CONFIG_OPTION}

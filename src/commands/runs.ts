@@ -21,11 +21,13 @@ export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     if (args.sub === 'start') {
-      const started = (await throughService<StartResult>(config, `${encodeURIComponent(args.runId)}/start`, args.url)) ?? (await startInStore(config, args.runId));
+      const ask = { action: `${encodeURIComponent(args.runId)}/start`, verb: 'start', token: config.gateway.auth?.token, tokenName: 'gateway.auth.token' } as const;
+      const started = (await throughService<StartResult>(config, ask, args.url)) ?? (await startInStore(config, args.runId));
       io.stdout(args.json ? `${JSON.stringify(started)}\n` : `run ${started.runId} may start past its budget and throttle (forced by hand)\n`);
       return 0;
     }
-    const result = (await throughService<RetryResult>(config, `${encodeURIComponent(args.runId)}/retry`, args.url)) ?? (await retryInStore(config, args.runId));
+    const ask = { action: `${encodeURIComponent(args.runId)}/retry`, verb: 'retry', token: config.hooks.token, tokenName: 'hooks.token' } as const;
+    const result = (await throughService<RetryResult>(config, ask, args.url)) ?? (await retryInStore(config, args.runId));
     io.stdout(args.json ? `${JSON.stringify(result)}\n` : `${result.replayed ? 'already retried as' : 'queued retry'} ${result.runId} (retry of ${result.retryOf})\n`);
     return 0;
   } catch (error) {
@@ -54,22 +56,34 @@ function parseRunsArgs(argv: string[]): { sub: 'retry' | 'start'; runId: string;
 type RetryResult = ReturnType<typeof retryResponse>;
 type StartResult = ReturnType<typeof startResponse>;
 
+/** What to ask the service: POST {hooks.path}/runs/<action> with a token (the hook token for a retry, the gateway token for a forced start). */
+interface ServiceAsk {
+  action: string;
+  verb: 'retry' | 'start';
+  token: string | undefined;
+  tokenName: string;
+}
+
 /** The service's answer to POST {hooks.path}/runs/<action>; undefined when nothing listens there (the store is then written directly). */
-async function throughService<T>(config: ResolvedConfig, action: string, url: string | undefined): Promise<T | undefined> {
+async function throughService<T>(config: ResolvedConfig, ask: ServiceAsk, url: string | undefined): Promise<T | undefined> {
   const { hooks } = config;
   // The server running on this store, wherever it listens (its state file): never written behind.
   const running = url === undefined ? findRunningServer(config.storage) : undefined;
   if (running !== undefined && (running.hooksPath === null || hooks.token === undefined)) {
-    throw new HookError('INTERNAL', `a server runs on this store (pid ${running.pid}, ${running.url}) with its hooks off: retry from its console, or stop it and retry again (the retry then runs at its next start)`);
+    throw new HookError('INTERNAL', `a server runs on this store (pid ${running.pid}, ${running.url}) with its hooks off: use its console, or stop it and run this again (the ${ask.verb} then takes effect at its next start)`);
   }
   if (!hooks.enabled || hooks.token === undefined) return undefined;
+  if (ask.token === undefined) {
+    if (running === undefined && url === undefined) return undefined;
+    throw new HookError('INTERNAL', `runs ${ask.verb} through the running service (${url ?? running?.url}) needs ${ask.tokenName} in the config: set it, or use the console`);
+  }
   const explicit = url ?? running?.url;
   const base = explicit ?? `http://${loopbackFor(config.gateway.bind)}:${config.gateway.port}`;
   let response: Response;
   try {
-    response = await fetch(`${base.replace(/\/+$/, '')}${running?.hooksPath ?? hooks.path}/runs/${action}`, {
+    response = await fetch(`${base.replace(/\/+$/, '')}${running?.hooksPath ?? hooks.path}/runs/${ask.action}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${hooks.token}` },
+      headers: { authorization: `Bearer ${ask.token}` },
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
@@ -83,12 +97,12 @@ async function throughService<T>(config: ResolvedConfig, action: string, url: st
 
 /** No service is running: the retry goes into the store, queued for the next start. */
 function retryInStore(config: ResolvedConfig, runId: string): Promise<RetryResult> {
-  return withStore(config, async (store) => retryResponse(runId, await store.runs.retry(runId, newTimeOrderedId(), Date.now())));
+  return withStore(config, async (store) => retryResponse(runId, await store.runs.retry(runId, newTimeOrderedId(), store.now())));
 }
 
 /** No service is running: the run is marked in the store and starts when the service runs (or is looked at next). */
 function startInStore(config: ResolvedConfig, runId: string): Promise<StartResult> {
-  return withStore(config, async (store) => startResponse(runId, await store.limits.forceStart(runId, Date.now())));
+  return withStore(config, async (store) => startResponse(runId, await store.limits.forceStart(runId, store.now())));
 }
 
 async function withStore<T>(config: ResolvedConfig, work: (store: Store) => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import type { LimitOverview } from '../store/port.js';
+import type { CircuitRow, LimitOverview } from '../store/port.js';
 
 /** `hookgate status`'s lines on run limits: runs waiting by reason, budgets, provider circuits, the busiest rate-limit keys. */
 export function formatLimits(limits: LimitOverview): string[] {
@@ -8,12 +8,18 @@ export function formatLimits(limits: LimitOverview): string[] {
     lines.push(`budget ${budget.scope} per ${budget.window}: ${budget.used} of ${budget.limit} used, ${budget.remaining} left`);
   }
   for (const circuit of limits.circuits) {
-    const until = circuit.state === 'closed' ? '' : ` until ${new Date(circuit.until).toISOString()}`;
-    lines.push(`provider ${circuit.provider}: circuit ${circuit.state}${until}, ${circuit.failures} consecutive failure${circuit.failures === 1 ? '' : 's'}`);
+    lines.push(`provider ${circuit.provider}: circuit ${circuit.state}${circuitTime(circuit)}, ${circuit.failures} consecutive failure${circuit.failures === 1 ? '' : 's'}`);
   }
   if (limits.busiestRateKeys.length > 0) {
     lines.push('rate-limited keys (mapping:key, booked ahead):');
     for (const key of limits.busiestRateKeys) lines.push(`  ${key.bucket.replace(/^rate:/, '')}  ${Math.ceil(key.aheadMs / 1000)} s`);
   }
   return lines;
+}
+
+/** Open: until when; probing: since when, and which run probes (it holds the circuit while it executes). */
+function circuitTime(circuit: CircuitRow): string {
+  if (circuit.state === 'open') return ` until ${new Date(circuit.until).toISOString()}`;
+  if (circuit.state === 'probing') return ` since ${new Date(circuit.changedAt).toISOString()}${circuit.probeRun === undefined ? '' : ` (probe run ${circuit.probeRun})`}`;
+  return '';
 }

@@ -4,6 +4,7 @@ import { silentLogger } from '../log.js';
 import { openStore } from '../store/open.js';
 import { StoreMissingError, type BudgetRule, type DebounceGroupView, type HeartbeatRow, type LimitOverview, type RunView, type Store } from '../store/port.js';
 import { budgetRulesOf } from '../runtime/gates/run-limits.js';
+import { configuredRunLimits } from '../mapping/configured-run-limits.js';
 import { formatLimits } from './status-limits.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
@@ -71,7 +72,7 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
     const where = config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url);
-    const report = { ...(await readStatus(store, where, budgetRulesOf(config))), server: await askRunningServer(config.storage) };
+    const report = { ...(await readStatus(store, where, budgetRulesOf(config.agents.defaults.budget, configuredRunLimits(config.hooks)))), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -115,7 +116,7 @@ async function askRunningServer(storage: { path: string; url?: string | undefine
   }
 }
 
-export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = Date.now()): Promise<StatusReport> {
+export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = store.now()): Promise<StatusReport> {
   const heartbeat = await store.session.lastHeartbeat();
   return {
     store: where,

@@ -3,7 +3,7 @@ import { authenticateCandidates, type CandidateVerdict } from '../http/candidate
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 
 /** One candidate mapping of the path: its scheme and whether the request is authenticated for it; never a header value or a secret. */
-export interface TryCandidate {
+interface TryCandidate {
   mappingId: string;
   /** null: the mapping has no signature (it takes the hook token). */
   scheme: string | null;
@@ -72,6 +72,7 @@ const RESULTS: Record<NonNullable<TrySignature['result']>, string> = {
   malformed: 'INVALID: malformed signature header',
   mismatch: 'INVALID: does not match the payload file with any configured secret',
   expired: 'EXPIRED: its timestamp is outside the allowed window',
+  undecodable: 'INVALID: the signed form fields are not UTF-8 once decoded',
 };
 
 export function formatTrySignature(check: TrySignature): string {

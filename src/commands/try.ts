@@ -82,7 +82,7 @@ async function openLimitStore(config: ResolvedConfig): Promise<{ store: Store; r
   if (!config.hooks.mappings.some((mapping) => mapping.rateLimit !== undefined)) return undefined;
   try {
     const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: Date.now } };
+    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: () => store.now() } };
   } catch {
     return undefined; // no store yet (or unreachable): the verdict says "not checked"
   }

@@ -1,10 +1,16 @@
-import Type, { type Static } from 'typebox';
+import Type from 'typebox';
+import { SIGNATURE_SCHEMES } from '../auth/signatures/registry.js';
+
+/** Schemes whose deliveries never say their event type (each scheme file declares it by omitting `eventType`). */
+const WITHOUT_EVENT_TYPE = SIGNATURE_SCHEMES.filter((scheme) => scheme.eventType === undefined).map((scheme) => `\`${scheme.name}\``);
 
 /** A mapping's `events` key: the delivery event types it acts on (docs/flow-control.md). */
 export const EventsSchema = Type.Array(Type.String({ minLength: 1 }), {
   minItems: 1,
   description:
-    'Event types this mapping acts on; others are passed over (the next mapping is tried, else `200 {"ok":true,"skipped":"event"}`). The type comes from the signature scheme (github: `X-GitHub-Event` plus `.<action>`; stripe, standard-webhooks: payload `type`; slack: `event.type` or `type`; shopify: `X-Shopify-Topic`) or from `eventField`. `issues` matches every issue action, `issues.opened` only that one, `invoice.*` the rest of a dotted name.',
+    'Event types this mapping acts on; others are passed over (the next mapping is tried, else `200 {"ok":true,"skipped":"event"}`). The type comes from the signature scheme (where each sender puts it: docs/signatures.md, column "event type") or from `eventField`: ' +
+    `set it for a mapping without a signature or with ${WITHOUT_EVENT_TYPE.join(', ')} (no event type of ${WITHOUT_EVENT_TYPE.length === 1 ? 'its' : 'their'} own). ` +
+    '`issues` matches every issue action, `issues.opened` only that one, `invoice.*` the rest of a dotted name.',
 });
 
 export const EventFieldSchema = Type.String({
@@ -38,4 +44,3 @@ export const DebounceSchema = Type.Object(
   },
   { additionalProperties: false, description: 'Merge deliveries with the same key into one action, durably (the pending group survives restarts). docs/flow-control.md.' },
 );
-export type DebounceConfig = Static<typeof DebounceSchema>;

@@ -70,7 +70,6 @@ export type RateLimitConfig = Static<typeof RateLimitSchema>;
 export type ThrottleConfig = Static<typeof ThrottleSchema>;
 export type ConcurrencyConfig = Static<typeof ConcurrencySchema>;
 export type BudgetConfig = Static<typeof BudgetSchema>;
-export type CircuitBreakerConfig = Static<typeof CircuitBreakerSchema>;
 export type AlertsConfig = Static<typeof AlertsSchema>;
 
 /** A mapping's flow-control fields, spread into MappingSchema. */

@@ -93,6 +93,13 @@ export const MappingSchema = Type.Object(
           'Largest body on this mapping\'s `match.path` (needed), in place of hooks.maxBodyBytes; at most hooks.bodyBudgetBytes. Several mappings on one path: the largest applies (the limit is known from the URL, before the body is read).',
       }),
     ),
+    allowSecretHeaders: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$' }), {
+        uniqueItems: true,
+        description:
+          'Headers whose names look like secrets (`x-api-key`, `*-token`, `*-secret`, `*session*`, …; the list the console redacts) that this mapping\'s templates and transform may see, e.g. `["x-api-key"]`; any case. Others of that kind are removed from `headers` before any template or transform runs. Never passed, even when listed (a config error): `authorization`, `proxy-authorization`, `cookie`, `x-hookgate-token`, `x-openclaw-token` and every signature header. Default: none.',
+      }),
+    ),
     forEach: Type.Optional(
       Type.String({
         minLength: 1,

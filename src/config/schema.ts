@@ -133,7 +133,25 @@ const HooksSchema = Type.Object(
       maximum: 1024 * 1024 * 1024,
       default: 64 * 1024 * 1024,
       description:
-        'Bytes of request bodies held in memory at once, across all hook requests (each counts its Content-Length, or its path\'s body limit when the length is not declared or the body is compressed) from before its body is read until its answer; a request past it gets 503 SERVER_BUSY with Retry-After: 1. Bounds the server\'s heap under bursts of large bodies (docs/performance.md).',
+        'Bytes of request bodies held in memory at once, across all hook requests. A request is charged what its body has delivered so far, growing as bytes arrive, until its answer ' +
+        '(a compressed body on a token-checked path: its path\'s body limit, the most it may inflate to); a chunk past the budget gets 503 SERVER_BUSY with Retry-After: 1. ' +
+        'Bounds the server\'s heap under bursts of large bodies (docs/performance.md); bodies not sent yet cost nothing, so slow senders cannot hold it (docs/security.md).',
+    }),
+    bodyBudgetPerClientBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1024 * 1024 * 1024,
+        description:
+          'Share of hooks.bodyBudgetBytes one client address may hold with bodies read before their sender is authenticated (signed paths, where the signature covers the body). ' +
+          'Past it that address gets 503 SERVER_BUSY while other senders still get in. Default a quarter of bodyBudgetBytes. Behind a reverse proxy, set gateway.trustedProxies so each client is its own address.',
+      }),
+    ),
+    minBodyBytesPerSecond: Type.Integer({
+      minimum: 0,
+      maximum: 1024 * 1024 * 1024,
+      default: 1024,
+      description:
+        'Least rate at which a body must arrive, judged over consecutive 2-second windows: a body still incomplete at the end of a window that brought fewer than 2 × this many bytes gets 408 BODY_TIMEOUT (on a signed path, counted as a failed authentication), so a sender that stalls releases what it holds. 0: only bodyTimeoutMs applies.',
     }),
     maxJsonDepth: Type.Integer({ minimum: 1, maximum: 10000, default: 64, description: 'Deepest nesting of arrays/objects accepted in a body; deeper gets 400.' }),
     idempotencyTtlHours: Type.Number({ exclusiveMinimum: 0, default: 24, description: 'How long an Idempotency-Key and its first response are kept.' }),

@@ -1,5 +1,5 @@
 import Type, { type Static, type TProperties, type TSchema } from 'typebox';
-import { SIGNATURE_SCHEMES } from '../auth/signatures/index.js';
+import { SIGNATURE_SCHEMES } from '../auth/signatures/registry.js';
 
 /** The keys every scheme reads. */
 const COMMON = {

@@ -22,7 +22,7 @@ export interface ConsoleOptions extends AuthGuardDeps {
 }
 
 /** No inline script or style, nothing from another origin, no framing, no plugin, forms only to us. */
-export const CONSOLE_CSP =
+const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const BODY_LIMITS = { maxBodyBytes: 262_144, bodyTimeoutMs: 10_000, maxJsonDepth: 64 };

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { createTokenMatcher } from '../auth/token.js';
 import { HookError } from '../errors.js';
 
-export const SESSION_COOKIE = 'hookgate_console';
+const SESSION_COOKIE = 'hookgate_console';
 /** Logins kept at once; the oldest go first, so a login flood cannot grow memory. */
 const MAX_SESSIONS = 1000;
 

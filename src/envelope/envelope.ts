@@ -54,7 +54,7 @@ function capCodePoints(text: string, max: number): string {
  * line before sanitising (joining lines can form a marker) and capped after (a prefix of sanitised
  * text holds no marker form, since the patterns use no look-ahead).
  */
-export function metadataLine(value: string): string {
+function metadataLine(value: string): string {
   const oneLine = value.replace(LINE_BREAKING, ' ').replace(/\s+/g, ' ').trim();
   return capCodePoints(sanitizeUntrusted(oneLine), METADATA_MAX_CHARS);
 }
@@ -91,7 +91,7 @@ export function wrapUntrusted(content: string, meta: EnvelopeMeta): string {
  * markers of its own. The heartbeat prompt puts all such lines inside one envelope
  * (src/runtime/heartbeat-prompt.ts), so the notice is said once per prompt.
  */
-export function eventText(sanitized: string, meta: EnvelopeMeta): string {
+function eventText(sanitized: string, meta: EnvelopeMeta): string {
   const lines = headerLines(meta);
   return lines.length === 1 && lines[0] === 'Source: Webhook' ? sanitized : `[${lines.join('; ')}] ${sanitized}`;
 }

@@ -16,11 +16,11 @@ const S0 = '[^\\S\\n]*';
 /** Up to `n` characters of the same line. */
 const gap = (n: number): string => `[^\\n]{0,${n}}?`;
 /** Optional markup a fake header may start or end with: `### `, `> `, `**`, `[`, `<`, `<|`, `(`. */
-export const HEADER_OPEN = '[^\\S\\n]{0,8}[#>*=_\\-\\[(<|{ ]{0,8}';
+const HEADER_OPEN = '[^\\S\\n]{0,8}[#>*=_\\-\\[(<|{ ]{0,8}';
 const CLOSE = '[^\\S\\n]{0,4}[\\])>|}*_ ]{0,4}';
 
 /** Where matches of one alternative can begin. */
-export type Start =
+type Start =
   /**
    * Where one of `words` matches right after a `\b` (one scan over the text finds every such place):
    * every match of the alternative begins with `\b` and a match of one of them. Each begins with a
@@ -115,9 +115,9 @@ function atLiteral(literal: string, source: string, lookBehind?: LookBehind): Al
   return { start, source: anchored, forward: `${before}${source}`, lookBehindChars: lookBehindBound(before), near };
 }
 
-export const SYSTEM_ROLES = 'system|system[\\s_-]?(?:prompt|message|note|override)|developer|admin(?:istrator)?|operator';
-export const ASSISTANT_ROLES = 'assistant|ai|ai assistant|model|chatbot|bot|claude|gpt|chatgpt|gemini|llama|copilot';
-export const USER_ROLES = 'human|user';
+const SYSTEM_ROLES = 'system|system[\\s_-]?(?:prompt|message|note|override)|developer|admin(?:istrator)?|operator';
+const ASSISTANT_ROLES = 'assistant|ai|ai assistant|model|chatbot|bot|claude|gpt|chatgpt|gemini|llama|copilot';
+const USER_ROLES = 'human|user';
 
 const IGNORE_VERBS = endingWords(['ignore', 'disregard', 'forget', 'override', 'bypass', 'skip', 'drop', 'abandon']);
 const WHOSE = endingWords(['all', 'any', 'every', 'previous', 'prior', 'above', 'earlier', 'preceding', 'your', 'system', 'original', 'initial', 'those', 'these', 'my']);
@@ -186,7 +186,7 @@ export const FAMILY_DEFINITIONS: readonly FamilyDefinition[] = [
 ];
 
 /** Whether a family has an alternative anchored at line starts (its expression needs the `m` flag). */
-export function usesLineStarts(family: FamilyDefinition): boolean {
+function usesLineStarts(family: FamilyDefinition): boolean {
   return family.alternatives.some((alternative) => 'lineStart' in alternative.start);
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptedResponse, AdmittedAction } from '../actions/types.js';
 import type { DebouncePlan } from '../mapping/apply-mapping.js';
+import type { AdmissionObserver } from '../metrics/admission.js';
 import type { DebounceJoin, DebounceStore } from '../store/debounce-port.js';
 
 /** What the hook handlers need for debounce and the admission metrics (none: debounce is refused at load). */
@@ -10,12 +11,6 @@ export interface AdmissionDeps {
   nudge(at: number): void;
   observer?: AdmissionObserver;
   now?: () => number;
-}
-
-export interface AdmissionObserver {
-  skipped(mappingId: string, reason: string): void;
-  /** A delivery joined an open group instead of opening one. */
-  merged(mappingId: string): void;
 }
 
 /** The skipped answer: a returned value, not an error (the sender did nothing wrong). */

@@ -10,8 +10,11 @@ import type { AuthThrottle } from '../auth/throttle.js';
 import { errorResponder } from './errors.js';
 import { declaredLengthGuard, jsonBodyReader } from './body.js';
 import { bodyLimitsFor } from './body-limits.js';
-import { BodyBudget, bodyBudgetGuard } from './body-budget.js';
+import { BodyBudget, bodyBudgetGuard, perClientShare } from './body-budget.js';
+import type { ReadPace } from './body-watch.js';
+import { realClock, type Clock } from '../runtime/clock.js';
 import { hookAuth, hookTokenCheck } from './auth.js';
+import { operatorAuth } from './operator-auth.js';
 import { createClientAddressResolver } from './client-address.js';
 import { createHookHandlers, type HookHandlerDeps } from './hook-handlers.js';
 import type { ReadCompletion } from './run-completion.js';
@@ -22,7 +25,8 @@ import { subscriptionCheck } from './subscription-check.js';
 import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ReloadState } from '../config/reload-state.js';
-import { metricsEndpoint, requestMetrics } from '../metrics/http.js';
+import { metricsEndpoint } from '../metrics/http.js';
+import { requestMetrics } from './request-metrics.js';
 import type { ConsoleParts } from '../console/create.js';
 import { recordRequests } from '../console/request-recorder.js';
 import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
@@ -60,6 +64,10 @@ export interface AppDeps {
   admission?: AdmissionDeps;
   /** Gmail push mode: POST {hooks.path}{path}, authenticated by Google's OIDC token instead of the hook token. */
   gmailPush?: PushRoute & { path: string };
+  /** The bodies held at once across every hook path (hooks.bodyBudgetBytes); default: one of the config's size. */
+  bodyBudget?: BodyBudget;
+  /** Where body deadlines and transfer rates are timed; default the real clock (tests inject a manual one). */
+  clock?: Clock;
 }
 
 /** Builds the Koa app; it never listens (the server and tests decide that). */
@@ -116,13 +124,15 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const handlers = createHookHandlers({ ...deps, openclawHeaders: hooks.compat.openclawHeaders, ...(completion === undefined ? {} : { completion }) });
   const tokenDeps = { token, logger: deps.logger, openclawHeaders: hooks.compat.openclawHeaders };
   const auth = hookAuth({ ...tokenDeps, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies) });
-  const { body, lengthGuard, limitOf } = bodyMiddlewares(hooks, deps.liveHooks ?? (() => hooks));
+  const pace = { ...hooks, clock: deps.clock ?? realClock };
+  const budget = deps.bodyBudget ?? new BodyBudget(hooks.bodyBudgetBytes, perClientShare(hooks));
+  const { body, lengthGuard, limitOf } = bodyMiddlewares(pace, deps.liveHooks ?? (() => hooks), budget);
   const gate = hookGate({
     tokenAuth: auth,
     tokenOf: hookTokenCheck(tokenDeps),
     jsonBody: body,
     mappings: deps.mappings,
-    limits: hooks,
+    limits: pace,
     maxBodyBytesOf: limitOf,
     throttle: deps.throttle,
     clientAddress: createClientAddressResolver(gateway.trustedProxies),
@@ -135,7 +145,14 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   router.options(`${prefix}/runs/:runId`, allowOnly('GET, HEAD'));
   router.options(`${prefix}/runs/:runId/retry`, allowOnly('POST'));
   router.options(`${prefix}/runs/:runId/start`, allowOnly('POST'));
-  mountRunRoutes(router, prefix, auth, deps);
+  const operator = operatorAuth({
+    gatewayToken: gateway.auth?.token,
+    hookTokenOf: hookTokenCheck(tokenDeps),
+    act: 'starting a run past its budget',
+    throttle: deps.throttle,
+    clientAddress: createClientAddressResolver(gateway.trustedProxies),
+  });
+  mountRunRoutes(router, prefix, { hook: auth, operator }, deps);
   // Runs are looked up one at a time; without an id this is a wrong URL (404), not a wrong method.
   router.get(`${prefix}/runs`, auth, () => {
     throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);
@@ -162,7 +179,7 @@ function hookName(ctx: Context): string {
 }
 
 /** hooks.path/<name>'s guard (length, then the body budget) and reader, with the limit of that name (see body-limits.ts). */
-function bodyMiddlewares(hooks: ResolvedConfig['hooks'], liveHooks: () => ResolvedConfig['hooks']): { body: Middleware; lengthGuard: Middleware; limitOf: (name: string) => number } {
+function bodyMiddlewares(hooks: ResolvedConfig['hooks'] & ReadPace, liveHooks: () => ResolvedConfig['hooks'], budget: BodyBudget): { body: Middleware; lengthGuard: Middleware; limitOf: (name: string) => number } {
   // Recomputed once per reloaded hooks block: a mapping's new maxBodyBytes applies from the reload on.
   let limits = { of: hooks, limitOf: bodyLimitsFor(hooks) };
   const limitOf = (name: string): number => {
@@ -171,14 +188,13 @@ function bodyMiddlewares(hooks: ResolvedConfig['hooks'], liveHooks: () => Resolv
     return limits.limitOf(name);
   };
   // One budget across every hook path: it bounds what the process holds, whichever path it came by.
-  const budget = new BodyBudget(hooks.bodyBudgetBytes);
   const byLimit = new Map<number, { body: Middleware; lengthGuard: Middleware }>();
   const forName = (name: string) => {
     const limit = limitOf(name);
     let pair = byLimit.get(limit);
     if (pair === undefined) {
       const lengthGuard = declaredLengthGuard(limit);
-      const budgetGuard = bodyBudgetGuard(budget, limit);
+      const budgetGuard = bodyBudgetGuard(budget);
       pair = { body: jsonBodyReader({ ...hooks, maxBodyBytes: limit }), lengthGuard: (ctx, next) => lengthGuard(ctx, () => budgetGuard(ctx, next)) };
       byLimit.set(limit, pair);
     }

@@ -1,77 +1,227 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { HookError } from '../errors.js';
+import { meterOf } from './body-meter.js';
 
 /** Seconds a sender refused for want of budget is told to wait (Retry-After). */
 const RETRY_AFTER_SECONDS = 1;
+
+/** One request's share of the budget: what its body has cost so far. */
+export interface BodyCharge {
+  readonly bytes: number;
+  /** Adds bytes that arrived; false (nothing added) when they do not fit. */
+  grow(bytes: number): boolean;
+  /** Charges at least `bytes` from now on (a body that inflates may become that much); false when that does not fit. */
+  reserve(bytes: number): boolean;
+  /**
+   * From now until its release, the charge also counts against `client`'s share: a body read before
+   * its sender is authenticated. False (not counted) when the client's other bodies leave no room.
+   */
+  countAgainst(client: string): boolean;
+  /** Why the request was refused mid-body (the budget ran out), if it was; then `whenRefused` listeners ran. */
+  readonly refusal: HookError | undefined;
+  whenRefused(listener: (refusal: HookError) => void): void;
+  refuse(refusal: HookError): void;
+  release(): void;
+}
 
 /**
  * Bounds the request bodies the server holds at once (hooks.bodyBudgetBytes). Each body is
  * buffered whole and then copied (text, parsed payload, the sandbox's input, the store's
  * message): without a bound, a burst of large bodies grows the heap with the number of senders,
  * and the heap limits Hookgate sets (docs/performance.md) would turn that burst into an
- * out-of-memory crash. A request is charged from before its body is read until its response;
- * one that would take the total past the budget is refused with 503 and Retry-After instead.
+ * out-of-memory crash. A request is charged what its body has delivered, growing as bytes arrive,
+ * until its response: a body that has not arrived costs nothing, so senders that declare large
+ * bodies and send them slowly cannot crowd out the bodies that did arrive. Bodies read before their
+ * sender is authenticated also count against a share per client address (`perClientBytes`). A chunk
+ * that does not fit refuses its request with 503 and Retry-After.
  */
 export class BodyBudget {
-  readonly limitBytes: number;
-  private held = 0;
+  private readonly ledger: Ledger;
 
-  constructor(limitBytes: number) {
-    this.limitBytes = limitBytes;
+  constructor(limitBytes: number, perClientBytes: number = limitBytes) {
+    this.ledger = new Ledger(limitBytes, perClientBytes);
+  }
+
+  get limitBytes(): number {
+    return this.ledger.limitBytes;
   }
 
   /** Bytes charged to requests in flight now. */
   get heldBytes(): number {
-    return this.held;
+    return this.ledger.held;
   }
 
-  /**
-   * Charges `bytes`; false when they do not fit. A body larger than the whole budget still gets in
-   * when nothing else is held, so a path whose limit exceeds the budget is never refused forever.
-   */
-  tryTake(bytes: number): boolean {
-    if (this.held > 0 && this.held + bytes > this.limitBytes) return false;
-    this.held += bytes;
-    return true;
+  /** Bytes charged now to the bodies of `client` read before authentication. */
+  heldBy(client: string): number {
+    return this.ledger.heldBy(client);
   }
 
-  give(bytes: number): void {
-    this.held -= bytes;
+  /** A new request's charge, empty. */
+  open(): BodyCharge {
+    return new Charge(this.ledger);
   }
 }
 
 /**
- * What a request's body may cost: its declared Content-Length when the bytes arrive as they are,
- * else (no length, or a Content-Encoding that inflates) the path's body limit, the most it may become.
+ * What is held, in total and per client. A body may pass the budget (or its client's share) only
+ * while no other request holds any of it, so a path whose limit exceeds the budget is never
+ * refused forever.
  */
-export function chargeOf(headers: Record<string, string | string[] | undefined>, maxBodyBytes: number): number {
-  const declared = headers['content-length'];
-  const encoding = headers['content-encoding'];
-  const identity = encoding === undefined || encoding === '' || encoding === 'identity';
-  if (identity && typeof declared === 'string' && /^\d+$/.test(declared)) return Math.min(Number(declared), maxBodyBytes);
-  return maxBodyBytes;
+class Ledger {
+  held = 0;
+  private readonly byClient = new Map<string, number>();
+
+  readonly limitBytes: number;
+  readonly perClientBytes: number;
+
+  constructor(limitBytes: number, perClientBytes: number) {
+    this.limitBytes = limitBytes;
+    this.perClientBytes = perClientBytes;
+  }
+
+  heldBy(client: string): number {
+    return this.byClient.get(client) ?? 0;
+  }
+
+  /** Whether `bytes` more fit for a request that holds `own` already, counted against `client` if any. */
+  fits(own: number, client: string | undefined, bytes: number): boolean {
+    if (this.held - own > 0 && this.held + bytes > this.limitBytes) return false;
+    if (client === undefined) return true;
+    const clientHeld = this.heldBy(client);
+    return !(clientHeld - own > 0 && clientHeld + bytes > this.perClientBytes);
+  }
+
+  add(client: string | undefined, bytes: number): void {
+    this.held += bytes;
+    if (client !== undefined) this.addFor(client, bytes);
+  }
+
+  addFor(client: string, bytes: number): void {
+    const now = this.heldBy(client) + bytes;
+    if (now > 0) this.byClient.set(client, now);
+    else this.byClient.delete(client);
+  }
 }
 
-/** Charges the request's body to the budget for the rest of the request, or answers 503 when it does not fit. */
-export function bodyBudgetGuard(budget: BodyBudget, maxBodyBytes: number): Middleware {
+class Charge implements BodyCharge {
+  /** What is charged: the bytes that arrived, or the reservation when that is more. */
+  private own = 0;
+  private arrived = 0;
+  private reserved = 0;
+  private client: string | undefined;
+  private released = false;
+  private refused: HookError | undefined;
+  private readonly listeners: Array<(refusal: HookError) => void> = [];
+  private readonly ledger: Ledger;
+
+  constructor(ledger: Ledger) {
+    this.ledger = ledger;
+  }
+
+  get bytes(): number {
+    return this.own;
+  }
+
+  get refusal(): HookError | undefined {
+    return this.refused;
+  }
+
+  grow(bytes: number): boolean {
+    if (!this.chargeFor(this.arrived + bytes, this.reserved)) return false;
+    this.arrived += bytes;
+    return true;
+  }
+
+  reserve(bytes: number): boolean {
+    if (!this.chargeFor(this.arrived, Math.max(this.reserved, bytes))) return false;
+    this.reserved = Math.max(this.reserved, bytes);
+    return true;
+  }
+
+  private chargeFor(arrived: number, reserved: number): boolean {
+    if (this.released) return true;
+    const more = Math.max(arrived, reserved) - this.own;
+    if (more <= 0) return true;
+    if (!this.ledger.fits(this.own, this.client, more)) return false;
+    this.own += more;
+    this.ledger.add(this.client, more);
+    return true;
+  }
+
+  countAgainst(client: string): boolean {
+    if (this.client !== undefined) return this.client === client;
+    if (this.released) return true;
+    const clientHeld = this.ledger.heldBy(client);
+    if (clientHeld > 0 && clientHeld + this.own > this.ledger.perClientBytes) return false;
+    this.client = client;
+    this.ledger.addFor(client, this.own);
+    return true;
+  }
+
+  whenRefused(listener: (refusal: HookError) => void): void {
+    if (this.refused === undefined) this.listeners.push(listener);
+    else listener(this.refused);
+  }
+
+  refuse(refusal: HookError): void {
+    if (this.refused !== undefined || this.released) return;
+    this.refused = refusal;
+    for (const listener of this.listeners.splice(0)) listener(refusal);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.ledger.add(this.client, -this.own);
+  }
+}
+
+/** hooks.bodyBudgetPerClientBytes, or a quarter of the budget when it is not set. */
+export function perClientShare(hooks: { bodyBudgetBytes: number; bodyBudgetPerClientBytes?: number | undefined }): number {
+  return hooks.bodyBudgetPerClientBytes ?? Math.max(1, Math.floor(hooks.bodyBudgetBytes / 4));
+}
+
+const CHARGE_STATE = 'bodyCharge';
+
+/** The request's charge, when the budget's guard opened one. */
+export function chargeOf(ctx: Context): BodyCharge | undefined {
+  const charge: unknown = ctx.state[CHARGE_STATE];
+  return charge === undefined ? undefined : (charge as BodyCharge);
+}
+
+export function budgetRefusal(): HookError {
+  // The rest of the body is left unread: the connection closes after the answer.
+  return new HookError('SERVER_BUSY', 'too many request bodies in flight; retry shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS, closeConnection: true });
+}
+
+/**
+ * Opens the request's charge for the rest of the request and grows it as its body arrives; the
+ * first chunk that does not fit refuses the request (the reader racing it answers 503).
+ */
+export function bodyBudgetGuard(budget: BodyBudget): Middleware {
   // Synchronous, as the other hook-path checks: it hands on next()'s promise (no async layer per request).
   return (ctx, next) => {
-    const bytes = chargeOf(ctx.req.headers, maxBodyBytes);
-    if (!budget.tryTake(bytes)) {
-      // The body is left unread: the connection closes after the answer.
-      throw new HookError('SERVER_BUSY', 'too many request bodies in flight; retry shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS, closeConnection: true });
+    const charge = budget.open();
+    const meter = meterOf(ctx);
+    if (!charge.grow(meter.received)) {
+      charge.release();
+      throw budgetRefusal();
     }
+    meter.onBytes((bytes) => {
+      if (charge.refusal === undefined && !charge.grow(bytes)) charge.refuse(budgetRefusal());
+    });
+    ctx.state[CHARGE_STATE] = charge;
     let rest: Promise<unknown>;
     try {
       rest = next();
     } catch (error) {
-      budget.give(bytes);
+      charge.release();
       throw error;
     }
     return rest.then(
-      () => budget.give(bytes),
+      () => charge.release(),
       (error: unknown) => {
-        budget.give(bytes);
+        charge.release();
         throw error;
       },
     );

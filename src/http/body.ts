@@ -1,10 +1,12 @@
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { HookError } from '../errors.js';
+import { budgetRefusal, chargeOf } from './body-budget.js';
+import { readWithin, type ReadPace } from './body-watch.js';
+import { bodyCharset, checkAscii } from './charset.js';
 
-export interface BodyLimits {
+export interface BodyLimits extends ReadPace {
   maxBodyBytes: number;
-  bodyTimeoutMs: number;
   maxJsonDepth: number;
 }
 
@@ -37,7 +39,8 @@ export const RAW_BODY_STATE = 'rawBody';
  * `constructor.prototype` keys, so a payload can never pollute a prototype.
  * The body stays on `ctx.state.rawBody` as text (see {@link rawBodyOf}): the bytes as received after
  * any Content-Encoding is undone, read by co-body as UTF-8, so a body that is not valid UTF-8 has its
- * invalid sequences replaced (U+FFFD) there as in the parsed payload.
+ * invalid sequences replaced (U+FFFD) there as in the parsed payload. A declared charset that is not
+ * UTF-8 is refused (415) rather than misread (charset.ts).
  */
 export function jsonBodyReader(limits: BodyLimits): Middleware {
   const parse = koaBody({
@@ -64,10 +67,15 @@ export function jsonBodyReader(limits: BodyLimits): Middleware {
     } else if (!ctx.is(JSON_TYPES)) {
       throw new HookError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON (Content-Type: application/json)', { closeConnection: true });
     }
-    await withDeadline(parse(ctx, async () => undefined), limits.bodyTimeoutMs);
+    const charset = bodyCharset(declaredType);
+    if (charset instanceof HookError) throw charset;
+    // co-body inflates a compressed body out of sight of the meter: it is charged the most it may become.
+    if (isEncoded(ctx) && chargeOf(ctx)?.reserve(limits.maxBodyBytes) === false) throw budgetRefusal();
+    await readWithin(ctx, parse(ctx, async () => undefined), limits);
     const text = unparsedText(ctx);
     // co-body reads a zero-length body as {}: tell the sender what is missing instead of `text required`.
     if (isBlank(text)) throw emptyBody();
+    checkAscii(charset, text);
     ctx.state[RAW_BODY_STATE] = text;
     ctx.state['payload'] = checkPayload(ctx, limits.maxJsonDepth);
     await next();
@@ -119,22 +127,9 @@ export function inspectPayload(root: unknown, maxDepth: number): 'too-deep' | 'f
   return undefined;
 }
 
-/** Settles as `work` does, or rejects with BODY_TIMEOUT after `ms` (one promise and one timer per request). */
-export function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new HookError('BODY_TIMEOUT', `request body not received within ${ms} ms`, { closeConnection: true })), ms);
-    // A late settlement of `work` after the deadline changes nothing: a promise settles once.
-    work.then(
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+function isEncoded(ctx: Context): boolean {
+  const encoding = ctx.get('Content-Encoding').toLowerCase();
+  return encoding !== '' && encoding !== 'identity';
 }
 
 export function translateParseError(error: Error & { status?: number; type?: string; body?: unknown }, maxBodyBytes: number): HookError {

@@ -8,6 +8,8 @@ import type { TokenPresence } from './auth.js';
 export interface VerifiedEntry {
   mapping: RoutedMapping & { signature: CompiledSignature };
   timestamp: number | undefined;
+  /** What the signature covered when that is not the raw body (the scheme's verification says). */
+  signedContent: string | undefined;
 }
 
 /**
@@ -37,7 +39,8 @@ export async function authenticateCandidates(candidates: readonly RoutedMapping[
   const entryVerdict = verdicts[entryIndex];
   if (entry?.signature !== undefined && entryVerdict?.ok === true) {
     const authenticated = new Set(candidates.filter((_, index) => verdicts[index]?.ok === true).map((candidate) => candidate.id));
-    return { ok: true, authenticated, signed: { mapping: { ...entry, signature: entry.signature }, timestamp: entryVerdict.timestamp }, token: undefined };
+    const signed = { mapping: { ...entry, signature: entry.signature }, timestamp: entryVerdict.timestamp, signedContent: entryVerdict.signedContent };
+    return { ok: true, authenticated, signed, token: undefined };
   }
   const first = candidates[0];
   const firstVerdict = verdicts[0];
@@ -65,6 +68,7 @@ const MESSAGES: Record<SignatureFailure, string> = {
   malformed: 'malformed signature',
   mismatch: 'invalid signature',
   expired: 'signature timestamp outside the allowed window',
+  undecodable: 'the signed form fields are not UTF-8 once decoded, so the signature could stand for other bodies',
 };
 
 function signatureRefusal(scheme: string, reason: SignatureFailure): HookError {

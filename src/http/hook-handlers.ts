@@ -42,8 +42,10 @@ export function createHookHandlers(deps: HookHandlerDeps) {
     // body's idempotencyKey (OpenClaw's field) only on /wake and /agent: elsewhere the body is the sender's payload.
     const direct = hook === 'wake' || hook === 'agent';
     const body = direct ? (ctx.state['payload'] as Record<string, unknown>) : undefined;
-    const key = signedState(ctx)?.deliveryKey ?? requestIdempotencyKey(ctx, { openclawHeaders: deps.openclawHeaders === true, body });
-    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, rawBodyOf(ctx)) };
+    const signed = signedState(ctx);
+    const key = signed?.deliveryKey ?? requestIdempotencyKey(ctx, { openclawHeaders: deps.openclawHeaders === true, body });
+    // What a scheme signed instead of the raw body (Twilio): another spelling of it is a replay, not a conflict.
+    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, signed?.signedContent ?? rawBodyOf(ctx)) };
     if (idempotency !== undefined) {
       const previous = await deps.store.replay(idempotency.key, idempotency.fingerprint);
       if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
@@ -249,6 +251,7 @@ function quoted(text: string): string {
 /**
  * Over the body's bytes, not the parsed payload: parsing folds different bodies together
  * (`{"x":1e400}` and `{"x":null}`, duplicate keys), and a retry is the same request only byte for byte.
+ * A signed request whose scheme signs decoded content instead (Twilio) gives that content.
  */
 function fingerprintOf(hook: string, rawBody: Buffer | string): string {
   // A string is hashed as its UTF-8 bytes: the same digest as the Buffer of the same body.

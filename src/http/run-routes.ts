@@ -13,22 +13,25 @@ export interface RunRouteDeps {
 }
 
 /**
- * GET {prefix}/runs/<runId> and POST {prefix}/runs/<runId>/retry, both behind the hook token.
+ * GET {prefix}/runs/<runId> and POST {prefix}/runs/<runId>/retry behind the hook token (`auth`);
+ * POST {prefix}/runs/<runId>/start behind the gateway token (`operatorAuth`): starting a run past
+ * its budget overrides the operator's spend cap, which a hook-token holder may not.
  * Mounted before the hook catch-all, which would otherwise read `runs/…` as a hook name.
  */
-export function mountRunRoutes(router: Router, prefix: string, auth: Middleware, deps: RunRouteDeps): void {
-  router.get(`${prefix}/runs/:runId`, auth, async (ctx) => {
+export function mountRunRoutes(router: Router, prefix: string, auth: { hook: Middleware; operator: Middleware }, deps: RunRouteDeps): void {
+  const { hook: hookAuth, operator: operatorAuth } = auth;
+  router.get(`${prefix}/runs/:runId`, hookAuth, async (ctx) => {
     const view = await deps.runView?.(ctx.params['runId'] ?? '');
     if (view === undefined) throw new HookError('NOT_FOUND', 'no run with that id');
     ctx.body = { ok: true, run: view };
   });
-  router.post(`${prefix}/runs/:runId/retry`, auth, async (ctx) => {
+  router.post(`${prefix}/runs/:runId/retry`, hookAuth, async (ctx) => {
     const runId = ctx.params['runId'] ?? '';
     if (deps.retryRun === undefined) throw new HookError('NOT_FOUND', 'retries are not available');
     ctx.status = 202;
     ctx.body = retryResponse(runId, await deps.retryRun(runId));
   });
-  router.post(`${prefix}/runs/:runId/start`, auth, async (ctx) => {
+  router.post(`${prefix}/runs/:runId/start`, operatorAuth, async (ctx) => {
     const runId = ctx.params['runId'] ?? '';
     if (deps.startRun === undefined) throw new HookError('NOT_FOUND', 'starting runs by hand is not available');
     ctx.body = startResponse(runId, await deps.startRun(runId));

@@ -6,9 +6,10 @@ import { SIGNATURE_HEADER_NAMES, type CompiledSignature, type HeaderMap } from '
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 import type { VerifiedSignature } from '../mapping/transform-port.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { beginAuth, type AuthGuardDeps } from '../auth/guard.js';
+import { beginAuth, type AuthAttempt, type AuthGuardDeps } from '../auth/guard.js';
 import type { TokenPresence } from './auth.js';
 import type { BodyLimits } from './body.js';
+import { budgetRefusal, chargeOf } from './body-budget.js';
 import { authenticateCandidates, type VerifiedEntry } from './candidate-auth.js';
 import { readSignedBody, type SignedBody } from './signed-body.js';
 
@@ -17,6 +18,8 @@ export interface SignedState {
   signature: VerifiedSignature;
   /** Replay key, per mapping: the provider's delivery id where it is signed, else the signed content's digest. */
   deliveryKey: string;
+  /** What the signature covered when that is not the raw body (Twilio's URL and decoded fields): the idempotency fingerprint's input. */
+  signedContent?: string;
 }
 export const SIGNED_STATE = 'signed';
 /**
@@ -74,8 +77,10 @@ async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: Mapp
   // As for the token: a blocked address gets 429 whatever it carries, a valid signature
   // included, and before its body is read or verified.
   const attempt = beginAuth(ctx, deps);
+  // Read before its sender is known: the body also counts against its address's share of the budget.
+  if (chargeOf(ctx)?.countAgainst(attempt.client) === false) throw budgetRefusal();
   const maxBodyBytes = deps.maxBodyBytesOf?.(name) ?? deps.limits.maxBodyBytes;
-  const body = await readSignedBody(ctx, maxBodyBytes === deps.limits.maxBodyBytes ? deps.limits : { ...deps.limits, maxBodyBytes });
+  const body = await readCounted(ctx, maxBodyBytes === deps.limits.maxBodyBytes ? deps.limits : { ...deps.limits, maxBodyBytes }, attempt);
   const candidates = engine.candidates(name, body.payload ?? {});
   const admittedAs = (entry: RoutedMapping | undefined) => async (): Promise<void> => {
     if (body.problem !== undefined) throw body.problem;
@@ -99,15 +104,30 @@ async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: Mapp
   await admitSigned(ctx, deps, { entry: verdict.signed, body, headers }, admittedAs(verdict.signed.mapping));
 }
 
+/**
+ * A body that did not arrive in time (408) counts as a failed authentication of its address: a
+ * sender that never finishes its bodies is never refused a signature, so without this it could
+ * hold connections open for ever without being throttled.
+ */
+async function readCounted(ctx: Context, limits: BodyLimits, attempt: AuthAttempt): Promise<SignedBody> {
+  try {
+    return await readSignedBody(ctx, limits);
+  } catch (error) {
+    if (error instanceof HookError && error.code === 'BODY_TIMEOUT') attempt.failed(error);
+    throw error;
+  }
+}
+
 /** The first verified mapping names the delivery: its scheme's id and time, its replay key, its handshake. */
 async function admitSigned(ctx: Context, deps: GateDeps, signed: { entry: VerifiedEntry; body: SignedBody; headers: HeaderMap }, admitted: Next): Promise<void> {
-  const { mapping, timestamp } = signed.entry;
+  const { mapping, timestamp, signedContent } = signed.entry;
   const { scheme } = mapping.signature;
   const payload = signed.body.payload ?? {};
   const id = signed.body.problem === undefined ? scheme.deliveryId(signed.headers, payload) : undefined;
   const state: SignedState = {
     signature: { scheme: scheme.name, id: id ?? null, timestamp: timestamp ?? null },
-    deliveryKey: replayKeyOf(mapping.id, mapping.signature, id, timestamp, signed.body.raw),
+    deliveryKey: replayKeyOf(mapping.id, mapping.signature, id, timestamp, signedContent ?? signed.body.raw),
+    ...(signedContent === undefined ? {} : { signedContent }),
   };
   ctx.state[SIGNED_STATE] = state;
   const handshake = signed.body.problem === undefined ? scheme.handshake?.(signed.headers, payload) : undefined;
@@ -123,11 +143,13 @@ async function admitSigned(ctx: Context, deps: GateDeps, signed: { entry: Verifi
 /**
  * Per mapping. A delivery id the signature covers is the key, so a sender's retry (same id, signed
  * anew) replays. Otherwise the id proves nothing (anyone could send a captured request again under a
- * fresh one), so the key is the digest of what was signed: the signed time, if any, and the body.
+ * fresh one), so the key is the digest of what was signed: the signed time, if any, and the body —
+ * or, where the scheme signs something else (Twilio's URL and decoded fields), that, so no other
+ * spelling of the same signed content is a new delivery.
  */
-function replayKeyOf(mappingId: string, signature: CompiledSignature, id: string | undefined, timestamp: number | undefined, body: Buffer): string {
+function replayKeyOf(mappingId: string, signature: CompiledSignature, id: string | undefined, timestamp: number | undefined, signed: Buffer | string): string {
   if (signature.scheme.replayKey === 'delivery-id' && id !== undefined) return deliveryKeyOf(mappingId, id);
-  const digest = createHash('sha256').update(`${timestamp ?? ''}\n`).update(body).digest('base64url');
+  const digest = createHash('sha256').update(`${timestamp ?? ''}\n`).update(signed).digest('base64url');
   return `signed-content:${mappingId}:${digest}`;
 }
 

@@ -2,7 +2,9 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { parse as parseSafeJson } from '@hapi/bourne';
 import { HookError } from '../errors.js';
-import { inspectPayload, JSON_TYPES, RAW_BODY_STATE, translateParseError, withDeadline, type BodyLimits } from './body.js';
+import { inspectPayload, JSON_TYPES, RAW_BODY_STATE, translateParseError, type BodyLimits } from './body.js';
+import { readWithin } from './body-watch.js';
+import { bodyCharset, checkAscii } from './charset.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
@@ -17,8 +19,8 @@ export interface SignedBody {
 
 /**
  * Reads the body's bytes exactly as received (a signature covers them, so nothing may be decoded,
- * inflated or re-encoded first), within the size limit (413 before any signature work) and the
- * read timeout, then parses them as JSON or, for schemes that allow it, as a form. A body that
+ * inflated or re-encoded first), within the size limit (413 before any signature work), the
+ * read timeout and the least transfer rate, then parses them as JSON or, for schemes that allow it, as a form. A body that
  * cannot be parsed is not an error yet: the sender must be authenticated before it learns why.
  */
 export async function readSignedBody(ctx: Context, limits: BodyLimits): Promise<SignedBody> {
@@ -27,16 +29,20 @@ export async function readSignedBody(ctx: Context, limits: BodyLimits): Promise<
   const read = getRawBody(ctx.req, { limit: limits.maxBodyBytes, ...(/^\d+$/.test(declared) ? { length: Number(declared) } : {}) }).then((bytes) => {
     raw = bytes;
   });
-  await withDeadline(
+  await readWithin(
+    ctx,
     read.catch((error: unknown) => {
       throw translateParseError(error as Error, limits.maxBodyBytes);
     }),
-    limits.bodyTimeoutMs,
+    limits,
   );
   ctx.state[RAW_BODY_STATE] = raw;
   const format = formatOf(ctx);
+  const charset = bodyCharset(ctx.get('Content-Type'));
   try {
     if (typeof format !== 'string') throw format;
+    if (charset instanceof HookError) throw charset;
+    checkAscii(charset, raw);
     const payload = format === 'json' ? parseJsonObject(raw.toString('utf8')) : parseForm(raw.toString('utf8'));
     checkShape(payload, limits.maxJsonDepth);
     return { raw, format, payload, problem: undefined };

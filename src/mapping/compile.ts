@@ -12,6 +12,7 @@ import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } fro
 import { compileAdmission } from '../admission/compile-admission.js';
 import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
 import { compileLimits } from '../admission/compile-limits.js';
+import { compileSecretHeaderAccess } from './secret-header-access.js';
 
 export interface CompileDeps {
   templates: TemplateCompiler;
@@ -52,6 +53,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   const limits = compileLimits(config, deps.templates, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
+  const allowSecretHeaders = compileSecretHeaderAccess(config.allowSecretHeaders, signature, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
   const admission = compileAdmission(config, deps.templates, problem);
   const required = compileRequired(config.required, (message) => problem('required', message));
   if ((config.action ?? 'agent') === 'wake') {
@@ -81,6 +83,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     forEach: config.forEach,
     transform,
     signature,
+    allowSecretHeaders,
     persistentSessionKey: config.sessionMode === 'persistent' ? persistentKey(source.id) : undefined,
     admission,
     required,

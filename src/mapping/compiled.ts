@@ -35,6 +35,8 @@ export interface CompiledMapping {
   readonly transform: TransformHandle | undefined;
   /** The sender signs its requests (`signature`): verified by the HTTP layer before the mapping runs. */
   readonly signature: CompiledSignature | undefined;
+  /** `allowSecretHeaders`, lower-cased: the withheld headers its templates and transform may see. */
+  readonly allowSecretHeaders?: ReadonlySet<string> | undefined;
   /** sessionMode "persistent": the session of runs that render no key. */
   readonly persistentSessionKey: string | undefined;
   /** `events`, `filter` and `debounce` (src/admission/); undefined when the mapping has none. */
@@ -47,7 +49,7 @@ export interface CompiledMapping {
   readonly rateLimit?: CompiledRateLimit | undefined;
   /** Keys of `throttle` and `concurrency`, rendered onto each agent action for the runtime's gates. */
   readonly runLimitKeys?: CompiledRunLimitKeys | undefined;
-  /** The mapping's throttle, concurrency and budget as configured (described by `hookgate try`; the runtime reads the live config). */
+  /** The mapping's throttle, concurrency and budget as configured (described by `hookgate try`; the runtime's gates take them from the engine in force, MappingEngine.runLimits). */
   readonly runLimits?: MappingRunLimitsView | undefined;
   /** `forward`, `callback` and `allowRequestCallback` (docs/forward.md). */
   readonly handoff?: MappingHandoff | undefined;

@@ -1,16 +1,11 @@
-/**
- * The data templates see. Everything is copied into null-prototype objects with the keys
- * `__proto__`, `constructor` and `prototype` dropped, so no template path can reach an object's
- * prototype or a constructor, even when a payload carries those names as own keys. Objects and
- * arrays render as JSON (not `[object Object]`) through a non-enumerable Symbol.toPrimitive, which
- * no template path can name.
- */
-export type SafeRecord = { [key: string]: unknown };
+import { CREDENTIAL_HEADERS, looksSecret } from '../secret-headers.js';
+import type { SafeRecord } from '../compiled-template.js';
+
+/** The data templates see (its rules: src/compiled-template.ts), built from a request. */
+export type { SafeRecord } from '../compiled-template.js';
 
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Credentials never reach a template or a transform, whatever the mapping asks for. */
-const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-hookgate-token', 'x-openclaw-token']);
 const SECRET_QUERY: ReadonlySet<string> = new Set(['token']);
 
 export interface ContextParts {
@@ -38,7 +33,7 @@ export function isForbiddenKey(key: string): boolean {
  * A deep copy of JSON-like data that templates may read safely. Iterative, so a deeply nested
  * payload (the HTTP layer's depth cap is configurable) cannot overflow the stack.
  */
-export function toSafeValue(value: unknown): unknown {
+function toSafeValue(value: unknown): unknown {
   const pending: Array<[source: object, target: SafeRecord | unknown[]]> = [];
   const copy = (item: unknown): unknown => {
     if (item === null || typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') return item;
@@ -96,17 +91,26 @@ export function buildTemplateContext(payload: SafeRecord, parts: ContextParts): 
   return markJson(root);
 }
 
+/** A request's headers as templates and transforms may see them: `visible` to every mapping, `withheld` from those that do not opt in. */
+export interface SplitHeaders {
+  visible: Record<string, string>;
+  /** Names that look like secrets (src/secret-headers.ts): only for a mapping's `allowSecretHeaders`. */
+  withheld: Record<string, string>;
+}
+
 /**
- * Header names lower-cased, credentials and signatures removed (`signatureHeaders`: every scheme's and
- * every mapping's signature headers, kept out even of mappings that do not verify them).
+ * Header names lower-cased; the request's credentials and every signature header (`signatureHeaders`:
+ * every scheme's and every mapping's, kept out even of mappings that do not verify them) removed;
+ * secret-looking ones set apart.
  */
-export function sanitizeHeaders(headers: Record<string, string>, signatureHeaders: ReadonlySet<string>): Record<string, string> {
-  const out: Record<string, string> = {};
+export function sanitizeHeaders(headers: Record<string, string>, signatureHeaders: ReadonlySet<string>): SplitHeaders {
+  const split: SplitHeaders = { visible: {}, withheld: {} };
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (!SECRET_HEADERS.has(lower) && !signatureHeaders.has(lower) && !FORBIDDEN_KEYS.has(lower)) out[lower] = value;
+    if (CREDENTIAL_HEADERS.has(lower) || signatureHeaders.has(lower) || FORBIDDEN_KEYS.has(lower)) continue;
+    split[looksSecret(lower) ? 'withheld' : 'visible'][lower] = value;
   }
-  return out;
+  return split;
 }
 
 /** Query parameters without the (deprecated) token parameter. */

@@ -2,55 +2,24 @@ import { ConfigError, HookError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../config/schema.js';
 import type { ActionBuilder } from '../actions/build.js';
-import type { AdmittedAction } from '../actions/types.js';
 import { PRESETS, type PresetDefinition } from '../../presets/index.js';
 import { compileMapping, trimSlashes } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { createMatchIndex, sourceHolds } from './match.js';
-import { runMapping, type DebouncePlan } from './apply-mapping.js';
+import { runMapping } from './apply-mapping.js';
 import { admit } from '../admission/admit.js';
 import { collectMappingSources } from './mapping-records.js';
 import { createTemplateCompiler } from './template.js';
-import type { TransformPort, VerifiedSignature } from './transform-port.js';
-import { SIGNATURE_HEADER_NAMES, type CompiledSignature } from '../auth/signatures/index.js';
-import { admitRateLimit, type AdmissionLimits, type PendingRateLimit, type RateLimitSkip } from '../admission/rate-limit.js';
+import type { TransformPort } from './transform-port.js';
+import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
+import { admitRateLimit, type AdmissionLimits, type PendingRateLimit } from '../admission/rate-limit.js';
 import { explainRequest, type Explanation } from './explain.js';
-import { identify, limitContext, prepare, routedOf, skipped } from './prepared-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
+import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
+import { hasRunLimits, type MappingRunLimitsView } from '../admission/limit-views.js';
 
-export interface HookRequest {
-  /** Sub-path after `{hooks.path}/`, slashes trimmed. */
-  name: string;
-  payload: Record<string, unknown>;
-  /** Lower-cased names. */
-  headers: Record<string, string>;
-  query: Record<string, string>;
-  /** Set by the HTTP layer once the routed mapping's signature verified; transforms see it as `input.signature`. */
-  signature?: VerifiedSignature;
-  /**
-   * Whether the request is authenticated for a candidate mapping (its signature verifies for it,
-   * or it takes the token the request carried), asked of every candidate, the first included:
-   * resolution starts at the first one it is authenticated for and never runs another. Without it
-   * the first candidate runs (a signed one only with `signature` set) and later ones only when
-   * they take the token.
-   */
-  authenticatedFor?: (mapping: RoutedMapping) => Promise<boolean>;
-}
-
-/** The mapping a request would run, as the HTTP layer needs it to authenticate the request first. */
-export interface RoutedMapping {
-  id: string;
-  signature: CompiledSignature | undefined;
-}
-
-export type MappingOutcome =
-  /** `rateLimit`: the mapping's, to be counted in the acceptance's transaction (the store decides). */
-  | { kind: 'actions'; mappingId: string; actions: AdmittedAction[]; debounce?: DebouncePlan; rateLimit?: PendingRateLimit }
-  | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
-  /** Every matching mapping passed the delivery over: the first one's reason. */
-  | { kind: 'skip'; mappingId: string; reason: 'event' | 'filter'; event: string | undefined }
-  | RateLimitSkip
-  | { kind: 'no-match' };
-
+// Declared below the engine so explain.ts and prepared-request.ts use them without importing the engine.
+export type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 export type { Explanation };
 
 export interface MappingEngine {
@@ -75,6 +44,10 @@ export interface MappingEngine {
    * (`hmac`'s header). Never shown to any mapping's templates or transforms, nor in the console.
    */
   readonly signatureHeaders: ReadonlySet<string>;
+  /** Each mapping's throttle, concurrency and budget by id (mappings with none left out), as compiled: what the runtime's gates apply. */
+  readonly runLimits: ReadonlyMap<string, MappingRunLimitsView>;
+  /** Whether a mapping debounces: only then does the debounce firer look at the store on its own. */
+  readonly debounces: boolean;
 }
 
 export interface MappingEngineOptions {
@@ -109,6 +82,8 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
     mappingCount: mappings.length,
     warnings,
     signatureHeaders,
+    runLimits: new Map(mappings.flatMap((mapping) => (hasRunLimits(mapping.runLimits) ? [[mapping.id, mapping.runLimits] as const] : []))),
+    debounces: mappings.some((mapping) => mapping.admission?.debounce !== undefined),
     async resolve(request) {
       const { name, source } = identify(request);
       const candidates = index.candidates(name).filter((mapping) => sourceHolds(mapping, source));
@@ -117,7 +92,9 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       let passedOver: MappingOutcome | undefined;
       const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
       for (const mapping of served) {
-        const verdict = admit(mapping.admission, prepared);
+        // The request as this mapping may see it (the secret-looking headers it opted into).
+        const view = requestFor(prepared, mapping.allowSecretHeaders);
+        const verdict = admit(mapping.admission, view);
         if (!verdict.pass) {
           passedOver ??= skipped(mapping.id, verdict);
           continue;
@@ -125,11 +102,11 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
         // After events and filter (a delivery passed over is not counted); a bucket known full refuses before templates and transforms.
         let rateLimit: PendingRateLimit | undefined;
         if (mapping.rateLimit !== undefined && options.rateLimits !== undefined) {
-          const admitted = admitRateLimit(mapping.id, mapping.rateLimit, limitContext(prepared), options.rateLimits);
+          const admitted = admitRateLimit(mapping.id, mapping.rateLimit, limitContext(view), options.rateLimits);
           if ('kind' in admitted) return admitted;
           rateLimit = admitted;
         }
-        const { outcome } = await runMapping(mapping, prepared, runDeps);
+        const { outcome } = await runMapping(mapping, view, runDeps);
         return outcome.kind === 'actions' && rateLimit !== undefined ? { ...outcome, rateLimit } : outcome;
       }
       return passedOver ?? { kind: 'no-match' };

@@ -7,7 +7,7 @@ export function promptOf(action: AdmittedAction): string {
   return action.kind === 'agent' ? action.message : action.text;
 }
 
-export function actionsOf(explanation: Explanation): AdmittedAction[] {
+function actionsOf(explanation: Explanation): AdmittedAction[] {
   return explanation.outcome?.kind === 'actions' ? explanation.outcome.actions : [];
 }
 

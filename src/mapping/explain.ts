@@ -9,8 +9,8 @@ import { RESERVED_NAMES } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { mismatchReason } from './match.js';
 import { runMapping, type ItemTrace } from './apply-mapping.js';
-import type { HookRequest, MappingOutcome } from './engine.js';
-import { identify, limitContext, prepare, routedOf, skipped } from './prepared-request.js';
+import type { HookRequest, MappingOutcome } from './hook-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
 
 /** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */
 export interface Explanation {
@@ -79,7 +79,7 @@ export async function explainRequest(
       explanation.notes.push(`mapping "${mapping.id}" is tried only if the request's signature verifies for it too`);
     }
     const conditions: ConditionTrace[] = [];
-    const verdict = admit(mapping.admission, prepare(request, name, now, where.signatureHeaders, where.hooksPath), conditions);
+    const verdict = admit(mapping.admission, requestFor(prepare(request, name, now, where.signatureHeaders, where.hooksPath), mapping.allowSecretHeaders), conditions);
     if (mapping.admission !== undefined) {
       explanation.admission.push({ mappingId: mapping.id, event: verdict.event, passed: verdict.pass, reason: verdict.pass ? undefined : verdict.reason, conditions });
     }
@@ -96,7 +96,7 @@ export async function explainRequest(
   explanation.outcome = undefined;
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
-    const prepared = prepare(request, name, now, where.signatureHeaders, where.hooksPath);
+    const prepared = requestFor(prepare(request, name, now, where.signatureHeaders, where.hooksPath), winner.allowSecretHeaders);
     explanation.limits = await explainLimits(winner, winner.runLimits ?? {}, limitContext(prepared), deps.rateLimits);
     const { outcome, notes } = await runMapping(winner, prepared, deps, explanation.items);
     explanation.outcome = sealForDisplay(outcome, explanation.items, notes);

@@ -121,7 +121,7 @@ function cut(text: string, length: unknown): string {
 }
 
 /** How any value becomes text: strings as is, missing/null empty, objects and arrays as JSON. */
-export function toText(value: unknown): string {
+function toText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'object') return JSON.stringify(value) ?? '';

@@ -1,10 +1,10 @@
 import { HookError } from '../errors.js';
 import type { AdmissionVerdict } from '../admission/admit.js';
 import type { CompiledMapping } from './compiled.js';
-import { buildTemplateContext, sanitizeHeaders, sanitizeQuery, toSafeRecord, type SafeRecord } from './context.js';
+import { buildTemplateContext, sanitizeHeaders, sanitizeQuery, toSafeRecord, type ContextParts, type SafeRecord } from './context.js';
 import { trimSlashes } from './compile.js';
 import type { PreparedRequest } from './apply-mapping.js';
-import type { HookRequest, MappingOutcome, RoutedMapping } from './engine.js';
+import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 
 /** The request as every mapping sees it, and the small steps resolve() and explain() share. */
 
@@ -26,29 +26,48 @@ export function limitContext(prepared: PreparedRequest): SafeRecord {
 }
 
 export function prepare(request: HookRequest, name: string, now: Date, signatureHeaders: ReadonlySet<string>, hooksPath: string): PreparedRequest {
-  const headers = sanitizeHeaders(request.headers, signatureHeaders);
+  const { visible: headers, withheld } = sanitizeHeaders(request.headers, signatureHeaders);
   const query = sanitizeQuery(request.query);
   const search = new URLSearchParams(query).toString();
   const safePayload = toSafeRecord(request.payload);
   const safeHeaders = toSafeRecord(headers);
   const safeQuery = toSafeRecord(query);
   const at = now.toISOString();
-  let context: SafeRecord | undefined;
   return {
     name,
     url: `${hooksPath}/${name}${search === '' ? '' : `?${search}`}`,
     payload: request.payload,
     safePayload,
     headers,
+    withheld,
     query,
     safeHeaders,
     safeQuery,
     now: at,
     signature: request.signature,
-    templateContext: () => (context ??= buildTemplateContext(safePayload, { headers: safeHeaders, query: safeQuery, path: name, now: at })),
+    templateContext: lazyContext(safePayload, { headers: safeHeaders, query: safeQuery, path: name, now: at }),
   };
 }
 
+/**
+ * The request as one mapping sees it: the shared view, plus the withheld headers the mapping lists.
+ * Unchanged (the same object, its context shared) when it lists none the request carries.
+ */
+export function requestFor(prepared: PreparedRequest, allowed: ReadonlySet<string> | undefined): PreparedRequest {
+  if (allowed === undefined) return prepared;
+  const shown = Object.entries(prepared.withheld).filter(([name]) => allowed.has(name));
+  if (shown.length === 0) return prepared;
+  const headers = { ...prepared.headers, ...Object.fromEntries(shown) };
+  const safeHeaders = toSafeRecord(headers);
+  const templateContext = lazyContext(prepared.safePayload, { headers: safeHeaders, query: prepared.safeQuery, path: prepared.name, now: prepared.now });
+  return { ...prepared, headers, safeHeaders, templateContext };
+}
+
+/** The request's template context, built on first use and then shared. */
+function lazyContext(safePayload: SafeRecord, parts: ContextParts): () => SafeRecord {
+  let context: SafeRecord | undefined;
+  return () => (context ??= buildTemplateContext(safePayload, parts));
+}
 
 export function skipped(mappingId: string, verdict: Exclude<AdmissionVerdict, { pass: true }>): MappingOutcome {
   return { kind: 'skip', mappingId, reason: verdict.reason, event: verdict.event };

@@ -1,19 +1,10 @@
 import Handlebars from 'handlebars';
 import { TEMPLATE_HELPERS, withFieldFallback } from './helpers.js';
-import { toSafeRecord, type SafeRecord } from './context.js';
+import { TemplateSyntaxError, type TemplateCompiler } from '../compiled-template.js';
+import { toSafeRecord } from './context.js';
 import { describePosition, describeParseError, type Position } from './template-position.js';
 
-/** A compiled template: context in, text out. Throws only on a helper misuse the load check could not see. */
-export type CompiledTemplate = (context: SafeRecord) => string;
-
-export interface TemplateCompiler {
-  /** Compiles and checks one template; throws TemplateSyntaxError with a readable reason. */
-  compile(source: string): CompiledTemplate;
-}
-
-export class TemplateSyntaxError extends Error {
-  override readonly name = 'TemplateSyntaxError';
-}
+export { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } from '../compiled-template.js';
 
 const COMPILE_OPTIONS = { noEscape: true, strict: false } as const;
 

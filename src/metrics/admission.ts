@@ -1,5 +1,11 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { AdmissionObserver } from '../http/admission-commit.js';
+
+/** What the hook handlers report of admission (src/http/admission-commit.ts). */
+export interface AdmissionObserver {
+  skipped(mappingId: string, reason: string): void;
+  /** A delivery joined an open group instead of opening one. */
+  merged(mappingId: string): void;
+}
 
 /** Skipped deliveries, merged deliveries and open debounce groups (read from the store at scrape). */
 export function createAdmissionMetrics(registers: Registry[], openGroups: (() => Promise<number>) | undefined): AdmissionObserver {

@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** `rate-limited`: the gmail mapping's rateLimit (over: skip) refused it; handled, nothing stored. */
-export type GmailMessageOutcome = 'admitted' | 'duplicate' | 'gone' | 'rate-limited';
+type GmailMessageOutcome = 'admitted' | 'duplicate' | 'gone' | 'rate-limited';
 
 /** What the Gmail watcher reports (src/sources/gmail/); the metrics below implement it. */
 export interface GmailObserver {

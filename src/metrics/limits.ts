@@ -9,7 +9,7 @@ export interface LimitObserver {
 }
 
 /** hookgate_provider_circuit_state's values. */
-export const CIRCUIT_STATE_VALUES: Readonly<Record<CircuitState, number>> = { closed: 0, probing: 1, open: 2 };
+const CIRCUIT_STATE_VALUES: Readonly<Record<CircuitState, number>> = { closed: 0, probing: 1, open: 2 };
 
 const bounded = (value: string): string => (value.length <= 100 ? value : value.slice(0, 100));
 
@@ -30,16 +30,16 @@ export function createLimitMetrics(registers: Registry[], overview: (() => Promi
   };
 }
 
-function registerLimitGauges(overview: () => Promise<LimitOverview>, registers: Registry[]): void {
-  const read = oneReadPerScrape(overview);
+function registerLimitGauges(loadOverview: () => Promise<LimitOverview>, registers: Registry[]): void {
+  const readOverview = oneReadPerScrape(loadOverview);
   new Gauge({
     name: 'hookgate_runs_waiting',
     help: 'Queued runs by what they wait for (slot, throttle, concurrency, budget, provider-circuit).',
     labelNames: ['reason'],
     registers,
     async collect() {
-      const now = await read();
-      if (now !== undefined) for (const [reason, count] of Object.entries(now.waiting)) this.set({ reason }, count);
+      const overview = await readOverview();
+      if (overview !== undefined) for (const [reason, count] of Object.entries(overview.waiting)) this.set({ reason }, count);
     },
   });
   new Gauge({
@@ -48,8 +48,8 @@ function registerLimitGauges(overview: () => Promise<LimitOverview>, registers: 
     labelNames: ['scope', 'window'],
     registers,
     async collect() {
-      const now = await read();
-      if (now !== undefined) for (const budget of now.budgets) this.set({ scope: bounded(budget.scope), window: budget.window }, budget.remaining);
+      const overview = await readOverview();
+      if (overview !== undefined) for (const budget of overview.budgets) this.set({ scope: bounded(budget.scope), window: budget.window }, budget.remaining);
     },
   });
   new Gauge({
@@ -58,8 +58,8 @@ function registerLimitGauges(overview: () => Promise<LimitOverview>, registers: 
     labelNames: ['provider'],
     registers,
     async collect() {
-      const now = await read();
-      if (now !== undefined) for (const circuit of now.circuits) this.set({ provider: bounded(circuit.provider) }, CIRCUIT_STATE_VALUES[circuit.state]);
+      const overview = await readOverview();
+      if (overview !== undefined) for (const circuit of overview.circuits) this.set({ provider: bounded(circuit.provider) }, CIRCUIT_STATE_VALUES[circuit.state]);
     },
   });
 }

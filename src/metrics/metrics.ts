@@ -2,15 +2,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { LimitOverview, QueueDepths } from '../store/port.js';
 import { createLimitMetrics, type LimitObserver } from './limits.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
-import { createAdmissionMetrics } from './admission.js';
-import type { AdmissionObserver } from '../http/admission-commit.js';
+import { createAdmissionMetrics, type AdmissionObserver } from './admission.js';
 import { oneReadPerScrape } from './scrape-read.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
 export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
 
 /** How one transform call ended, as the sandbox reports it. */
-export type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
+type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
 
 /**
  * The service's metrics. One instance (and one prom-client Registry) per service, never the
@@ -59,6 +58,8 @@ export interface MetricsOptions {
   openDebounceGroups?: () => Promise<number>;
   /** The limit store's overview (waiting runs, budgets, circuits), read at scrape time; omitted → no limit gauges. */
   limits?: () => Promise<LimitOverview>;
+  /** Bytes of request bodies charged to hooks.bodyBudgetBytes now (BodyBudget.heldBytes); omitted → no gauge. */
+  bodyBytesHeld?: () => number;
 }
 
 const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
@@ -110,6 +111,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
   if (options.depths !== undefined) registerQueueGauges(options.depths, registers);
+  const bodyBytesHeld = options.bodyBytesHeld;
+  if (bodyBytesHeld !== undefined) {
+    new Gauge({
+      name: 'hookgate_body_budget_held_bytes',
+      help: 'Bytes of request bodies held now, as charged to hooks.bodyBudgetBytes.',
+      registers,
+      collect() {
+        this.set(bodyBytesHeld());
+      },
+    });
+  }
 
   return {
     contentType: registry.contentType,
@@ -155,15 +167,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * Queue depths are read from the store when scraped, so they are never stale and cost nothing
  * between scrapes; one read serves both gauges of a scrape.
  */
-function registerQueueGauges(depths: () => Promise<QueueDepths>, registers: Registry[]): void {
-  const read = oneReadPerScrape(depths);
+function registerQueueGauges(loadDepths: () => Promise<QueueDepths>, registers: Registry[]): void {
+  const readDepths = oneReadPerScrape(loadDepths);
   new Gauge({
     name: 'hookgate_pending_events',
     help: 'Main-session events waiting for a heartbeat.',
     registers,
     async collect() {
-      const now = await read();
-      if (now !== undefined) this.set(now.pendingEvents);
+      const depths = await readDepths();
+      if (depths !== undefined) this.set(depths.pendingEvents);
     },
   });
   new Gauge({
@@ -172,10 +184,10 @@ function registerQueueGauges(depths: () => Promise<QueueDepths>, registers: Regi
     labelNames: ['status'],
     registers,
     async collect() {
-      const now = await read();
-      if (now === undefined) return;
-      this.set({ status: 'queued' }, now.runs.queued);
-      this.set({ status: 'running' }, now.runs.running);
+      const depths = await readDepths();
+      if (depths === undefined) return;
+      this.set({ status: 'queued' }, depths.runs.queued);
+      this.set({ status: 'running' }, depths.runs.running);
     },
   });
 }

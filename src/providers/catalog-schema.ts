@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type from 'typebox';
 
 /**
  * `models.providers.<id>.models`: the provider's model catalog, in OpenClaw's shape. A bare model id
@@ -6,7 +6,7 @@ import Type, { type Static } from 'typebox';
  * keeps `thinking` from being sent; `maxTokens` bounds the reply (OpenAI-compatible `max_tokens`).
  * OpenClaw's other entry keys (`input`, `cost`, `contextWindow`, …) are accepted and not used.
  */
-export const ModelCatalogEntrySchema = Type.Object(
+const ModelCatalogEntrySchema = Type.Object(
   {
     id: Type.String({ minLength: 1, description: 'The model id as the provider knows it (the part after `provider/`).' }),
     name: Type.Optional(Type.String({ description: 'Display name.' })),
@@ -15,7 +15,6 @@ export const ModelCatalogEntrySchema = Type.Object(
   },
   { additionalProperties: true, description: 'One model of the provider; keys other than id, name, reasoning and maxTokens are accepted and not used.' },
 );
-export type ModelCatalogEntry = Static<typeof ModelCatalogEntrySchema>;
 
 export const ModelCatalogField = Type.Optional(
   Type.Array(ModelCatalogEntrySchema, { description: 'The provider\'s model catalog: bare model ids resolve through it (one provider listing the id).' }),

@@ -4,13 +4,13 @@ import { defineProvider } from './define.js';
 import { runProgram, type ProgramOutcome } from './command-process.js';
 import { abortedError, ProviderError, type CompletionRequest, type CompletionResult, type Provider } from './types.js';
 
-export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** How much of the end of stderr goes into the error of a failed run. */
-export const STDERR_TAIL_CHARS = 500;
+const STDERR_TAIL_CHARS = 500;
 /** Kept from the parent environment when `inheritEnv` is false: enough to find and run programs. */
 const MINIMAL_ENV_KEYS = ['PATH', 'HOME', 'LANG', 'TMPDIR'] as const;
 
-export const CommandConfigSchema = Type.Object(
+const CommandConfigSchema = Type.Object(
   {
     api: Type.Literal('command', { description: 'A local program: the prompt on stdin, the reply on stdout.' }),
     command: Type.Array(Type.String({ minLength: 1 }), {

@@ -8,7 +8,7 @@ import { HEARTBEAT_ACK_TOKEN } from '../heartbeat-token.js';
 /** Longest echoed part, in Unicode code points (never splits a surrogate pair). */
 export const ECHO_MAX_CHARS = 500;
 
-export const EchoConfigSchema = Type.Object(
+const EchoConfigSchema = Type.Object(
   {
     api: Type.Literal('echo', { description: 'Deterministic built-in provider: no network, replies from the last user message.' }),
     models: ModelCatalogField,

@@ -10,7 +10,7 @@ import type { Provider } from './types.js';
 export const PROVIDERS: readonly ProviderDefinition[] = PROVIDER_REGISTRY;
 
 /** The id under which the built-in echo provider always exists. */
-export const BUILTIN_ECHO_ID = 'echo';
+const BUILTIN_ECHO_ID = 'echo';
 
 /**
  * Builds every configured provider plus the built-in `echo` provider (id `echo`), keyed by provider id.

@@ -6,11 +6,11 @@ import { errorFromResponse, parseCompletion, readCappedText } from './openai-res
 import { abortedError, ProviderError, type CompletionRequest, type CompletionResult, type Provider } from './types.js';
 
 /** Thinking levels sent as `reasoning_effort`; anything else is not understood by the API and is left out. */
-export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 /** A reply body larger than this is refused rather than buffered. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
-export const OpenAiCompletionsConfigSchema = Type.Object(
+const OpenAiCompletionsConfigSchema = Type.Object(
   {
     api: Type.Literal('openai-completions', { description: 'Any server speaking the OpenAI Chat Completions API.' }),
     baseUrl: Type.String({

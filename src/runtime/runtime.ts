@@ -22,6 +22,7 @@ import type { RoutingDeps } from './routing.js';
 import { ANY_RECIPIENT, type RecipientPolicy } from '../channels/recipients.js';
 import { createRunQueue } from './run-queue.js';
 import { setUpGates, type RunGateOptions } from './gates/setup.js';
+import type { RunLimitsTable } from './gates/run-limits.js';
 
 /** Characters of earlier exchanges sent with a turn; older exchanges are dropped first. */
 export const DEFAULT_HISTORY_BUDGET_CHARS = 32_000;
@@ -47,6 +48,12 @@ export interface Runtime {
   retry(runId: string): Promise<RetryOutcome>;
   /** Lets a queued run start past its budget and throttle (`hookgate runs start --force`, the console's button); logged. Needs `gates`. */
   forceStart(runId: string, by: string): Promise<ForceOutcome>;
+  /**
+   * The mappings' run limits of a reloaded config (their throttle, concurrency and budget, as the
+   * engine compiled them): when they changed, every waiting run is decided again under them, the
+   * oldest first, before any newer run may start. Without `gates`, nothing to do.
+   */
+  setRunLimits(table: RunLimitsTable): void;
 }
 
 export interface RuntimeOptions {
@@ -164,8 +171,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       queue.start();
       queue.pump();
       // After a restart, events may have waited past their tick: catch up at once. The request is
-      // made now and the count taken now; the beat waits for both.
-      catchUp = store.session.countPending().catch(() => 1); // unknown: catch up
+      // made now; the beat waits for the count of events created up to now, not of all pending
+      // ones: the store may answer later (a pool waiting for a connection), after a run has ended
+      // and posted a summary whose wakeMode says to wait for the periodic tick.
+      catchUp = store.session.countPending(clock.now()).catch(() => 1); // unknown: catch up
       heartbeat.request();
       if (options.sharedSweepMs !== undefined) {
         sweep = startSharedSweep({ store, clock, everyMs: options.sharedSweepMs, logger, pumpRuns: () => queue.pump(), requestHeartbeat });
@@ -207,6 +216,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         queue.pump();
       }
       return outcome;
+    },
+    setRunLimits(table) {
+      gates.gatekeeper?.setRunLimits(table);
     },
   };
 }

@@ -22,7 +22,7 @@ export interface FailureLogFields {
 }
 
 /** Where `line:column` of the bundle a worker ran came from in the module's own files. */
-export function sourceLocation(sourceMap: SourceMap | undefined, at: string): string | undefined {
+function sourceLocation(sourceMap: SourceMap | undefined, at: string): string | undefined {
   const match = /^(\d+):(\d+)$/.exec(at);
   if (match === null) return undefined;
   const line = Number(match[1]) - 1 - WRAPPER_LINES;

@@ -54,7 +54,7 @@ const MAX_QUEUE = 1000;
  * Calls of one module sent ahead to one worker. The worker runs them one after another, each with
  * its own time limit from when it starts; sending ahead hides the IPC round trip between them.
  */
-export const MODULE_PIPELINE_DEPTH = 4;
+const MODULE_PIPELINE_DEPTH = 4;
 
 const DEFAULT_WORKER_IDLE_MS = 60_000;
 const STATS_DEADLINE_MS = 5000;

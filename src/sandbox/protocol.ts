@@ -56,7 +56,7 @@ export interface WorkerStats {
   workerHeapBytes: number;
 }
 
-export interface UnloadMessage {
+interface UnloadMessage {
   t: 'unload';
   key: string;
 }
@@ -95,7 +95,7 @@ export type StatsReply = { t: 'reply'; id: number; ok: true; stats: WorkerStats;
 export type WorkerReply = LoadReply | CallReply | StatsReply;
 
 /** The replies a worker had ready in one turn of its event loop, in one write. */
-export interface ReplyBatchMessage {
+interface ReplyBatchMessage {
   t: 'replies';
   replies: WorkerReply[];
 }

@@ -1,8 +1,6 @@
 import type { Logger } from '../log.js';
 import type { TransformOverride } from './override-schema.js';
 
-export type { TransformOverride } from './override-schema.js';
-
 /** What a mapping names: a module inside `hooks.transformsDir` and optionally the export to call. */
 export interface TransformSpec {
   module: string;

@@ -88,7 +88,10 @@ export interface DebounceStore {
   /** Open and firing groups, soonest first. */
   listOpen(limit: number): Promise<DebounceGroupView[]>;
   countOpen(): Promise<number>;
-  /** The earliest fire time of an open group, undefined when none. */
+  /**
+   * When a firer must next look: the earliest fire time of an open group, or the end of a claim's
+   * lease (its firer died or could not commit); undefined when no group is left.
+   */
   nextFireAt(): Promise<number | undefined>;
 }
 

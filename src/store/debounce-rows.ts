@@ -73,3 +73,12 @@ export function dueGroup(row: GroupRow, members: readonly string[]): DueGroup {
 function groupKind(stored: string): GroupKind {
   return stored === 'wake' || stored === 'notify' ? stored : 'agent';
 }
+
+/** When a firer must next look (DebounceStore.nextFireAt), read with each status's own index: open groups by fire time, claims by lease. */
+export const NEXT_LOOK_SQL = `SELECT (SELECT MIN(fire_at) FROM debounce_groups WHERE status = 'open') AS open_at,
+  (SELECT MIN(lease_until) FROM debounce_groups WHERE status = 'firing') AS lease_at`;
+
+export function earliestLook(row: { open_at: number | string | null; lease_at: number | string | null } | undefined): number | undefined {
+  const times = [row?.open_at, row?.lease_at].filter((at): at is number | string => at !== null && at !== undefined).map(Number);
+  return times.length === 0 ? undefined : Math.min(...times);
+}

@@ -48,6 +48,11 @@ export interface GateState {
   tat: number | undefined;
   budgets: readonly BudgetWindowState[];
   circuit: CircuitRow | undefined;
+  /**
+   * A probing circuit's probe still executes under a live claim (its run is `running` and, on a
+   * shared store, its lease is not past): the circuit stays held however long its call takes.
+   */
+  probeHeld: boolean;
   /** `hookgate runs start --force`: budgets and throttle do not hold the run. */
   forced: boolean;
 }
@@ -58,7 +63,7 @@ export type GateDecision =
 
 /** The first gate that holds the run (circuit, concurrency, throttle, budget), or what starting it writes. */
 export function decideGates(gates: RunGates, state: GateState, now: number): GateDecision {
-  const circuit = circuitGate(state.circuit, now, gates.recheckMs);
+  const circuit = circuitGate(state.circuit, state.probeHeld, now, gates.recheckMs);
   if (circuit.kind === 'wait') return { kind: 'waiting', waitingFor: 'provider-circuit', notBefore: circuit.notBefore };
   if (gates.concurrency !== undefined && state.running >= gates.concurrency.limit) {
     return { kind: 'waiting', waitingFor: 'concurrency', notBefore: now + gates.recheckMs };
@@ -79,16 +84,16 @@ export function decideGates(gates: RunGates, state: GateState, now: number): Gat
   return { kind: 'start', tat, probe: circuit.kind === 'probe' };
 }
 
-function circuitGate(row: CircuitRow | undefined, now: number, recheckMs: number): { kind: 'pass' | 'probe' } | { kind: 'wait'; notBefore: number } {
+function circuitGate(row: CircuitRow | undefined, probeHeld: boolean, now: number, recheckMs: number): { kind: 'pass' | 'probe' } | { kind: 'wait'; notBefore: number } {
   if (row === undefined || row.state === 'closed') return { kind: 'pass' };
   if (row.state === 'open') return now < row.until ? { kind: 'wait', notBefore: row.until } : { kind: 'probe' };
-  // probing: another run is the probe until its hold ends (its instance may have died).
-  return now < row.until ? { kind: 'wait', notBefore: Math.min(row.until, now + recheckMs) } : { kind: 'probe' };
+  // probing: another run is the probe while it executes; one that ended without an outcome (or whose instance died) is replaced.
+  return probeHeld ? { kind: 'wait', notBefore: now + recheckMs } : { kind: 'probe' };
 }
 
-/** The circuit while a probe run holds it: others wait until it ends or its hold (the run's lease) runs out. */
-export function probingCircuit(row: CircuitRow | undefined, provider: string, rule: CircuitRule, now: number, leaseUntil: number): CircuitRow {
-  return { provider, state: 'probing', failures: row?.failures ?? 0, until: leaseUntil, openMs: row?.openMs ?? rule.openMs, changedAt: now };
+/** The circuit while a probe run holds it: the others wait as long as that run executes (however many leases its call takes). */
+export function probingCircuit(row: CircuitRow | undefined, provider: string, rule: CircuitRule, now: number, probeRun: string): CircuitRow {
+  return { provider, state: 'probing', failures: row?.failures ?? 0, until: now, openMs: row?.openMs ?? rule.openMs, changedAt: now, probeRun };
 }
 
 /** A provider call's outcome applied to its circuit: the new row (undefined: unchanged) and what changed. */

@@ -17,8 +17,12 @@ export interface LimitStore {
    * Otherwise the run stays queued with `waiting_for` / `not_before` set and nothing else written.
    */
   claimGated(runId: string, claim: RunClaim, gates: RunGates): Promise<GateOutcome>;
-  /** Queued runs waiting for this concurrency key (or for a circuit probe) are looked at again at once. */
-  wakeWaiting(reason: 'concurrency' | 'provider-circuit', concurrencyKey?: string): Promise<void>;
+  /**
+   * Queued runs waiting for this concurrency key, for a provider circuit, or (`any`) for any gate
+   * are due at once (`not_before` cleared): listed again in their order and decided anew. `any`
+   * follows a change of the limits themselves (a reload, a start).
+   */
+  wakeWaiting(reason: 'concurrency' | 'provider-circuit' | 'any', concurrencyKey?: string): Promise<void>;
   /** The earliest `not_before` of a waiting queued run; undefined when none waits for a time. */
   nextNotBefore(): Promise<number | undefined>;
   /** A provider call ended: counts consecutive failures, opens, probes and closes the circuit. */
@@ -91,11 +95,13 @@ export interface CircuitRow {
   provider: string;
   state: CircuitState;
   failures: number;
-  /** Until when it stays open (open), or until when the probe holds it (probing). */
+  /** Until when it stays open (open); when the probe started (probing: it holds the circuit while its run executes). */
   until: number;
   /** The open time that applies next (doubles after a failed probe). */
   openMs: number;
   changedAt: number;
+  /** Probing: the run that is the probe. */
+  probeRun?: string;
 }
 
 export type CircuitTransition = { kind: 'opened' | 'reopened'; until: number; failures: number } | { kind: 'closed' };

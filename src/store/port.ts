@@ -59,6 +59,13 @@ export interface Store {
   readonly debounce: DebounceStore;
   /** Rate limits, run gates and provider circuits (src/store/limit-types.ts). */
   readonly limits: LimitStore;
+  /**
+   * The time (ms since the epoch) every user of this store goes by: leases, rate-limit and throttle
+   * buckets, budget windows, debounce windows, pruning. SQLite: this process's clock (one process
+   * per file). PostgreSQL: the database's clock, so instances whose own clocks differ agree
+   * (docs/deployment.md). Synchronous and cheap: call it for every decision.
+   */
+  now(): number;
   /** Queue depths for metrics and readiness: pending events, queued and running runs. */
   depths(): Promise<QueueDepths>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
@@ -168,7 +175,8 @@ export interface MainSessionStore {
   addEvent(event: NewEvent): Promise<number>;
   /** The oldest pending events, in arrival order. */
   listPending(limit: number): Promise<PendingEvent[]>;
-  countPending(): Promise<number>;
+  /** Pending events; with createdUpTo, only those created at or before it (ms). */
+  countPending(createdUpTo?: number): Promise<number>;
   /** The largest id of a pending event, 0 when none. */
   newestPendingId(): Promise<number>;
   /** Whether pending events are due now: mode `now`, or id ≤ dueUpTo. */
@@ -246,8 +254,10 @@ export interface StoreOptions {
   logger: Logger;
   /** hooks.idempotencyTtlHours in ms: how long a key replays its first response. */
   idempotencyTtlMs: number;
-  /** Clock for stored times the store stamps itself (acceptances, TTL cut-offs). */
+  /** The store's time (Store.now) given outright: tests pass a manual clock. */
   now?: () => number;
+  /** This process's own clock (default Date.now): the time of a SQLite store; tests skew it. */
+  localClock?: () => number;
   /**
    * 'service': the long-running server (the ingress is warmed up at open). 'command': a CLI
    * command (`status`, `runs retry`) that reads and makes single writes beside a running service.

@@ -157,8 +157,11 @@ export interface CircuitSqlRow {
   until: number;
   open_ms: number;
   changed_at: number;
+  probe_run: string | null;
 }
 
 export function toCircuit(row: CircuitSqlRow): CircuitRow {
-  return { provider: row.provider, state: row.state, failures: row.failures, until: row.until, openMs: row.open_ms, changedAt: row.changed_at };
+  const circuit: CircuitRow = { provider: row.provider, state: row.state, failures: row.failures, until: row.until, openMs: row.open_ms, changedAt: row.changed_at };
+  if (row.state === 'probing' && row.probe_run !== null) circuit.probeRun = row.probe_run;
+  return circuit;
 }

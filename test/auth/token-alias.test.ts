@@ -20,6 +20,6 @@ describe('the x-openclaw-token alias (hooks.compat.openclawHeaders)', () => {
   });
 
   it('never reaches a template or a transform, switch or not', () => {
-    expect(sanitizeHeaders({ 'X-OpenClaw-Token': 'secret', 'x-kind': 'push' }, new Set())).toEqual({ 'x-kind': 'push' });
+    expect(sanitizeHeaders({ 'X-OpenClaw-Token': 'secret', 'x-kind': 'push' }, new Set())).toEqual({ visible: { 'x-kind': 'push' }, withheld: {} });
   });
 });

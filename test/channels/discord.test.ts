@@ -36,11 +36,11 @@ describe('discord channel', () => {
     return { service, channel: discordChannel.create({ token: TOKEN, baseUrl: `${service.baseUrl}/api/v10` }, testDeps()) };
   }
 
-  it('posts content to /channels/{id}/messages as the bot with mentions disabled', async () => {
+  it('posts content to /channels/{id}/messages as the bot with mentions disabled, @everyone broken in the text too', async () => {
     const { service, channel } = await setUp();
     const outcome = await deliverText(channel, CHANNEL_ID, 'deploy finished @everyone');
     expect(outcome).toEqual({ status: 'delivered', channel: 'discord', to: CHANNEL_ID, parts: 1, attempts: 1 });
-    expect(bodyOf(service.requests[0])).toEqual({ content: 'deploy finished @everyone', allowed_mentions: { parse: [] }, flags: 4 });
+    expect(bodyOf(service.requests[0])).toEqual({ content: 'deploy finished @\u200Beveryone', allowed_mentions: { parse: [] }, flags: 4 });
   });
 
   it('splits a reply longer than 2000 characters into ordered parts', async () => {

@@ -144,7 +144,7 @@ describe('github channel', () => {
 
   it('refuses a `to` that is not owner/repo#number without a request', async () => {
     const { service, channel } = await setUp();
-    expect(await deliverText(channel, 'octo-org/api', 'hi')).toMatchObject({ status: 'failed', reason: 'github: `to` must be owner/repo#number (an issue or pull request)' });
+    expect(await deliverText(channel, 'octo-org/api', 'hi')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/^github: `to` must be owner\/repo#number: a GitHub owner/) });
     expect(service.requests).toHaveLength(0);
   });
 

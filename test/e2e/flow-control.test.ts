@@ -91,6 +91,15 @@ describe('a mapping rate limit', () => {
   });
 });
 
+/** One run ran and used the budget (one run a day or an hour); the second waits for it: its id. */
+async function runHeldByBudget(service: TestService): Promise<string> {
+  const first = await post(`${service.hooksUrl}/agent`, { message: 'one' }, auth);
+  await until(async () => (await runOf(service, first.body.runId))['status'] === 'ok');
+  const second = await post(`${service.hooksUrl}/agent`, { message: 'two' }, auth);
+  await until(async () => (await runOf(service, second.body.runId))['waitingFor'] === 'budget');
+  return second.body.runId as string;
+}
+
 describe('run limits over HTTP', () => {
   it('shows a run held by the budget as queued, waiting for budget until a time; a forced start runs it', async () => {
     svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, agents: { defaults: { budget: { runsPerDay: 1 } } } });
@@ -106,11 +115,38 @@ describe('run limits over HTTP', () => {
     const text = await metrics(service);
     expect(text).toMatch(/hookgate_runs_waiting\{reason="budget"\} 1/);
     expect(text).toMatch(/hookgate_budget_remaining\{scope="service",window="day"\} 0/);
-    const started = await post(`${service.hooksUrl}/runs/${second.body.runId}/start`, {}, auth);
+    const operator = { authorization: `Bearer ${GATEWAY_TOKEN}` };
+    const started = await post(`${service.hooksUrl}/runs/${second.body.runId}/start`, {}, operator);
     expect(started).toMatchObject({ status: 200, body: { ok: true, runId: second.body.runId, forced: true } });
     await until(async () => (await runOf(service, second.body.runId))['status'] === 'ok');
     expect(service.logs.some((line) => line['event'] === 'run.force_started' && line['runId'] === second.body.runId)).toBe(true);
-    expect((await post(`${service.hooksUrl}/runs/${second.body.runId}/start`, {}, auth)).body).toMatchObject({ code: 'RUN_NOT_RETRYABLE' });
+    expect((await post(`${service.hooksUrl}/runs/${second.body.runId}/start`, {}, operator)).body).toMatchObject({ code: 'RUN_NOT_RETRYABLE' });
+  });
+
+  it('refuses a forced start with the hook token (403): going past the spend cap is the operator\'s act', async () => {
+    svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, agents: { defaults: { budget: { runsPerDay: 1 } } } });
+    const service = svc;
+    const second = await runHeldByBudget(service);
+    const start = `${service.hooksUrl}/runs/${second}/start`;
+    for (const carried of [auth, { 'x-hookgate-token': TEST_TOKEN, authorization: '' }]) {
+      const refused = await post(start, {}, carried);
+      expect([refused.status, refused.body]).toEqual([
+        403,
+        { ok: false, code: 'GATEWAY_TOKEN_REQUIRED', error: 'starting a run past its budget needs the gateway token (gateway.auth.token), not the hook token' },
+      ]);
+    }
+    expect((await post(start, {}, { authorization: 'Bearer not-a-token-at-all' })).status).toBe(401);
+    expect(await runOf(service, second)).toMatchObject({ status: 'queued', waitingFor: 'budget' });
+    expect(service.logs.some((line) => line['event'] === 'run.force_started')).toBe(false);
+  });
+
+  it('answers a forced start 404 when no gateway token is configured, and 403 to the hook token still', async () => {
+    svc = await startTestService({ agents: { defaults: { budget: { runsPerDay: 1 } } } });
+    const start = `${svc.hooksUrl}/runs/some-run/start`;
+    expect((await post(start, {}, auth)).body).toMatchObject({ code: 'GATEWAY_TOKEN_REQUIRED' });
+    const without = await post(start, {}, { authorization: `Bearer ${GATEWAY_TOKEN}` });
+    expect([without.status, without.body.code]).toEqual([404, 'NOT_FOUND']);
+    expect(without.body.error).toContain('gateway.auth.token');
   });
 
   it('refuses agent admissions with 503 SERVER_BUSY and Retry-After past maxQueued, storing nothing for them', async () => {
@@ -161,15 +197,13 @@ describe('hookgate runs start --force and hookgate status', () => {
     return { out, err, io: { stdout: (s: string) => void out.push(s), stderr: (s: string) => void err.push(s), env: {}, cwd: dir } };
   }
 
-  it('starts a waiting run through the service, insists on --force, and status shows the waits and budgets', async () => {
-    svc = await startTestService({ agents: { defaults: { budget: { runsPerHour: 1 } } } });
+  it('starts a waiting run through the service with the gateway token, insists on --force, and status shows the waits and budgets', async () => {
+    svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, agents: { defaults: { budget: { runsPerHour: 1 } } } });
     const service = svc;
-    const first = await post(`${service.hooksUrl}/agent`, { message: 'one' }, auth);
-    await until(async () => (await runOf(service, first.body.runId))['status'] === 'ok');
-    const second = await post(`${service.hooksUrl}/agent`, { message: 'two' }, auth);
-    await until(async () => (await runOf(service, second.body.runId))['waitingFor'] === 'budget');
+    const second = await runHeldByBudget(service);
     const configPath = join(service.dir, 'cli.json5');
-    writeFileSync(configPath, JSON.stringify({ hooks: { enabled: true, token: TEST_TOKEN }, agents: { defaults: { budget: { runsPerHour: 1 } } }, storage: { path: join(service.dir, 'hookgate.sqlite') } }));
+    const cliConfig = (gateway: object) => ({ gateway, hooks: { enabled: true, token: TEST_TOKEN }, agents: { defaults: { budget: { runsPerHour: 1 } } }, storage: { path: join(service.dir, 'hookgate.sqlite') } });
+    writeFileSync(configPath, JSON.stringify(cliConfig({ auth: { token: GATEWAY_TOKEN } })));
 
     const status = cliIo(service.dir);
     expect(await runCli(['status', '--config', configPath], status.io)).toBe(0);
@@ -177,12 +211,19 @@ describe('hookgate runs start --force and hookgate status', () => {
     expect(status.out.join('')).toContain('budget service per hour: 1 of 1 used, 0 left');
 
     const refused = cliIo(service.dir);
-    expect(await runCli(['runs', 'start', second.body.runId, '--config', configPath, '--url', service.url], refused.io)).toBe(2);
+    expect(await runCli(['runs', 'start', second, '--config', configPath, '--url', service.url], refused.io)).toBe(2);
     expect(refused.err.join('')).toContain('needs --force');
+    // Without the gateway token the running service cannot be asked, and the store is not written behind its back.
+    const tokenless = join(service.dir, 'cli-tokenless.json5');
+    writeFileSync(tokenless, JSON.stringify(cliConfig({})));
+    const noToken = cliIo(service.dir);
+    expect(await runCli(['runs', 'start', second, '--force', '--config', tokenless, '--url', service.url], noToken.io)).toBe(1);
+    expect(noToken.err.join('')).toContain('needs gateway.auth.token');
+    expect((await runOf(service, second))['waitingFor']).toBe('budget');
     const started = cliIo(service.dir);
-    expect(await runCli(['runs', 'start', second.body.runId, '--force', '--config', configPath, '--url', service.url], started.io)).toBe(0);
+    expect(await runCli(['runs', 'start', second, '--force', '--config', configPath, '--url', service.url], started.io)).toBe(0);
     expect(started.err.join('')).toBe('');
-    expect(started.out.join('')).toContain(`run ${second.body.runId} may start past its budget`);
-    await until(async () => (await runOf(service, second.body.runId))['status'] === 'ok');
+    expect(started.out.join('')).toContain(`run ${second} may start past its budget`);
+    await until(async () => (await runOf(service, second))['status'] === 'ok');
   });
 });

@@ -6,7 +6,7 @@ import { openDatabase } from '../../src/store/sqlite/connection.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
-import { routeOf } from '../../src/metrics/http.js';
+import { routeOf } from '../../src/http/request-metrics.js';
 import { openSocket, readResponse } from '../helpers/raw-http.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 

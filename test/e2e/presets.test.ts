@@ -53,7 +53,7 @@ describe('presets over real sockets, every corpus example signed by its scheme',
   });
 
   it('refuses a delivery signed with another secret (401), on every preset path', async () => {
-    // Shopify published no example delivery (corpora MISSING.md): its own payload stands in.
+    // Shopify published no example delivery (test/fixtures/corpora/shopify/SOURCE.md): its own payload stands in.
     for (const sender of SENDERS) {
       const delivery = corpusDeliveries(sender)[0] ?? (sender === 'shopify' ? { body: '{"id":1}', headers: { 'x-shopify-topic': 'orders/create' }, contentType: 'application/json' } : undefined);
       expect(delivery, `a corpus delivery of ${sender}`).toBeDefined();

@@ -17,7 +17,8 @@ async function runView(svc: TestService, runId: string): Promise<Record<string, 
 }
 
 async function finishedRun(svc: TestService, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const answer = await post(`${svc.hooksUrl}/agent`, { message: 'how are things?', deliver: false, ...body });
+  // No heartbeat after the run: its model call would come after the run's, and `calls.at(-1)` must be the run's.
+  const answer = await post(`${svc.hooksUrl}/agent`, { message: 'how are things?', deliver: false, wakeMode: 'next-heartbeat', ...body });
   expect(answer.status).toBe(202);
   let view: Record<string, unknown> = {};
   await until(async () => {

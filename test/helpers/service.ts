@@ -8,6 +8,7 @@ import { startService, type Service, type ServiceOptions } from '../../src/servi
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/port.js';
 import { silentLogger } from '../../src/log.js';
+import type { Clock } from '../../src/runtime/clock.js';
 import { writerFaults, type WriterFaults } from '../store/support/writer-faults.js';
 
 export const TEST_TOKEN = 'test-hook-token-0123456789';
@@ -40,6 +41,8 @@ export async function startTestService(
     gmail?: ServiceOptions['gmail'];
     /** run the store's writer with fault injection (svc.faults) */
     faults?: boolean;
+    /** the clock of body deadlines and transfer-rate checks (a manual clock: they happen only when the test advances it) */
+    clock?: Clock;
   } = {},
 ): Promise<TestService> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'hookgate-test-'));
@@ -62,6 +65,7 @@ export async function startTestService(
     ...(options.configFile === true ? { configPath, env: {} } : {}),
     ...(options.gmail === undefined ? {} : { gmail: options.gmail }),
     ...(faults === undefined ? {} : { storeSeams: { sqlite: faults.seams } }),
+    ...(options.clock === undefined ? {} : { httpClock: options.clock }),
   });
   const db = new DatabaseSync(resolved.storage.path, { timeout: 5000 });
   const ports: Store[] = [];

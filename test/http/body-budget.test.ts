@@ -1,49 +1,130 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from 'koa';
+import { Readable } from 'node:stream';
 import { BodyBudget, bodyBudgetGuard, chargeOf } from '../../src/http/body-budget.js';
+import type { HookError } from '../../src/errors.js';
+import { createManualClock } from '../helpers/manual-clock.js';
 import { openSocket, readResponse } from '../helpers/raw-http.js';
 import { until } from '../helpers/wait.js';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
 
 describe('BodyBudget', () => {
-  it('takes bodies while they fit, refuses the one past the budget, and fits it again once given back', () => {
+  it('grows charges while they fit, refuses the chunk past the budget, and fits it again once one is released', () => {
     const budget = new BodyBudget(100);
-    expect(budget.tryTake(60)).toBe(true);
-    expect(budget.tryTake(40)).toBe(true);
-    expect(budget.tryTake(1)).toBe(false);
-    budget.give(60);
-    expect(budget.tryTake(50)).toBe(true);
+    const first = budget.open();
+    const second = budget.open();
+    expect(first.grow(60)).toBe(true);
+    expect(second.grow(40)).toBe(true);
+    expect(second.grow(1)).toBe(false);
+    expect([second.bytes, budget.heldBytes]).toEqual([40, 100]);
+    first.release();
+    expect(second.grow(50)).toBe(true);
     expect(budget.heldBytes).toBe(90);
   });
 
-  it('lets one body larger than the whole budget in when nothing else is held', () => {
+  it('costs nothing for a body that has not arrived: opening a charge takes no bytes', () => {
     const budget = new BodyBudget(100);
-    expect(budget.tryTake(500)).toBe(true);
-    expect(budget.tryTake(1)).toBe(false);
+    for (let index = 0; index < 1000; index += 1) budget.open();
+    expect(budget.heldBytes).toBe(0);
+    expect(budget.open().grow(100)).toBe(true);
   });
 
-  it('charges the declared length, or the path limit when the length is unknown or the body is compressed', () => {
-    expect(chargeOf({ 'content-length': '1234' }, 10_000)).toBe(1234);
-    expect(chargeOf({ 'content-length': '99999' }, 10_000)).toBe(10_000);
-    expect(chargeOf({ 'transfer-encoding': 'chunked' }, 10_000)).toBe(10_000);
-    expect(chargeOf({ 'content-length': '100', 'content-encoding': 'gzip' }, 10_000)).toBe(10_000);
-    expect(chargeOf({ 'content-length': '100', 'content-encoding': 'identity' }, 10_000)).toBe(100);
+  it('lets one body past the whole budget while no other request holds any of it', () => {
+    const budget = new BodyBudget(100);
+    const alone = budget.open();
+    expect(alone.grow(80)).toBe(true);
+    expect(alone.grow(420)).toBe(true);
+    expect(budget.open().grow(1)).toBe(false);
+  });
+
+  it('charges a reservation or what arrived, whichever is more, and gives it all back once', () => {
+    const budget = new BodyBudget(1000);
+    const charge = budget.open();
+    expect(charge.reserve(300)).toBe(true);
+    expect(charge.grow(200)).toBe(true);
+    expect(budget.heldBytes).toBe(300);
+    expect(charge.grow(150)).toBe(true);
+    expect(budget.heldBytes).toBe(350);
+    expect(budget.open().reserve(700)).toBe(false);
+    charge.release();
+    charge.release();
+    expect(budget.heldBytes).toBe(0);
+  });
+
+  it('holds each client to its share while other clients still get in', () => {
+    const budget = new BodyBudget(1000, 300);
+    const first = budget.open();
+    expect(first.countAgainst('203.0.113.66')).toBe(true);
+    expect(first.grow(250)).toBe(true);
+    const second = budget.open();
+    expect(second.countAgainst('203.0.113.66')).toBe(true);
+    expect(second.grow(51)).toBe(false);
+    expect(second.grow(50)).toBe(true);
+    const other = budget.open();
+    expect(other.countAgainst('140.82.115.1')).toBe(true);
+    expect(other.grow(600)).toBe(true);
+    expect([budget.heldBy('203.0.113.66'), budget.heldBy('140.82.115.1'), budget.heldBytes]).toEqual([300, 600, 900]);
+    first.release();
+    second.release();
+    expect(budget.heldBy('203.0.113.66')).toBe(0);
+  });
+
+  it('refuses to count a charge against a client whose other bodies already fill its share', () => {
+    const budget = new BodyBudget(1000, 300);
+    const held = budget.open();
+    held.countAgainst('203.0.113.66');
+    held.grow(300);
+    const late = budget.open();
+    expect(late.grow(10)).toBe(true);
+    expect(late.countAgainst('203.0.113.66')).toBe(false);
+    expect(budget.heldBy('203.0.113.66')).toBe(300);
   });
 });
 
 describe('bodyBudgetGuard', () => {
-  const ctx = { req: { headers: { 'content-length': '700' } } } as unknown as Context;
+  /** A request stream the guard can meter: chunks are pushed as node's HTTP parser would. */
+  function contextWith(buffered: string): { ctx: Context; req: Readable } {
+    const req = Object.assign(new Readable({ read: () => undefined }), { complete: false, headers: {} });
+    if (buffered !== '') req.push(Buffer.from(buffered));
+    return { ctx: { req, state: {} } as unknown as Context, req };
+  }
 
-  it('gives the charge back when the rest of the request fails, as when it succeeds', async () => {
+  it('charges the bytes already buffered and each chunk as it arrives, and gives them back when the request ends', async () => {
     const budget = new BodyBudget(1000);
-    const guard = bodyBudgetGuard(budget, 1000);
-    await expect(guard(ctx, () => Promise.reject(new Error('downstream failed')))).rejects.toThrow('downstream failed');
-    expect(budget.heldBytes).toBe(0);
-    await guard(ctx, async () => {
-      expect(budget.heldBytes).toBe(700);
+    const { ctx, req } = contextWith('x'.repeat(100));
+    await bodyBudgetGuard(budget)(ctx, async () => {
+      expect(budget.heldBytes).toBe(100);
+      req.push(Buffer.alloc(250));
+      expect(budget.heldBytes).toBe(350);
     });
     expect(budget.heldBytes).toBe(0);
+  });
+
+  it('refuses the request whose next chunk does not fit, and gives the charge back when the rest of the request fails', async () => {
+    const budget = new BodyBudget(1000);
+    const other = budget.open();
+    other.grow(900);
+    const { ctx, req } = contextWith('x'.repeat(50));
+    let refusal: HookError | undefined;
+    await expect(
+      bodyBudgetGuard(budget)(ctx, async () => {
+        chargeOf(ctx)?.whenRefused((reason) => {
+          refusal = reason;
+        });
+        req.push(Buffer.alloc(100));
+        throw refusal;
+      }),
+    ).rejects.toMatchObject({ code: 'SERVER_BUSY', retryAfterSeconds: 1, closeConnection: true });
+    expect(budget.heldBytes).toBe(900);
+  });
+
+  it('answers 503 at once when the bytes that came with the head do not fit', () => {
+    const budget = new BodyBudget(1000);
+    budget.open().grow(990);
+    const { ctx } = contextWith('x'.repeat(20));
+    expect(() => bodyBudgetGuard(budget)(ctx, async () => undefined)).toThrow('too many request bodies in flight');
+    expect(budget.heldBytes).toBe(990);
   });
 });
 
@@ -66,18 +147,14 @@ describe('hooks.bodyBudgetBytes over HTTP', () => {
     return { socket, finish: () => socket.write(body.slice(-1)) };
   }
 
-  it('answers 503 SERVER_BUSY with Retry-After while held bodies fill the budget, and serves again once they are answered', async () => {
-    svc = await startTestService({ hooks: { bodyBudgetBytes: 3000 } });
+  it('answers 503 SERVER_BUSY with Retry-After while bodies that arrived fill the budget, and serves again once they are answered', async () => {
+    // A manual clock: the held body is never cut off by its deadline or rate check while the test runs.
+    svc = await startTestService({ hooks: { bodyBudgetBytes: 3000 } }, { clock: createManualClock() });
     const held = await holdBody('x'.repeat(2000));
-    // The held request is charged once its head is read; wait until a second body no longer fits.
-    let refused: Awaited<ReturnType<typeof post>> | undefined;
-    await until(async () => {
-      const reply = await post(`${svc!.hooksUrl}/wake`, { text: 'y'.repeat(1500) });
-      if (reply.status === 503) refused = reply;
-      return refused !== undefined;
-    });
-    expect(refused?.body).toEqual({ ok: false, error: 'too many request bodies in flight; retry shortly', code: 'SERVER_BUSY' });
-    expect(refused?.headers.get('retry-after')).toBe('1');
+    await until(async () => /^hookgate_body_budget_held_bytes 2010$/m.test(await svc!.service.metrics.render()));
+    const refused = await post(`${svc.hooksUrl}/wake`, { text: 'y'.repeat(1500) });
+    expect([refused.status, refused.body]).toEqual([503, { ok: false, error: 'too many request bodies in flight; retry shortly', code: 'SERVER_BUSY' }]);
+    expect(refused.headers.get('retry-after')).toBe('1');
     // A body that fits beside the held one is still taken.
     expect((await post(`${svc.hooksUrl}/wake`, { text: 'small' })).status).toBe(200);
     const answer = readResponse(held.socket);

@@ -29,6 +29,7 @@ export function hooksConfig(overrides: Partial<Config['hooks']> = {}): Config['h
     bodyTimeoutMs: 10000,
     maxWaitSeconds: 120,
     bodyBudgetBytes: 64 * 1024 * 1024,
+    minBodyBytesPerSecond: 1024,
     maxJsonDepth: 64,
     idempotencyTtlHours: 24,
     throttle: { maxFailures: 20, windowSeconds: 60, maxBlockSeconds: 3600 },

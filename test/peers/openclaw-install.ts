@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 export const OPENCLAW_VERSION = '2026.9.6';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Git-ignored, like .tools/node24: installed once, reused by every later run. */
-export const OPENCLAW_PREFIX = join(ROOT, '.tools', 'openclaw');
+/**
+ * Git-ignored, like .tools/node24: installed once, reused by every later run. .ci/run, which works
+ * in a fresh clone, points HOOKGATE_OPENCLAW_PREFIX at its checkout's .tools/openclaw to keep it.
+ */
+export const OPENCLAW_PREFIX = process.env['HOOKGATE_OPENCLAW_PREFIX'] ?? join(ROOT, '.tools', 'openclaw');
 const PACKAGE_JSON = join(OPENCLAW_PREFIX, 'node_modules', 'openclaw', 'package.json');
 export const OPENCLAW_ENTRY = join(OPENCLAW_PREFIX, 'node_modules', 'openclaw', 'openclaw.mjs');
 

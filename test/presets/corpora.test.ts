@@ -48,7 +48,7 @@ async function runCorpus(sender: string, deliveries: readonly CorpusDelivery[], 
 
 const SENDERS = ['github', 'gitlab', 'stripe', 'slack', 'linear', 'sentry', 'pagerduty', 'shopify'] as const;
 
-describe.each(SENDERS)('every %s example in the shared corpus', (sender) => {
+describe.each(SENDERS)('every %s example in the corpus', (sender) => {
   const deliveries = corpusDeliveries(sender);
 
   it('becomes a clean, specific message or is skipped by event type or noise filter, with the default options', async () => {

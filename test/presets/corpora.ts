@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, relative } from 'node:path';
 
-/** The shared corpora of real deliveries each sender (or its SDK authors) published. */
-export const CORPORA_DIR = process.env['HOOKGATE_CORPORA'] ?? '/work/shared/corpora';
+/** The example deliveries each sender (or its SDK authors) published, copied into the repository with their sources. */
+export const CORPORA_DIR = join(import.meta.dirname, '..', 'fixtures', 'corpora');
 
 /** One example delivery: the body as sent, and the headers the sender would send with it (lower-case, no signature). */
 export interface CorpusDelivery {
@@ -96,7 +96,7 @@ export function octokitDeliveries(): CorpusDelivery[] {
   );
 }
 
-/** Every example delivery of a sender in the shared corpora. */
+/** Every example delivery of a sender in test/fixtures/corpora. */
 export function corpusDeliveries(sender: string): CorpusDelivery[] {
   switch (sender) {
     case 'github':
@@ -125,7 +125,7 @@ export function corpusDeliveries(sender: string): CorpusDelivery[] {
   }
 }
 
-/** Shopify published no payload examples (MISSING.md); its SDK's signature vector is the one delivery. */
+/** Shopify published no payload examples (shopify/SOURCE.md); its SDK's signature vector is the one delivery. */
 function shopifyDeliveries(): CorpusDelivery[] {
   const vectors = JSON.parse(readFileSync(join(CORPORA_DIR, 'shopify', 'vectors.json'), 'utf8')) as { vectors: Array<{ name: string; body: string; expected_headers: Record<string, string> }> };
   return vectors.vectors.map((vector) => {

@@ -32,7 +32,7 @@ function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: MappingRunLi
     channels: new Map([['log', fakeChannel('log', [])]]),
     deliver: simpleDeliver,
     logger: silentLogger(),
-    gates: { limits: store.limits, runLimits: (id) => (id === 'm' ? limits : undefined) },
+    gates: { limits: store.limits, runLimits: new Map(limits === undefined ? [] : [['m', limits]]) },
     ...rest,
     clock,
   });
@@ -86,6 +86,17 @@ function timedProvider(clock: ManualClock): ProviderPort & { starts: number[] } 
       return { text: 'ok' };
     },
   };
+}
+
+/** A provider that refuses connections until block(), then answers each call only when the test releases it. */
+function downThenSlow(): { provider: ProviderPort; blocking: ReturnType<typeof blockingProvider>; block: () => void } {
+  let mode: 'fail' | 'block' = 'fail';
+  const blocking = blockingProvider('fake');
+  const provider: ProviderPort = {
+    id: 'fake',
+    complete: (request) => (mode === 'fail' ? Promise.reject(new Error('connect ECONNREFUSED')) : blocking.complete(request)),
+  };
+  return { provider, blocking, block: () => void (mode = 'block') };
 }
 
 describe('run gates', () => {
@@ -167,6 +178,24 @@ describe('run gates', () => {
     await again.runtime.stop();
   });
 
+  it('decides the runs a budget held again when new limits raise it, and starts them before a run admitted after the raise', async () => {
+    const clock = createManualClock();
+    const provider = timedProvider(clock);
+    const h = gatedRuntime({ clock, limits: { budget: { runsPerHour: 1 } }, defaults: makeDefaults({ maxConcurrent: 1 }), providers: new Map([['fake', provider]]) });
+    await h.runtime.start();
+    const held = queue(h, [mapped('a'), mapped('b'), mapped('c')]);
+    await drain(h.clock, h.runtime);
+    expect(provider.starts).toHaveLength(1);
+    expect(await h.store.runs.view((held[2] as AgentAction).runId)).toMatchObject({ status: 'queued', waitingFor: 'budget', notBefore: new Date(clock.now() + 3_600_000).toISOString() });
+    h.runtime.setRunLimits(new Map([['m', { budget: { runsPerHour: 10 } }]]));
+    const newer = queue(h, [mapped('d')]);
+    await drain(h.clock, h.runtime);
+    expect(provider.starts).toHaveLength(4);
+    const started = rows<{ run_id: string }>(temp.db, "SELECT run_id FROM run_starts WHERE scope = 'mapping:m' ORDER BY id").map((row) => row.run_id);
+    expect(started).toEqual([...held, ...newer].map((action) => action.runId));
+    await h.runtime.stop();
+  });
+
   it('starts a run past its budget when forced', async () => {
     const clock = createManualClock();
     const provider = timedProvider(clock);
@@ -186,12 +215,7 @@ describe('run gates', () => {
 
   it('opens a provider circuit after 5 failures: later runs wait, one probe runs, success closes it and all finish', async () => {
     const clock = createManualClock();
-    let mode: 'fail' | 'block' = 'fail';
-    const blocking = blockingProvider('fake');
-    const provider: ProviderPort = {
-      id: 'fake',
-      complete: (request) => (mode === 'fail' ? Promise.reject(new Error('connect ECONNREFUSED')) : blocking.complete(request)),
-    };
+    const { provider, blocking, block } = downThenSlow();
     const defaults = makeDefaults({ maxConcurrent: 1, circuitBreaker: { failures: 5, openSeconds: 300 } });
     const h = gatedRuntime({ clock, defaults, providers: new Map([['fake', provider]]) });
     await h.runtime.start();
@@ -201,7 +225,7 @@ describe('run gates', () => {
     expect(await statuses()).toEqual(['error', 'error', 'error', 'error', 'error', 'queued', 'queued']);
     const openUntil = new Date(clock.now() + 300_000).toISOString();
     expect(await h.store.runs.view((actions[5] as AgentAction).runId)).toMatchObject({ waitingFor: 'provider-circuit', notBefore: openUntil });
-    mode = 'block';
+    block();
     h.clock.advance(299_999);
     await drain(h.clock, h.runtime);
     expect(blocking.calls).toHaveLength(0);
@@ -215,6 +239,38 @@ describe('run gates', () => {
     await drain(h.clock, h.runtime);
     expect(await statuses()).toEqual(['error', 'error', 'error', 'error', 'error', 'ok', 'ok']);
     expect((await h.store.limits.overview([], clock.now())).circuits).toEqual([expect.objectContaining({ provider: 'fake', state: 'closed', failures: 0 })]);
+    await h.runtime.stop();
+  });
+
+  it('lets exactly one probe call an open provider while it runs, however many leases its call outlives', async () => {
+    const clock = createManualClock();
+    const { provider, blocking, block } = downThenSlow();
+    const defaults = makeDefaults({ maxConcurrent: 4, timeoutSeconds: 3600, circuitBreaker: { failures: 2, openSeconds: 60 } });
+    const h = gatedRuntime({ clock, defaults, providers: new Map([['fake', provider]]) });
+    await h.runtime.start();
+    queue(h, [agentAction(), agentAction()]);
+    await drain(h.clock, h.runtime);
+    const waiting = queue(h, [agentAction(), agentAction(), agentAction()]);
+    await drain(h.clock, h.runtime);
+    expect(await h.store.runs.view((waiting[0] as AgentAction).runId)).toMatchObject({ status: 'queued', waitingFor: 'provider-circuit' });
+    block();
+    h.clock.advance(60_000);
+    await turn(h.clock, 10);
+    expect(blocking.inFlight()).toBe(1);
+    // The probe's call takes ten minutes: its run's lease (60 s) is renewed all along, and so is its hold on the circuit.
+    for (let step = 0; step < 60; step += 1) {
+      h.clock.advance(10_000);
+      await turn(h.clock, 10);
+      expect(blocking.inFlight()).toBe(1);
+    }
+    expect(blocking.calls).toHaveLength(1);
+    blocking.releaseAll();
+    await turn(h.clock, 10);
+    blocking.releaseAll();
+    await turn(h.clock, 10);
+    blocking.releaseAll();
+    await drain(h.clock, h.runtime);
+    expect(await Promise.all(waiting.map(async (action) => (await h.store.runs.view(action.runId))?.status))).toEqual(['ok', 'ok', 'ok']);
     await h.runtime.stop();
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import type { MainSessionStore, Store } from '../../src/store/port.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.js';
 import { burnCpu } from '../helpers/cpu-burner.js';
 import { createManualClock, type ManualClock } from '../helpers/manual-clock.js';
@@ -8,6 +9,15 @@ import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 import { agentAcceptance } from '../store/acceptances.js';
 import { fakeProvider, makeDefaults } from './helpers.js';
+
+/** The store, but its count of pending events is answered (read) only once `answer` resolves. */
+function lateCountOf(store: PostgresStore, answer: Promise<void>): Store {
+  const session: MainSessionStore = Object.create(store.session) as MainSessionStore;
+  session.countPending = (...args) => answer.then(() => store.session.countPending(...args));
+  const view: Store = Object.create(store) as Store;
+  Object.defineProperty(view, 'session', { value: session });
+  return view;
+}
 
 /** Restarts in the load test: each is one chance for a read of the queue to race the test's commit. */
 const LOAD_ROUNDS = 50;
@@ -30,14 +40,14 @@ describe('the shared sweep of a runtime on PostgreSQL', () => {
   });
   afterAll(() => database.drop());
 
-  async function start(schema: string, sharedSweepMs: number | undefined) {
+  async function start(schema: string, sharedSweepMs: number | undefined, runtimeStore?: (opened: PostgresStore) => Store) {
     const clock = createManualClock();
     store = await openPostgresStore({ url: database.url, pool: 4, schema }, { logger: silentLogger(), idempotencyTtlMs: 60_000, role: 'service', now: () => clock.now() });
-    return { clock, ...(await restart(clock, sharedSweepMs)) };
+    return { clock, ...(await restart(clock, sharedSweepMs, 'survivor', runtimeStore?.(store))) };
   }
 
-  /** A new runtime (a new process) on the open store, once it has read the run queue. */
-  async function restart(clock: ManualClock, sharedSweepMs: number | undefined, instanceId = 'survivor') {
+  /** A new runtime (a new process) on the open store (or the view of it given), once it has read the run queue. */
+  async function restart(clock: ManualClock, sharedSweepMs: number | undefined, instanceId = 'survivor', runtimeStore: Store = store) {
     await runtime?.stop();
     const lines: string[] = [];
     // Each finished sweep logs runtime.swept: the test waits for it instead of guessing.
@@ -45,7 +55,7 @@ describe('the shared sweep of a runtime on PostgreSQL', () => {
     const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
     const provider = fakeProvider('fake');
     runtime = createRuntime({
-      store,
+      store: runtimeStore,
       instanceId,
       defaults: makeDefaults({ model: 'fake/model-a' }),
       providers: new Map([['fake', provider]]),
@@ -88,6 +98,22 @@ describe('the shared sweep of a runtime on PostgreSQL', () => {
     clock.advance(1500);
     await until(async () => (await store.runs.view(runId))?.status === 'ok', 10_000);
     expect(provider.calls, JSON.stringify(provider.calls.map((c) => c.messages.map((m) => m.content.slice(0, 80))))).toHaveLength(1);
+  });
+
+  it('runs no heartbeat for it when the count of events pending at start is answered after the run ended', async () => {
+    // A pool answers a query when it has a connection for it: the start's count may wait for a new
+    // connection while the run is claimed, run and finished on idle ones. Held here until then.
+    const answer = Promise.withResolvers<void>();
+    const { clock, provider } = await start('late_count', 1500, (opened) => lateCountOf(opened, answer.promise));
+    const acceptance = agentAcceptance('queued on the other instance');
+    await store.ingress.accept(acceptance);
+    const runId = (acceptance.response.body as { runId: string }).runId;
+    clock.advance(1500); // the start's catch-up heartbeat is due, and the sweep claims the run
+    await until(async () => (await store.runs.view(runId))?.status === 'ok', 10_000);
+    answer.resolve();
+    await runtime!.whenIdle();
+    // Its summary (wakeMode next-heartbeat) waits for the periodic tick, 30 minutes away.
+    expect(provider.calls.map((call) => call.messages.at(-1)?.content)).toEqual(['queued on the other instance']);
   });
 
   it('without the sweep (one process per store) leaves them until the next start', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideGates, gcra, MAX_OPEN_MS, nextCircuit, type GateState } from '../../src/store/gate-decision.js';
+import { decideGates, gcra, MAX_OPEN_MS, nextCircuit, probingCircuit, type GateState } from '../../src/store/gate-decision.js';
 import { isProviderFailure } from '../../src/runtime/gates/circuit.js';
 import { ProviderError } from '../../src/providers/types.js';
 
@@ -40,14 +40,15 @@ describe('the circuit', () => {
     expect(opens).toEqual([40 * 60_000, MAX_OPEN_MS, MAX_OPEN_MS]);
   });
 
-  it('holds every run but one probe once the open time is up', () => {
-    const state: GateState = { running: 0, tat: undefined, budgets: [], forced: false, circuit: { provider: 'p', state: 'open', failures: 5, until: 100, openMs: 100, changedAt: 0 } };
+  it('holds every run but one probe once the open time is up, for as long as the probe executes', () => {
+    const state: GateState = { running: 0, tat: undefined, budgets: [], forced: false, probeHeld: false, circuit: { provider: 'p', state: 'open', failures: 5, until: 100, openMs: 100, changedAt: 0 } };
     const gates = { budgets: [], recheckMs: 30, circuit: { provider: 'p', rule } };
     expect(decideGates(gates, state, 99)).toEqual({ kind: 'waiting', waitingFor: 'provider-circuit', notBefore: 100 });
     expect(decideGates(gates, state, 100)).toEqual({ kind: 'start', tat: undefined, probe: true });
-    const probing = { ...state, circuit: { ...state.circuit!, state: 'probing' as const, until: 1000 } };
+    const probing = { ...state, probeHeld: true, circuit: probingCircuit(state.circuit, 'p', rule, 100, 'probe-run') };
     expect(decideGates(gates, probing, 100)).toEqual({ kind: 'waiting', waitingFor: 'provider-circuit', notBefore: 130 });
-    expect(decideGates(gates, probing, 1000)).toMatchObject({ kind: 'start', probe: true });
+    expect(decideGates(gates, probing, 100 + 10 * 3_600_000)).toEqual({ kind: 'waiting', waitingFor: 'provider-circuit', notBefore: 100 + 10 * 3_600_000 + 30 });
+    expect(decideGates(gates, { ...probing, probeHeld: false }, 101)).toMatchObject({ kind: 'start', probe: true });
   });
 
   it('counts connection errors, 5xx, 429 and timeouts against the provider, not a refused key, a bad reply or a shutdown', () => {

@@ -22,7 +22,7 @@ describeStoreContract('postgres', async () => {
   const store = await openPostgresStore(settings, options);
   return {
     store,
-    sibling: () => openPostgresStore(settings, options),
+    sibling: (overrides) => openPostgresStore(settings, { ...options, ...overrides }),
     concurrentInstances: true,
     close: () => store.close(),
   };

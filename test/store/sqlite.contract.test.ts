@@ -16,7 +16,7 @@ describeStoreContract('sqlite', async () => {
   return {
     store,
     // One process per file: a sibling is the next process after a restart.
-    sibling: async () => openSqliteStore(settings, { ...options, role: 'command' }),
+    sibling: async (overrides) => openSqliteStore(settings, { ...options, role: 'command', ...overrides }),
     async close() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -61,7 +61,7 @@ export function signBodyHmac(settings: SignatureSettings<unknown>, body: Buffer,
 }
 
 /** A body-HMAC sender's scheme: what it signs is fixed by `header` (as the sender spells it) and the format. */
-export interface BodyHmacSpec<O> extends Omit<BodyHmacFormat, 'header'>, Pick<SignatureScheme<O>, 'name' | 'summary' | 'deliveryId' | 'eventType'> {
+export interface BodyHmacSpec<O> extends Omit<BodyHmacFormat, 'header'>, Pick<SignatureScheme<O>, 'name' | 'summary' | 'deliveryId'>, Required<Pick<SignatureScheme<O>, 'eventType'>> {
   header: string;
   /** Further headers that carry a signature of the same body (a sender's older one): hidden like the first. */
   alsoSignatureHeaders?: readonly string[];

@@ -38,7 +38,6 @@ export const genericHmac: SignatureScheme<HmacOptions> = {
   signatureHeaders: (settings) => [formatOf(settings).header],
   verify: async (settings, request) => verifyBodyHmac(settings, request.body, request.headers, formatOf(settings)),
   deliveryId: () => undefined,
-  eventType: () => undefined,
   async sign(settings, body) {
     const format = formatOf(settings);
     return { headers: { [format.header]: signBodyHmac(settings, body, format) } };

@@ -1,51 +1,12 @@
 import type { SignatureConfig } from '../../config/signature-schema.js';
-import { calendly } from './calendly.js';
-import { discord } from './discord.js';
-import { github } from './github.js';
-import { gitlab } from './gitlab.js';
-import { genericHmac } from './hmac.js';
-import { intercom } from './intercom.js';
-import { jira } from './jira.js';
-import { linear } from './linear.js';
-import { meta } from './meta.js';
-import { pagerduty } from './pagerduty.js';
-import { sentry } from './sentry.js';
-import { shopify } from './shopify.js';
-import { slack } from './slack.js';
-import { standardWebhooks } from './standard-webhooks.js';
-import { stripe } from './stripe.js';
-import { twilio } from './twilio.js';
-import { typeform } from './typeform.js';
-import { vercel } from './vercel.js';
-import { zendesk } from './zendesk.js';
+import { SIGNATURE_SCHEMES } from './registry.js';
 import type { SignatureScheme, SignatureSettings } from './types.js';
 
-export type { HandshakeReply, HeaderMap, SignatureFailure, SignatureScheme, SignatureSettings, SignedDelivery, SignedRequest, Verification } from './types.js';
+export type { HeaderMap, SignatureFailure, SignatureScheme, SignedDelivery, SignedRequest, Verification } from './types.js';
 
-/** The explicit registry: one line per scheme. */
-export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = [
-  github,
-  stripe,
-  slack,
-  shopify,
-  standardWebhooks,
-  genericHmac,
-  gitlab,
-  linear,
-  sentry,
-  pagerduty,
-  twilio,
-  discord,
-  zendesk,
-  calendly,
-  intercom,
-  vercel,
-  meta,
-  typeform,
-  jira,
-] as SignatureScheme[];
+export { SIGNATURE_SCHEMES } from './registry.js';
 
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** The fixed signature header names of every scheme (hmac's is configured per mapping, so it is not among them). */
 export const SIGNATURE_HEADER_NAMES: readonly string[] = [

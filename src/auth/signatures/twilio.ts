@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Type, { type Static, type TObject } from 'typebox';
 import { anyMatches } from './body-hmac.js';
@@ -7,6 +8,7 @@ import type { SignatureScheme, SignatureSettings } from './types.js';
 const HEADER = 'x-twilio-signature';
 const BASE64_SHA1 = /^[A-Za-z0-9+/]{27}=$/;
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
+const PERCENT = 0x25;
 
 const OPTIONS = {
   publicUrl: Type.Optional(
@@ -43,25 +45,62 @@ function formParameters(body: Buffer): string {
     .join('');
 }
 
-/** JSON bodies: the URL carries bodySHA256 (the body's hex SHA-256) and no parameters are appended; undefined when it does not match. */
-function signedTail(body: Buffer, query: string): string | undefined {
-  const declared = new URLSearchParams(query).get('bodySHA256');
-  if (declared === null) return formParameters(body);
-  const actual = createHash('sha256').update(body).digest('hex');
-  return HEX_SHA256.test(declared) && timingSafeEqual(Buffer.from(declared), Buffer.from(actual)) ? '' : undefined;
+/**
+ * Whether the form's fields are UTF-8 once percent-decoded. Decoded text that is not UTF-8 is read
+ * with replacement characters, so `%FF` and `%FE` would sign alike. Decoding the whole body at once
+ * is the same test as decoding field by field: the separators are ASCII, never inside a character.
+ */
+function decodesToUtf8(body: Buffer): boolean {
+  const decoded = Buffer.allocUnsafe(body.length);
+  let length = 0;
+  for (let at = 0; at < body.length; at += 1) {
+    const byte = body[at] as number;
+    const high = byte === PERCENT ? hexValue(body[at + 1]) : -1;
+    const low = high < 0 ? -1 : hexValue(body[at + 2]);
+    if (low < 0) {
+      decoded[length++] = byte;
+      continue;
+    }
+    decoded[length++] = high * 16 + low;
+    at += 2;
+  }
+  return isUtf8(decoded.subarray(0, length));
 }
 
-function expectedSignatures(settings: SignatureSettings<TwilioOptions>, body: Buffer, query: string): string[] | undefined {
-  const tail = signedTail(body, query);
-  if (tail === undefined || !URL.canParse(`${settings.options.publicUrl ?? ''}?${query}`)) return undefined;
-  const urls = signedUrls(settings.options.publicUrl ?? '', query);
-  return settings.secrets.flatMap((secret) => urls.map((url) => hmac('sha1', secret, url, tail).toString('base64')));
+function hexValue(byte: number | undefined): number {
+  if (byte === undefined) return -1;
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const lower = byte | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+type Refusal = { reason: 'mismatch' | 'undecodable' };
+
+/**
+ * What follows the URL in the signed text: the sorted form parameters; for JSON bodies nothing, the
+ * URL carrying bodySHA256 (the body's hex SHA-256), which must match.
+ */
+function signedTail(body: Buffer, query: string): { tail: string } | Refusal {
+  const declared = new URLSearchParams(query).get('bodySHA256');
+  if (declared === null) return decodesToUtf8(body) ? { tail: formParameters(body) } : { reason: 'undecodable' };
+  const actual = createHash('sha256').update(body).digest('hex');
+  return HEX_SHA256.test(declared) && timingSafeEqual(Buffer.from(declared), Buffer.from(actual)) ? { tail: '' } : { reason: 'mismatch' };
+}
+
+/** The texts any secret may have signed (the URL with and without its default port, then the tail); the first is the canonical one. */
+function signedTexts(settings: SignatureSettings<TwilioOptions>, body: Buffer, query: string): { texts: string[] } | Refusal {
+  const signed = signedTail(body, query);
+  if (!('tail' in signed)) return signed;
+  if (!URL.canParse(`${settings.options.publicUrl ?? ''}?${query}`)) return { reason: 'mismatch' };
+  return { texts: signedUrls(settings.options.publicUrl ?? '', query).map((url) => `${url}${signed.tail}`) };
 }
 
 /**
  * Twilio: `X-Twilio-Signature: <base64 HMAC-SHA1 (auth token) of the URL Twilio called + the sorted
  * form parameters' name+value>`; JSON bodies are bound through the `bodySHA256` query parameter.
- * There is no timestamp: the replay key is the signed content's digest.
+ * There is no timestamp: the replay key is the digest of the signed text (URL and decoded, sorted
+ * fields), so a re-spelling of a captured body (fields reordered, `%20` for `+`, lower-case hex) is a
+ * replay, never a new delivery.
  */
 export const twilio: SignatureScheme<TwilioOptions> = {
   name: 'twilio',
@@ -82,8 +121,10 @@ export const twilio: SignatureScheme<TwilioOptions> = {
     const presented = headerOf(request.headers, HEADER);
     if (presented === undefined) return { ok: false, reason: 'missing' };
     if (!BASE64_SHA1.test(presented)) return { ok: false, reason: 'malformed' };
-    const expected = expectedSignatures(settings, request.body, request.query);
-    return expected !== undefined && anyMatches([presented], expected) ? { ok: true, timestamp: undefined } : { ok: false, reason: 'mismatch' };
+    const signed = signedTexts(settings, request.body, request.query);
+    if (!('texts' in signed)) return { ok: false, reason: signed.reason };
+    const expected = settings.secrets.flatMap((secret) => signed.texts.map((text) => hmac('sha1', secret, text).toString('base64')));
+    return anyMatches([presented], expected) ? { ok: true, timestamp: undefined, signedContent: signed.texts[0] as string } : { ok: false, reason: 'mismatch' };
   },
   deliveryIdHeader: 'i-twilio-idempotency-token',
   deliveryId: (headers) => headerOf(headers, 'i-twilio-idempotency-token'),

@@ -25,10 +25,19 @@ export interface SignedRequest {
   readonly nowSeconds: number;
 }
 
-/** Why a signature was refused; also the `reason` label of hookgate_signature_failures_total. */
-export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'expired';
+/**
+ * Why a signature was refused; also the `reason` label of hookgate_signature_failures_total.
+ * `undecodable`: what the signature covers is text decoded from the body (Twilio's form fields), and
+ * that text is not UTF-8, so several bodies would read alike under one signature.
+ */
+export type SignatureFailure = 'missing' | 'malformed' | 'mismatch' | 'expired' | 'undecodable';
 
-export type Verification = { ok: true; timestamp: number | undefined } | { ok: false; reason: SignatureFailure };
+/**
+ * `signedContent`: what the signature covered, when that is not the raw body (Twilio: the URL and the
+ * decoded, sorted form fields). The replay key digests it, so every spelling of one signed request
+ * is one delivery.
+ */
+export type Verification = { ok: true; timestamp: number | undefined; signedContent?: string } | { ok: false; reason: SignatureFailure };
 
 /** What a provider's test request is answered with, instead of an action (after its signature verified). */
 export interface HandshakeReply {
@@ -53,12 +62,13 @@ export interface SignedDelivery {
  * How the replay key is chosen. `delivery-id`: the sender's delivery id is covered by the signature
  * (Stripe's event id, Standard Webhooks' webhook-id), so it is the key; a request without one falls
  * back to the content. `content`: the id, if any, is not signed, so anyone could send a captured
- * request again under a fresh one: the key is the digest of the signed timestamp and body.
+ * request again under a fresh one: the key is the digest of the signed timestamp and the signed
+ * content (the body, or the verification's `signedContent`).
  */
 export type ReplayKeyRule = 'delivery-id' | 'content';
 
 /**
- * One provider's signing protocol: one file per scheme, one line in ./index.ts. `O` is the type of
+ * One provider's signing protocol: one file per scheme, one line in ./registry.ts. `O` is the type of
  * the scheme's own options (`Static` of its `options` schema).
  */
 export interface SignatureScheme<O = Readonly<Record<string, unknown>>> {
@@ -88,8 +98,12 @@ export interface SignatureScheme<O = Readonly<Record<string, unknown>>> {
   readonly deliveryIdHeader?: string;
   /** The provider's delivery id, from the verified headers or payload. */
   deliveryId(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
-  /** The delivery's event type (what a mapping's `events` list names), or undefined when it carries none. */
-  eventType(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
+  /**
+   * The delivery's event type (what a mapping's `events` list names), or undefined when this one
+   * carries none. Absent when the sender's deliveries never say (the generic `hmac`): the mapping
+   * then names `eventField`, and the `events` key's description lists the scheme.
+   */
+  eventType?(headers: HeaderMap, payload: Record<string, unknown>): string | undefined;
   /**
    * A verified request the provider sends to test the endpoint, answered with this reply and no
    * action (Slack's url_verification, GitHub's ping, Discord's PING); undefined for an ordinary delivery.

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 
 /** How often pages refresh themselves (the issue asks for ≤ 2 s). */
-export const POLL_MS = 2000;
+const POLL_MS = 2000;
 
 export interface Polled<T> {
   data: T | undefined;

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.js';
 import type { AgentAction } from '../../actions/types.js';
 import type { BudgetRule, RunGates } from '../../store/port.js';
-import type { RunLimitsLookup } from './run-limits.js';
+import type { RunLimitsTable } from './run-limits.js';
 
 /** A target's gates as configured: its circuit rule (else agents.defaults.circuitBreaker) and concurrency. */
 export type TargetGateLookup = (target: string) => { circuitBreaker?: { failures: number; openSeconds: number } | undefined; concurrency?: number | undefined } | undefined;
@@ -9,7 +9,8 @@ export type TargetGateLookup = (target: string) => { circuitBreaker?: { failures
 export interface PlanDeps {
   defaults: Config['agents']['defaults'];
   defaultModel: string;
-  runLimits: RunLimitsLookup;
+  /** The mappings' limits in force (the gatekeeper swaps it on reload). */
+  runLimits: RunLimitsTable;
   recheckMs: number;
   /** Each target's circuit rule and concurrency (docs/forward.md); none: forward and callback runs pass only mapping gates. */
   targets?: TargetGateLookup;
@@ -18,7 +19,7 @@ export interface PlanDeps {
 /** The service's budget and the mapping's throttle, concurrency key and budget. */
 export function mappingGates(action: Pick<AgentAction, 'origin' | 'limitKeys'> | undefined, deps: PlanDeps): RunGates {
   const mappingId = action?.origin.mappingId;
-  const limits = mappingId === undefined ? undefined : deps.runLimits(mappingId);
+  const limits = mappingId === undefined ? undefined : deps.runLimits.get(mappingId);
   const keys = action?.limitKeys ?? {};
   const budgets: BudgetRule[] = [];
   if (deps.defaults.budget !== undefined) budgets.push({ scope: 'service', ...deps.defaults.budget });

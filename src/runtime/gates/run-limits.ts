@@ -1,39 +1,44 @@
-import type { Config } from '../../config/schema.js';
 import type { BudgetConfig, ConcurrencyConfig, ThrottleConfig } from '../../config/limits-schema.js';
-import { collectMappingSources } from '../../mapping/mapping-records.js';
-import { PRESETS } from '../../../presets/index.js';
+import type { BudgetRule } from '../../store/port.js';
 
 /** The run gates one mapping asks for (its config's throttle, concurrency and budget). */
 export interface MappingRunLimits {
-  throttle?: ThrottleConfig;
-  concurrency?: ConcurrencyConfig;
-  budget?: BudgetConfig;
+  throttle?: ThrottleConfig | undefined;
+  concurrency?: ConcurrencyConfig | undefined;
+  budget?: BudgetConfig | undefined;
 }
 
-/** A mapping's run limits by id, as the configuration in force says (a reload changes them for runs still queued). */
-export type RunLimitsLookup = (mappingId: string) => MappingRunLimits | undefined;
+/**
+ * Each mapping's run limits by mapping id, as the mapping engine in force compiled them
+ * (MappingEngine.runLimits); mappings without any are absent. A reload hands the runtime a new one.
+ */
+export type RunLimitsTable = ReadonlyMap<string, MappingRunLimits>;
 
-/** The lookup for one `hooks` block; mappings without run limits are left out. */
-export function runLimitsOf(hooks: Config['hooks']): RunLimitsLookup {
-  const byId = new Map<string, MappingRunLimits>();
-  for (const { id, config } of collectMappingSources(hooks, PRESETS).sources) {
-    const limits: MappingRunLimits = {
-      ...(config.throttle === undefined ? {} : { throttle: config.throttle }),
-      ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
-      ...(config.budget === undefined ? {} : { budget: config.budget }),
-    };
-    if (Object.keys(limits).length > 0) byId.set(id, limits);
-  }
-  return (mappingId) => byId.get(mappingId);
-}
+export const NO_RUN_LIMITS: RunLimitsTable = new Map();
 
 /** Every budget in force: the service's and each mapping's, as the limit store counts them. */
-export function budgetRulesOf(config: Pick<Config, 'hooks' | 'agents'>): Array<{ scope: string; runsPerHour?: number; runsPerDay?: number }> {
-  const rules: Array<{ scope: string; runsPerHour?: number; runsPerDay?: number }> = [];
-  const service = config.agents.defaults.budget;
-  if (service !== undefined) rules.push({ scope: 'service', ...service });
-  for (const { id, config: mapping } of collectMappingSources(config.hooks, PRESETS).sources) {
-    if (mapping.budget !== undefined) rules.push({ scope: `mapping:${id}`, ...mapping.budget });
-  }
+export function budgetRulesOf(serviceBudget: BudgetConfig | undefined, table: RunLimitsTable): BudgetRule[] {
+  const rules: BudgetRule[] = [];
+  if (serviceBudget !== undefined) rules.push({ scope: 'service', ...serviceBudget });
+  for (const [id, limits] of table) if (limits.budget !== undefined) rules.push({ scope: `mapping:${id}`, ...limits.budget });
   return rules;
+}
+
+/** Whether two tables hold the same limits for the same mappings (a reload that changed none re-decides nothing). */
+export function sameRunLimits(a: RunLimitsTable, b: RunLimitsTable): boolean {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const [id, limits] of a) if (!sameLimits(limits, b.get(id))) return false;
+  return true;
+}
+
+function sameLimits(a: MappingRunLimits, b: MappingRunLimits | undefined): boolean {
+  if (b === undefined) return false;
+  return (['throttle', 'concurrency', 'budget'] as const).every((field) => canonical(a[field]) === canonical(b[field]));
+}
+
+/** JSON with sorted keys: the configs are plain objects of numbers and strings. */
+function canonical(value: object | undefined): string {
+  if (value === undefined) return '';
+  return JSON.stringify(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1)));
 }

@@ -8,13 +8,13 @@ import { NO_ALERTS, type Alerter } from './alerts.js';
 import { withCircuits } from './circuit.js';
 import { createGatekeeper, type RunGatekeeper } from './gatekeeper.js';
 import { DEFAULT_RECHECK_MS } from './plan.js';
-import type { RunLimitsLookup } from './run-limits.js';
+import { NO_RUN_LIMITS, type RunLimitsTable } from './run-limits.js';
 
 /** What the runtime needs for run limits (RuntimeOptions.gates); without it runs are only bounded by maxConcurrent. */
 export interface RunGateOptions {
   limits: LimitStore;
-  /** Each mapping's throttle, concurrency and budget as configured now; none: only service-wide limits apply. */
-  runLimits?: RunLimitsLookup;
+  /** Each mapping's throttle, concurrency and budget as compiled at start (Runtime.setRunLimits hands over a reload's); none: only service-wide limits apply. */
+  runLimits?: RunLimitsTable;
   alerter?: Alerter;
   /** See DEFAULT_RECHECK_MS. */
   recheckMs?: number;
@@ -48,7 +48,7 @@ export function setUpGates(options: RunGateOptions | undefined, base: GateSetupB
   const gatekeeper = createGatekeeper({
     defaults: base.defaults,
     defaultModel: base.defaultModel,
-    runLimits: options.runLimits ?? (() => undefined),
+    runLimits: options.runLimits ?? NO_RUN_LIMITS,
     recheckMs: options.recheckMs ?? DEFAULT_RECHECK_MS,
     limits: options.limits,
     clock: base.clock,

@@ -3,7 +3,7 @@ import type { MappingEngine } from '../../mapping/engine.js';
 import type { IngressStore } from '../../store/port.js';
 import type { GmailPayload } from './message.js';
 
-export type Admission = 'admitted' | 'duplicate' | 'rate-limited';
+type Admission = 'admitted' | 'duplicate' | 'rate-limited';
 
 /**
  * Turns one message's payload into durable work, as `POST {hooks.path}/gmail` would: it resolves
@@ -15,7 +15,7 @@ export interface GmailAdmitter {
 }
 
 /** Same key for every delivery of a message: the store commits it once, with the actions. */
-export function admissionKey(account: string, messageId: string): string {
+function admissionKey(account: string, messageId: string): string {
   return `gmail:${account}:${messageId}`.slice(0, 256);
 }
 

@@ -1,18 +1,18 @@
 import { GoogleApiError, type GoogleRequest } from './google-http.js';
 
-export interface ReceivedMessage {
+interface ReceivedMessage {
   ackId: string;
   message: PubsubMessage;
 }
 
-export interface PubsubMessage {
+interface PubsubMessage {
   data?: string;
   messageId?: string;
   publishTime?: string;
   attributes?: Record<string, string>;
 }
 
-export interface IamPolicy {
+interface IamPolicy {
   version?: number;
   etag?: string;
   bindings?: { role: string; members: string[] }[];

@@ -4,7 +4,7 @@ import { HookError } from '../../errors.js';
 import type { AcceptedResponse } from '../../actions/types.js';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { debouncedResponse, type DebounceJoin, type DebounceOutcome, type DebounceStore, type JoinedGroup } from '../debounce-port.js';
-import { dueGroup, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
+import { dueGroup, earliestLook, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, NEXT_LOOK_SQL, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
 import { postgresRateHits } from './rate-hit.js';
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
@@ -96,8 +96,8 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
       return rows[0]?.n ?? 0;
     },
     async nextFireAt() {
-      const { rows } = await query<{ at: string | null }>(pool, "SELECT MIN(fire_at) AS at FROM debounce_groups WHERE status = 'open'");
-      return rows[0]?.at == null ? undefined : Number(rows[0].at);
+      const { rows } = await query<{ open_at: string | null; lease_at: string | null }>(pool, NEXT_LOOK_SQL);
+      return earliestLook(rows[0]);
     },
   };
 }

@@ -44,17 +44,16 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
         await recordStarts(client, runId, gates.budgets, claim.at);
         if (decision.probe && gates.circuit !== undefined) {
           const { provider, rule } = gates.circuit;
-          await writeCircuit(client, probingCircuit(await readCircuit(client, provider), provider, rule, claim.at, claim.leaseUntil));
+          await writeCircuit(client, probingCircuit(await readCircuit(client, provider), provider, rule, claim.at, runId));
         }
         return { kind: 'claimed', probe: decision.probe };
       });
     },
     async wakeWaiting(reason, concurrencyKey) {
-      if (reason === 'concurrency') {
-        await query(pool, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'concurrency' AND concurrency_key = $1", [concurrencyKey ?? '']);
-      } else {
-        await query(pool, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'provider-circuit'");
-      }
+      const wake = "UPDATE runs SET not_before = NULL WHERE status = 'queued'";
+      if (reason === 'concurrency') await query(pool, `${wake} AND waiting_for = 'concurrency' AND concurrency_key = $1`, [concurrencyKey ?? '']);
+      else if (reason === 'provider-circuit') await query(pool, `${wake} AND waiting_for = 'provider-circuit'`);
+      else await query(pool, `${wake} AND not_before IS NOT NULL`);
     },
     async nextNotBefore() {
       const { rows } = await query<{ at: number | null }>(pool, "SELECT MIN(not_before) AS at FROM runs WHERE status = 'queued' AND not_before IS NOT NULL");
@@ -110,10 +109,18 @@ async function readCircuit(db: Queryable, provider: string): Promise<CircuitRow 
 
 async function writeCircuit(db: Queryable, row: CircuitRow): Promise<void> {
   await db.query(
-    `INSERT INTO provider_circuits (provider, state, failures, until, open_ms, changed_at) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (provider) DO UPDATE SET state = EXCLUDED.state, failures = EXCLUDED.failures, until = EXCLUDED.until, open_ms = EXCLUDED.open_ms, changed_at = EXCLUDED.changed_at`,
-    [row.provider, row.state, row.failures, row.until, row.openMs, row.changedAt],
+    `INSERT INTO provider_circuits (provider, state, failures, until, open_ms, changed_at, probe_run) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (provider) DO UPDATE SET state = EXCLUDED.state, failures = EXCLUDED.failures, until = EXCLUDED.until, open_ms = EXCLUDED.open_ms,
+       changed_at = EXCLUDED.changed_at, probe_run = EXCLUDED.probe_run`,
+    [row.provider, row.state, row.failures, row.until, row.openMs, row.changedAt, row.probeRun ?? null],
   );
+}
+
+/** The probe holds the circuit while its run executes under a live lease: a dead instance's probe is replaced once its lease is past. */
+async function probeHeld(db: Queryable, circuit: CircuitRow | undefined, now: number): Promise<boolean> {
+  if (circuit?.state !== 'probing' || circuit.probeRun === undefined) return false;
+  const { rows } = await db.query("SELECT 1 FROM runs WHERE run_id = $1 AND status = 'running' AND lease_until >= $2", [circuit.probeRun, now]);
+  return rows.length > 0;
 }
 
 async function readBudgetWindows(db: Queryable, budgets: RunGates['budgets'], now: number): Promise<BudgetWindowState[]> {
@@ -138,11 +145,13 @@ async function readGateState(db: Queryable, gates: RunGates, now: number, forced
     const { rows } = await db.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM runs WHERE status = 'running' AND concurrency_key = $1", [gates.concurrency.key]);
     running = rows[0]?.n ?? 0;
   }
+  const circuit = gates.circuit === undefined ? undefined : await readCircuit(db, gates.circuit.provider);
   return {
     running,
     tat: gates.throttle === undefined ? undefined : await readTat(db, gates.throttle.bucket),
     budgets: await readBudgetWindows(db, gates.budgets, now),
-    circuit: gates.circuit === undefined ? undefined : await readCircuit(db, gates.circuit.provider),
+    circuit,
+    probeHeld: await probeHeld(db, circuit, now),
     forced,
   };
 }

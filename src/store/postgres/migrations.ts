@@ -179,6 +179,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Run notes, as SQLite's run-notes migration (a JSON array of short strings).
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // The probe run of a probing circuit, as SQLite's probe-run migration.
+  `ALTER TABLE provider_circuits ADD COLUMN probe_run TEXT;`,
   // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
   `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
 ];

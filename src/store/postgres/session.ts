@@ -45,8 +45,11 @@ export function createPostgresSession(pool: pg.Pool, schema: string): MainSessio
       const { rows } = await query<PendingEvent>(pool, "SELECT id, created_at, text, mode, trusted FROM events WHERE status = 'pending' ORDER BY id LIMIT $1", [limit]);
       return rows;
     },
-    async countPending() {
-      const { rows } = await query<{ n: number }>(pool, "SELECT COUNT(*)::int AS n FROM events WHERE status = 'pending'");
+    async countPending(createdUpTo) {
+      const { rows } =
+        createdUpTo === undefined
+          ? await query<{ n: number }>(pool, "SELECT COUNT(*)::int AS n FROM events WHERE status = 'pending'")
+          : await query<{ n: number }>(pool, "SELECT COUNT(*)::int AS n FROM events WHERE status = 'pending' AND created_at <= $1", [createdUpTo]);
       return rows[0]?.n ?? 0;
     },
     async newestPendingId() {

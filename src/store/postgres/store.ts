@@ -8,6 +8,7 @@ import { createPostgresSession } from './session.js';
 import { createPostgresDeliveries, createPostgresGmail, createPostgresState, createPostgresTranscripts } from './small-stores.js';
 import { query } from './sql.js';
 import { createPostgresDebounce } from './debounce.js';
+import { createDatabaseClock, readPostgresTime } from './database-clock.js';
 
 export interface PostgresStoreSettings {
   /** storage.url */
@@ -32,8 +33,14 @@ export interface PostgresStore extends Store {
  * database cannot be reached.
  */
 export async function openPostgresStore(settings: PostgresStoreSettings, options: StoreOptions): Promise<PostgresStore> {
-  const now = options.now ?? Date.now;
   const pool = await openPostgres({ ...settings, logger: options.logger, role: options.role });
+  // Instances sharing the database go by its clock, not their own (docs/deployment.md).
+  const clock = createDatabaseClock({ readDatabaseTime: readPostgresTime(pool), logger: options.logger });
+  await clock.start().catch(async (error: unknown) => {
+    await pool.end();
+    throw error;
+  });
+  const now = options.now ?? (() => clock.now());
   // Group commit keeps a couple of connections for everything else (runtime, reads, probes).
   const ingress = createPostgresIngress(pool, { idempotencyTtlMs: options.idempotencyTtlMs, now, logger: options.logger, maxInFlight: Math.max(1, settings.pool - 2) });
   const runs = createPostgresRuns(pool);
@@ -49,6 +56,7 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     gmail: createPostgresGmail(pool, now),
     debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
     limits: createPostgresLimits(pool, settings.schema),
+    now,
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
       const { rows } = await query<{ events: number; queued: number; running: number }>(
@@ -61,6 +69,7 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
       return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running } };
     },
     close() {
+      clock.stop();
       closing ??= ingress.close().then(() => pool.end());
       return closing;
     },

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import type { DebounceStore } from '../debounce-port.js';
-import { dueGroup, GROUP_COLUMNS, groupView, type GroupRow } from '../debounce-rows.js';
+import { dueGroup, earliestLook, GROUP_COLUMNS, groupView, NEXT_LOOK_SQL, type GroupRow } from '../debounce-rows.js';
 import { inTransaction, prepareCached } from './connection.js';
 import { writeWhenFree } from './write-when-free.js';
 import type { JoinItem, JoinResult } from './debounce-join.js';
@@ -53,8 +53,7 @@ export function createSqliteDebounce(joinOnWriter: (items: JoinItem[]) => Promis
     listOpen: async (limit) => (prepareCached(reads, `SELECT ${GROUP_COLUMNS} FROM debounce_groups ORDER BY fire_at LIMIT ?`).all(limit) as unknown as GroupRow[]).map(groupView),
     countOpen: async () => Number((prepareCached(reads, 'SELECT COUNT(*) AS n FROM debounce_groups').get() as { n: number }).n),
     async nextFireAt() {
-      const row = prepareCached(reads, "SELECT MIN(fire_at) AS at FROM debounce_groups WHERE status = 'open'").get() as { at: number | null };
-      return row.at === null ? undefined : Number(row.at);
+      return earliestLook(prepareCached(reads, NEXT_LOOK_SQL).get() as { open_at: number | null; lease_at: number | null });
     },
   };
 }

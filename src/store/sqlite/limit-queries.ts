@@ -29,9 +29,16 @@ export function readCircuit(db: DatabaseSync, provider: string): CircuitRow | un
 export function writeCircuit(db: DatabaseSync, row: CircuitRow): void {
   prepareCached(
     db,
-    `INSERT INTO provider_circuits (provider, state, failures, until, open_ms, changed_at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT(provider) DO UPDATE SET state = excluded.state, failures = excluded.failures, until = excluded.until, open_ms = excluded.open_ms, changed_at = excluded.changed_at`,
-  ).run(row.provider, row.state, row.failures, row.until, row.openMs, row.changedAt);
+    `INSERT INTO provider_circuits (provider, state, failures, until, open_ms, changed_at, probe_run) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(provider) DO UPDATE SET state = excluded.state, failures = excluded.failures, until = excluded.until, open_ms = excluded.open_ms,
+       changed_at = excluded.changed_at, probe_run = excluded.probe_run`,
+  ).run(row.provider, row.state, row.failures, row.until, row.openMs, row.changedAt, row.probeRun ?? null);
+}
+
+/** One process owns the file: a probe run found `running` is executing here (recovery re-queued any a dead process left). */
+function probeHeld(db: DatabaseSync, circuit: CircuitRow | undefined): boolean {
+  if (circuit?.state !== 'probing' || circuit.probeRun === undefined) return false;
+  return prepareCached(db, "SELECT 1 FROM runs WHERE run_id = ? AND status = 'running'").get(circuit.probeRun) !== undefined;
 }
 
 export function listCircuits(db: DatabaseSync): CircuitRow[] {
@@ -57,11 +64,13 @@ export function readGateState(db: DatabaseSync, gates: RunGates, now: number, fo
     gates.concurrency === undefined
       ? 0
       : (prepareCached(db, "SELECT COUNT(*) AS n FROM runs WHERE status = 'running' AND concurrency_key = ?").get(gates.concurrency.key) as { n: number }).n;
+  const circuit = gates.circuit === undefined ? undefined : readCircuit(db, gates.circuit.provider);
   return {
     running,
     tat: gates.throttle === undefined ? undefined : readTat(db, gates.throttle.bucket),
     budgets: readBudgetWindows(db, gates.budgets, now),
-    circuit: gates.circuit === undefined ? undefined : readCircuit(db, gates.circuit.provider),
+    circuit,
+    probeHeld: probeHeld(db, circuit),
     forced,
   };
 }

@@ -19,6 +19,7 @@ import {
 import { writeWhenFree } from './write-when-free.js';
 import { createTransactionBuckets } from './transaction-buckets.js';
 
+const WAKE = "UPDATE runs SET not_before = NULL WHERE status = 'queued'";
 
 /**
  * The limit store on SQLite. Each decision reads and writes inside one BEGIN IMMEDIATE
@@ -61,7 +62,7 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
           recordStarts(db, runId, gates.budgets, claim.at);
           if (decision.probe && gates.circuit !== undefined) {
             const { provider, rule } = gates.circuit;
-            writeCircuit(db, probingCircuit(readCircuit(db, provider), provider, rule, claim.at, claim.leaseUntil));
+            writeCircuit(db, probingCircuit(readCircuit(db, provider), provider, rule, claim.at, runId));
           }
           return { kind: 'claimed', probe: decision.probe };
         });
@@ -70,11 +71,11 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
       return outcome;
     },
     async wakeWaiting(reason, concurrencyKey) {
-      await writeWhenFree(() =>
-        reason === 'concurrency'
-          ? prepareCached(db, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'concurrency' AND concurrency_key = ?").run(concurrencyKey ?? '')
-          : prepareCached(db, "UPDATE runs SET not_before = NULL WHERE status = 'queued' AND waiting_for = 'provider-circuit'").run(),
-      );
+      await writeWhenFree(() => {
+        if (reason === 'concurrency') prepareCached(db, `${WAKE} AND waiting_for = 'concurrency' AND concurrency_key = ?`).run(concurrencyKey ?? '');
+        else if (reason === 'provider-circuit') prepareCached(db, `${WAKE} AND waiting_for = 'provider-circuit'`).run();
+        else prepareCached(db, `${WAKE} AND not_before IS NOT NULL`).run();
+      });
     },
     async nextNotBefore() {
       const row = prepareCached(reads, "SELECT MIN(not_before) AS at FROM runs WHERE status = 'queued' AND not_before IS NOT NULL").get() as { at: number | null };

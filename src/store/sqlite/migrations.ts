@@ -178,6 +178,9 @@ export const MIGRATIONS: readonly string[] = [
   // Run notes: short remarks on how a run was carried out that the user should see with it (a
   // `thinking` level the model's catalog entry says it does not take, not sent), as a JSON array.
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
+  // The run that probes an open provider circuit: the circuit stays probing while that run executes,
+  // however many leases its call takes (docs/run-limits.md).
+  `ALTER TABLE provider_circuits ADD COLUMN probe_run TEXT;`,
   // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
   `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
 ];

@@ -10,8 +10,12 @@ export function listPendingEvents(db: DatabaseSync, limit: number): PendingEvent
   return prepareCached(db, "SELECT id, created_at, text, mode, trusted FROM events WHERE status = 'pending' ORDER BY id LIMIT ?").all(limit) as unknown as PendingEvent[];
 }
 
-export function countPendingEvents(db: DatabaseSync): number {
-  const row = prepareCached(db, "SELECT COUNT(*) AS n FROM events WHERE status = 'pending'").get() as { n: number };
+export function countPendingEvents(db: DatabaseSync, createdUpTo?: number): number {
+  const row = (
+    createdUpTo === undefined
+      ? prepareCached(db, "SELECT COUNT(*) AS n FROM events WHERE status = 'pending'").get()
+      : prepareCached(db, "SELECT COUNT(*) AS n FROM events WHERE status = 'pending' AND created_at <= ?").get(createdUpTo)
+  ) as { n: number };
   return row.n;
 }
 

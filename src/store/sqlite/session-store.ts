@@ -27,7 +27,7 @@ export function createSqliteMainSession(db: DatabaseSync, reads: DatabaseSync): 
   return {
     addEvent: (event) => writeWhenFree(() => insertEvent(db, event)),
     listPending: async (limit) => listPendingEvents(db, limit),
-    countPending: async () => countPendingEvents(reads),
+    countPending: async (createdUpTo) => countPendingEvents(reads, createdUpTo),
     newestPendingId: async () => newestPendingEventId(db),
     hasDue: async (dueUpTo) => hasDueEvents(db, dueUpTo),
     async withHeartbeatLock(fn) {

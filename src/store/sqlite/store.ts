@@ -30,7 +30,7 @@ export interface SqliteSettings {
  */
 export function openSqliteStore(settings: SqliteSettings, options: StoreOptions, seams?: SqliteStoreSeams): Store {
   if (options.role === 'command' && !existsSync(settings.path)) throw new StoreMissingError(`no store at ${settings.path}`);
-  const now = options.now ?? Date.now;
+  const now = options.now ?? options.localClock ?? Date.now;
   const reads = openDatabase(settings.path, { synchronous: settings.synchronous });
   if (options.role === 'service') {
     warnAboutPermissions(settings.path, options);
@@ -62,6 +62,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     state: createSqliteState(runtime),
     gmail: createSqliteGmailStore(gmail.get, reads, now),
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
+    now,
     depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running') } }),
     close() {
       closing ??= ingress.close().finally(() => {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileSignature, SIGNATURE_SCHEMES } from '../../../src/auth/signatures/index.js';
 import { SignatureSchema } from '../../../src/config/signature-schema.js';
+import { EventsSchema } from '../../../src/config/admission-schema.js';
+import { eventTypeReaderFor } from '../../../src/admission/event-type.js';
 import { compiledFor, signAs } from '../../helpers/signature-fixtures.js';
 
 const NOW = 1_760_000_000;
@@ -17,7 +19,7 @@ describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme] as const))
 
   it('verifies what it signs, and names the headers it signs with as secret (lower-case)', async () => {
     const delivery = await signed();
-    expect(await verify(delivery)).toEqual({ ok: true, timestamp: scheme.timestamped ? NOW : undefined });
+    expect(await verify(delivery)).toMatchObject({ ok: true, timestamp: scheme.timestamped ? NOW : undefined });
     expect(signature.secretHeaders.filter((header) => delivery.headers[header] !== undefined).length).toBeGreaterThan(0);
     for (const header of signature.secretHeaders) expect(header).toBe(header.toLowerCase());
   });
@@ -75,9 +77,21 @@ describe.each(SIGNATURE_SCHEMES.map((scheme) => [scheme.name, scheme] as const))
     }
   });
 
-  it('reads an event type without throwing on any payload shape', () => {
+  it('says in its file whether its deliveries carry an event type: a reader for `events`, or none and the `events` key names it', () => {
+    const reader = eventTypeReaderFor(name);
+    const events = (EventsSchema as { description?: string }).description ?? '';
+    if (scheme.eventType === undefined) {
+      expect(reader).toBeUndefined();
+      expect(events).toContain(`\`${name}\``);
+    } else {
+      expect(reader).toBeDefined();
+      expect(events).not.toContain(`\`${name}\``);
+    }
+  });
+
+  it.runIf(scheme.eventType !== undefined)('reads an event type without throwing on any payload shape', () => {
     for (const payload of [{}, { type: 1, action: 2, event: null, entry: [null], object_attributes: 'x' }, { type: 'x', action: 'y' }]) {
-      const type = scheme.eventType({}, payload);
+      const type = scheme.eventType?.({}, payload);
       expect(type === undefined || typeof type === 'string').toBe(true);
     }
   });

@@ -42,6 +42,19 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
       expect(await store.debounce.nextFireAt()).toBe(NOW + 40_000);
     });
 
+    it("says when a firer must next look: an open group's fire time, or the end of a claim's lease", async () => {
+      const { store } = await stores.open();
+      expect(await store.debounce.nextFireAt()).toBeUndefined();
+      await store.debounce.join({ joins: [joinOf('claimed', 'a')] }, NOW);
+      await store.debounce.join({ joins: [joinOf('open', 'b')] }, NOW + 20_000);
+      expect(await store.debounce.nextFireAt()).toBe(NOW + 30_000);
+      // Claimed by a firer that then neither commits nor ends it: it must be looked at again when the lease ends.
+      expect(await store.debounce.claimDue(NOW + 30_000, 'dead', NOW + 45_000, 10)).toHaveLength(1);
+      expect(await store.debounce.nextFireAt()).toBe(NOW + 45_000);
+      expect(await store.debounce.claimDue(NOW + 45_000, 'next', NOW + 105_000, 10)).toHaveLength(1);
+      expect(await store.debounce.nextFireAt()).toBe(NOW + 50_000);
+    });
+
     it('never re-arms a group past its maximum wait', async () => {
       const { store } = await stores.open();
       const settings = { windowMs: 30_000, maxWaitMs: 45_000 };

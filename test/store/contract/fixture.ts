@@ -24,8 +24,8 @@ export function contractStores(makeStore: ContractFactory): {
       const entry = { ...made, siblings: [] as Store[] };
       if (made.sibling !== undefined) {
         const open = made.sibling;
-        entry.sibling = async () => {
-          const sibling = await open();
+        entry.sibling = async (options) => {
+          const sibling = await open(options);
           entry.siblings.push(sibling);
           return sibling;
         };

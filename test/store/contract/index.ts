@@ -17,7 +17,7 @@
  * file): the cross-instance heartbeat lock case runs only then. `close` releases the store.
  */
 import { describe } from 'vitest';
-import type { Store } from '../../../src/store/port.js';
+import type { Store, StoreOptions } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
 import { describeHandoffContract } from './handoffs.js';
 import { describeIngressContract } from './ingress.js';
@@ -26,12 +26,13 @@ import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
 import { describeRunsContract } from './runs.js';
 import { describeSessionContract } from './session.js';
+import { describeClockContract } from './clocks.js';
 
 export interface ContractStore {
   store: Store;
   close: () => Promise<void>;
-  /** A second store on the same database (the next process after a restart, or another instance). */
-  sibling?: () => Promise<Store>;
+  /** A second store on the same database (the next process after a restart, or another instance), with these options changed. */
+  sibling?: (options?: Partial<StoreOptions>) => Promise<Store>;
   /** Several live instances may share the database at once. */
   concurrentInstances?: boolean;
 }
@@ -47,6 +48,7 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeDebounceContract(makeStore);
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
+    describeClockContract(makeStore);
     describeHandoffContract(makeStore);
   });
 }

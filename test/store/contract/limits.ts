@@ -90,6 +90,27 @@ export function describeLimitsContract(makeStore: ContractFactory): void {
       expect(await next.limits.claimGated(ids[2] as string, claimAt(NOW + 2000 + HOUR), budget)).toMatchObject({ kind: 'claimed' });
     });
 
+    it('makes every waiting run due again when the limits change, listed in the order they were queued', async () => {
+      const { store } = await stores.open();
+      const budget = (runsPerHour: number) => gates({ budgets: [{ scope: 'mapping:m', runsPerHour }] });
+      const keyed = gates({ concurrency: { key: 'm:k', limit: 1 } });
+      const [first, second, third, keyHolder, keyWaiter] = [await queueRun(store), await queueRun(store), await queueRun(store), await queueRun(store), await queueRun(store)] as const;
+      expect(await store.limits.claimGated(first.runId, claimAt(NOW), budget(1))).toMatchObject({ kind: 'claimed' });
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 1), budget(1))).toMatchObject({ kind: 'waiting', waitingFor: 'budget', notBefore: NOW + HOUR });
+      expect(await store.limits.claimGated(third.runId, claimAt(NOW + 2), budget(1))).toMatchObject({ kind: 'waiting', waitingFor: 'budget', notBefore: NOW + HOUR });
+      expect(await store.limits.claimGated(keyHolder.runId, claimAt(NOW + 3), keyed)).toMatchObject({ kind: 'claimed' });
+      expect(await store.limits.claimGated(keyWaiter.runId, claimAt(NOW + 4), keyed)).toMatchObject({ kind: 'waiting', waitingFor: 'concurrency' });
+      const newer = await queueRun(store);
+      expect((await store.runs.listQueued(10, NOW + 10)).map((row) => row.run_id)).toEqual([newer.runId]);
+
+      await store.limits.wakeWaiting('any');
+      expect((await store.runs.listQueued(10, NOW + 10)).map((row) => row.run_id)).toEqual([second.runId, third.runId, keyWaiter.runId, newer.runId]);
+      expect(await store.runs.view(second.runId)).toMatchObject({ status: 'queued', waitingFor: 'budget' });
+      expect((await store.runs.view(second.runId))?.notBefore).toBeUndefined();
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 10), budget(10))).toMatchObject({ kind: 'claimed' });
+      expect(await store.limits.claimGated(keyWaiter.runId, claimAt(NOW + 10), keyed)).toMatchObject({ kind: 'waiting', waitingFor: 'concurrency' });
+    });
+
     it('shares a provider circuit between instances: opened by one, probed once, closed by a success', async () => {
       const made = await stores.open();
       if (made.sibling === undefined) throw new Error('the limits contract needs a sibling store');
@@ -107,6 +128,38 @@ export function describeLimitsContract(makeStore: ContractFactory): void {
       expect(await made.store.limits.claimGated(b.runId, claimAt(NOW + 181_000), circuit)).toEqual({ kind: 'claimed', probe: true });
       expect(await made.store.limits.recordProviderOutcome('openai', false, rule, NOW + 182_000)).toEqual({ kind: 'closed' });
       expect((await other.limits.overview([], NOW + 182_000)).circuits).toEqual([{ provider: 'openai', state: 'closed', failures: 0, until: 0, openMs: 60_000, changedAt: NOW + 182_000 }]);
+    });
+
+    it('keeps one probe for as long as its run executes, past its first lease, and replaces a probe that ended without an outcome', async () => {
+      const { store } = await stores.open();
+      const rule = { failures: 1, openMs: 60_000 };
+      expect(await store.limits.recordProviderOutcome('slow', true, rule, NOW)).toMatchObject({ kind: 'opened' });
+      const circuit = gates({ circuit: { provider: 'slow', rule } });
+      const [probe, second, third] = [await queueRun(store), await queueRun(store), await queueRun(store)];
+      expect(await store.limits.claimGated(probe.runId, claimAt(NOW + 60_000), circuit)).toEqual({ kind: 'claimed', probe: true });
+      expect(await store.limits.overview([], NOW + 60_000)).toMatchObject({ circuits: [{ provider: 'slow', state: 'probing', probeRun: probe.runId }] });
+      // The model call outlives the claim's first lease (60 s); the runtime renews the lease all along.
+      for (let at = NOW + 80_000; at <= NOW + 600_000; at += 20_000) {
+        expect(await store.runs.renewLease(probe.runId, 'instance-a', at + 60_000)).toBe(true);
+        expect(await store.limits.claimGated(second.runId, claimAt(at + 1000, 'instance-b'), circuit)).toMatchObject({ kind: 'waiting', waitingFor: 'provider-circuit' });
+      }
+      // Stopped mid-call: no outcome was recorded, and the next run becomes the probe.
+      await store.runs.suspend(probe.runId, 'interrupted by a shutdown');
+      expect(await store.limits.claimGated(second.runId, claimAt(NOW + 601_000), circuit)).toEqual({ kind: 'claimed', probe: true });
+      expect(await store.limits.claimGated(third.runId, claimAt(NOW + 601_001), circuit)).toMatchObject({ kind: 'waiting', waitingFor: 'provider-circuit' });
+    });
+
+    it('replaces a probe whose instance died once its lease is past (instances sharing the database)', async (context) => {
+      const made = await stores.open();
+      if (made.sibling === undefined || made.concurrentInstances !== true) return context.skip();
+      const other = await made.sibling();
+      const rule = { failures: 1, openMs: 60_000 };
+      await made.store.limits.recordProviderOutcome('slow', true, rule, NOW);
+      const circuit = gates({ circuit: { provider: 'slow', rule } });
+      const [probe, next] = [await queueRun(made.store), await queueRun(made.store)];
+      expect(await made.store.limits.claimGated(probe.runId, claimAt(NOW + 60_000), circuit)).toEqual({ kind: 'claimed', probe: true });
+      expect(await other.limits.claimGated(next.runId, claimAt(NOW + 120_000, 'instance-b'), circuit)).toMatchObject({ kind: 'waiting', waitingFor: 'provider-circuit' });
+      expect(await other.limits.claimGated(next.runId, claimAt(NOW + 120_001, 'instance-b'), circuit)).toEqual({ kind: 'claimed', probe: true });
     });
   });
 }

@@ -24,11 +24,14 @@ export function describeSessionContract(makeStore: ContractFactory): void {
       await store.session.addEvent({ at: NOW, text: 'now', mode: 'now', hook: 'wake' });
       expect(await store.session.hasDue(0)).toBe(true);
       expect(await store.session.countPending()).toBe(3);
+      await store.session.addEvent({ at: NOW + 1, text: 'later', mode: 'next-heartbeat', hook: 'wake' });
+      expect([await store.session.countPending(NOW - 1), await store.session.countPending(NOW), await store.session.countPending()]).toEqual([0, 3, 4]);
       const views = await store.session.pendingViews(10, false);
       expect(views.map((view) => [view.mode, view.chars, view.text])).toEqual([
         ['next-heartbeat', 5, undefined],
         ['next-heartbeat', 6, 'second'],
         ['now', 3, undefined],
+        ['next-heartbeat', 5, undefined],
       ]);
       expect((await store.session.pendingViews(10, true))[0]?.text).toBe('first');
     });

@@ -6,7 +6,7 @@ import type { PubsubApi, SubscriptionSpec } from '../pubsub-api.js';
 export const GMAIL_PUBLISHER = 'serviceAccount:gmail-api-push@system.gserviceaccount.com';
 const PUBLISHER_ROLE = 'roles/pubsub.publisher';
 
-export class SetupStepError extends Error {
+class SetupStepError extends Error {
   constructor(step: string, cause: unknown, hint: string) {
     super(`${step} failed: ${(cause as Error).message}${hint === '' ? '' : `\n  → ${hint}`}`);
     this.name = 'SetupStepError';

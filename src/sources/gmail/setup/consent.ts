@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { CodeChallengeMethod } from 'google-auth-library';
 
 /** Gmail read access (history, messages, watch) and Pub/Sub (topic, IAM, subscription, pull). */
-export const GMAIL_SCOPES = ['https://www.googleapis.com/auth/gmail.readonly', 'https://www.googleapis.com/auth/pubsub'];
+const GMAIL_SCOPES = ['https://www.googleapis.com/auth/gmail.readonly', 'https://www.googleapis.com/auth/pubsub'];
 const GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
 
 export interface OAuthClientFile {

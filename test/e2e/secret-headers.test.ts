@@ -1,0 +1,61 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { post, startTestService, type TestService } from '../helpers/service.js';
+
+const TRANSFORMS = fileURLToPath(new URL('../fixtures/transforms/root', import.meta.url));
+
+/** Headers whose values are credentials of the sender's own (an API gateway's key, a proxy's access token…). */
+const SECRETS: Record<string, string> = {
+  'x-api-key': 'key-value-1',
+  'x-forwarded-access-token': 'access-value-2',
+  'x-amz-security-token': 'aws-value-3',
+  'x-csrf-token': 'csrf-value-4',
+  cookie: 'sid=cookie-value-5',
+  'x-client-secret': 'secret-value-6',
+};
+
+/**
+ * A template (`{{json headers}}`) or a transform could forward whatever the request carried to a chat
+ * or a model. Headers that look like credentials are kept from both, as the console redacts them,
+ * unless a mapping names them in `allowSecretHeaders`; the request's own credentials never pass.
+ */
+describe('secret-looking headers and the mappings that render them', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    const wake = { action: 'wake', wakeMode: 'next-heartbeat', textTemplate: 'rendered {{json headers}}' };
+    svc = await startTestService({
+      hooks: {
+        transformsDir: TRANSFORMS,
+        mappings: [
+          { id: 'plain', match: { path: 'plain' }, ...wake },
+          { id: 'opted-in', match: { path: 'opted-in' }, ...wake, allowSecretHeaders: ['X-Api-Key'] },
+          { id: 'transformed', match: { path: 'transformed' }, action: 'wake', transform: { module: 'header-echo.js' } },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  const textOf = async (path: string): Promise<string> => {
+    const response = await post(`${svc.hooksUrl}/${path}`, { n: 1 }, { ...SECRETS, 'x-github-event': 'push', 'x-request-id': 'req-7' });
+    expect(response.status).toBe(200);
+    const row = svc.db.prepare('SELECT text FROM events ORDER BY id DESC LIMIT 1').get() as { text: string };
+    return row.text;
+  };
+
+  it.each(['plain', 'transformed'])('%s: keeps every credential-looking header out, and the rest in', async (path) => {
+    const text = await textOf(path);
+    for (const value of Object.values(SECRETS)) expect(text).not.toContain(value);
+    expect(text).toContain('"x-github-event":"push"');
+    expect(text).toContain('"x-request-id":"req-7"');
+  });
+
+  it('passes the headers a mapping opts into, and only those; never the hook token', async () => {
+    const text = await textOf('opted-in');
+    expect(text).toContain('"x-api-key":"key-value-1"');
+    for (const [name, value] of Object.entries(SECRETS)) if (name !== 'x-api-key') expect(text).not.toContain(value);
+    expect(text).not.toMatch(/authorization|test-hook-token/i);
+  });
+});
