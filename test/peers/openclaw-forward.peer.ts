@@ -9,6 +9,7 @@ import { until } from '../helpers/wait.js';
 import { startMockModel, type MockModel } from './mock-model.js';
 import { OPENCLAW_HOOK_TOKEN, startOpenClaw, type OpenClawGateway } from './openclaw-gateway.js';
 import { ensureOpenClaw } from './openclaw-install.js';
+import { startLossyProxy, type LossyProxy } from './lossy-proxy.js';
 
 /**
  * Hookgate in front of the REAL OpenClaw gateway (npm openclaw, installed into .tools/openclaw on
@@ -27,14 +28,17 @@ let model: MockModel;
 let gateway: OpenClawGateway;
 let hookgate: ServerProcess;
 let configPath: string;
+/** Between Hookgate and OpenClaw: passes everything, or loses answers when told to. */
+let proxy: LossyProxy;
 
 beforeAll(async () => {
   const entry = await ensureOpenClaw();
   dir = mkdtempSync(join(tmpdir(), 'hookgate-openclaw-'));
   model = await startMockModel();
   gateway = await startOpenClaw(entry, join(dir, 'openclaw'), model);
+  proxy = await startLossyProxy(Number(new URL(gateway.url).port));
   configPath = join(dir, 'hookgate.json5');
-  writeFileSync(configPath, JSON.stringify(hookgateConfig(gateway.url), null, 2));
+  writeFileSync(configPath, JSON.stringify(hookgateConfig(`http://127.0.0.1:${proxy.port}`), null, 2));
   hookgate = await spawnServer(configPath);
 });
 
@@ -42,6 +46,7 @@ afterAll(async () => {
   hookgate?.kill('SIGKILL');
   await hookgate?.exited;
   await gateway?.kill();
+  await proxy?.close();
   await model?.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
@@ -154,6 +159,18 @@ describe('forwarding to the real OpenClaw gateway', () => {
     const agentRuns = forwardRuns().filter((run) => (JSON.parse(run.handoff ?? '{}') as { runId?: string }).runId !== undefined);
     expect(agentRuns).toHaveLength(2);
     for (const run of agentRuns) expect(JSON.parse(run.handoff ?? '{}')).toMatchObject({ target: 'home', status: 200, outcome: { status: 'ok' } });
+  });
+
+  it('a handoff whose answer was lost is sent again under the same id, and OpenClaw replays it instead of running it twice', async () => {
+    const before = forwardRuns().length;
+    proxy.loseAnswers(1);
+    expect(await deliver('issues', opened(50, 'NEEDLE-LOST-ANSWER'), 'lost-1')).toBe(202);
+    await until(() => forwardRuns().length === before + 1 && forwardRuns().every((run) => run.status === 'ok'), 120_000);
+    expect(proxy.lost).toBe(1);
+    const [run] = forwardRuns().slice(before);
+    expect(hookgate.lines.filter((line) => line.includes('"event":"forward.retry"') && line.includes(run?.run_id ?? '?'))).toHaveLength(1);
+    expect(turnsWith('NEEDLE-LOST-ANSWER')).toHaveLength(1);
+    expect(JSON.parse(run?.handoff ?? '{}')).toMatchObject({ status: 200, outcome: { status: 'ok' } });
   });
 
   it('OpenClaw down for 20 s while 10 deliveries arrive and Hookgate is killed -9 meanwhile: all 10 acknowledged, each runs in OpenClaw once after it returns', async () => {
