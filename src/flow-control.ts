@@ -10,8 +10,7 @@ import { budgetRulesOf, type RunLimitsTable } from './runtime/gates/run-limits.j
 import type { RunGateOptions } from './runtime/gates/setup.js';
 import type { AdmissionLimits } from './admission/rate-limit.js';
 import { createRateRefusals } from './admission/rate-refusals.js';
-import { createQueueGuard } from './admission/max-queued.js';
-import type { AdmittedAction } from './actions/types.js';
+import { createQueueGuard, type QueueGuard } from './admission/max-queued.js';
 
 export interface FlowControlDeps {
   config: Config;
@@ -28,7 +27,7 @@ export interface FlowControl {
   /** For the mapping engine: rate limits at admission. */
   admission(metrics: Metrics): AdmissionLimits;
   /** For the hook handlers: agents.defaults.maxQueued. */
-  queueGuard(metrics: Metrics): (actions: readonly AdmittedAction[], hook: string) => Promise<void>;
+  queueGuard(metrics: Metrics): QueueGuard;
   /** For the runtime: the run gates (it is handed each reload's mapping limits through Runtime.setRunLimits). */
   runtimeGates(): RunGateOptions;
   /** Waiting runs, budgets, circuits: metrics, `hookgate status`, the console. */
@@ -65,6 +64,7 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
       createQueueGuard({
         maxQueued: config.agents.defaults.maxQueued,
         depths: () => store.depths(),
+        joinsOpenGroup: (joins, at) => store.debounce.joinsOpenGroup(joins, at),
         now: () => deps.clock.now(),
         onRefused: (label) => metrics.limits.hookRejected(label, 'queue-full'),
       }),

@@ -9,6 +9,8 @@ export interface CompiledDebounce {
   readonly maxWaitMs: number;
   readonly keep: 'last' | 'all';
   readonly maxChars: number;
+  readonly maxDeliveries: number;
+  readonly maxBytes: number;
 }
 
 /** A mapping's admission rules, compiled at load: which deliveries it acts on, and how they merge. */
@@ -23,6 +25,9 @@ export interface CompiledAdmission {
 type Problem = (field: string, message: string) => void;
 
 export const DEFAULT_DEBOUNCE_MAX_CHARS = 20_000;
+/** keep "all": what a group stores at most before the next delivery opens a new one (docs/flow-control.md). */
+export const DEFAULT_DEBOUNCE_MAX_DELIVERIES = 1000;
+export const DEFAULT_DEBOUNCE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Compiles `events`, `eventField`, `filter` and `debounce`; undefined when the mapping has none of them. */
 export function compileAdmission(config: MappingConfig, templates: TemplateCompiler, problem: Problem): CompiledAdmission | undefined {
@@ -69,7 +74,9 @@ function compileDebounce(config: MappingConfig, templates: TemplateCompiler, pro
   }
   const maxWaitSeconds = debounce.maxWaitSeconds ?? debounce.windowSeconds * 10;
   if (maxWaitSeconds < debounce.windowSeconds) problem('debounce/maxWaitSeconds', `debounce.maxWaitSeconds (${maxWaitSeconds}) is shorter than windowSeconds (${debounce.windowSeconds})`);
-  if (debounce.maxChars !== undefined && debounce.keep !== 'all') problem('debounce/maxChars', 'debounce.maxChars applies only to keep: "all"');
+  for (const field of ['maxChars', 'maxDeliveries', 'maxBytes'] as const) {
+    if (debounce[field] !== undefined && debounce.keep !== 'all') problem(`debounce/${field}`, `debounce.${field} applies only to keep: "all"`);
+  }
   if (key === undefined) return undefined;
   return {
     key,
@@ -77,5 +84,7 @@ function compileDebounce(config: MappingConfig, templates: TemplateCompiler, pro
     maxWaitMs: Math.round(maxWaitSeconds * 1000),
     keep: debounce.keep ?? 'last',
     maxChars: debounce.maxChars ?? DEFAULT_DEBOUNCE_MAX_CHARS,
+    maxDeliveries: debounce.maxDeliveries ?? DEFAULT_DEBOUNCE_MAX_DELIVERIES,
+    maxBytes: debounce.maxBytes ?? DEFAULT_DEBOUNCE_MAX_BYTES,
   };
 }

@@ -102,7 +102,10 @@ export function createDebounceFirer(options: DebounceFirerOptions): DebounceFire
   }
 
   async function fire(group: DueGroup): Promise<void> {
-    const action = mergeGroup(group);
+    const action = await mergeGroup(group, {
+      newest: () => options.debounce.newestMember(group.groupId),
+      page: (afterSeq, limit) => options.debounce.members(group.groupId, afterSeq, limit),
+    });
     const response: AcceptedResponse =
       action.kind === 'wake' ? { status: 200, body: { ok: true, mode: action.mode } } : { status: action.kind === 'agent' ? 202 : 200, body: { ok: true, runId: action.runId } };
     // The key makes a second commit of this group (after a crash before `fired`) a replay.

@@ -41,6 +41,20 @@ export const DebounceSchema = Type.Object(
       }),
     ),
     maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 1_000_000, description: '`keep: "all"`: bound of the merged message. Default 20000.' })),
+    maxDeliveries: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        description: '`keep: "all"`: the most deliveries a group stores. The delivery past it closes the group (it fires at once) and opens a new one. Default 1000.',
+      }),
+    ),
+    maxBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1024,
+        maximum: 268_435_456,
+        description: '`keep: "all"`: the most bytes of stored actions (rendered messages and their fields, as JSON) a group holds. The delivery that would pass it closes the group (it fires at once) and opens a new one. Default 16777216 (16 MiB).',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Merge deliveries with the same key into one action, durably (the pending group survives restarts). docs/flow-control.md.' },
 );

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { SignatureSchema } from './signature-schema.js';
+import { DebounceSchema } from './admission-schema.js';
 import { HandoffFields } from './mapping-schema.js';
 
 /**
@@ -10,6 +11,7 @@ import { HandoffFields } from './mapping-schema.js';
 const { secret, secrets, toleranceSeconds, allowToken } = SignatureSchema.properties;
 const SIGNATURE_OPTIONS = { secret, secrets, toleranceSeconds, allowToken };
 
+const { maxDeliveries, maxBytes } = DebounceSchema.properties;
 const PresetDebounceSchema = Type.Object(
   {
     key: Type.Optional(Type.String({ description: 'Template of the merge key. Default: the entity the preset keys sessions by (e.g. `<owner>/<repo>#<number>`).' })),
@@ -21,6 +23,8 @@ const PresetDebounceSchema = Type.Object(
       Type.Union([Type.Literal('last'), Type.Literal('all')], { description: '`last` (default): the newest delivery, with a line saying how many were merged. `all`: every delivery\'s message.' }),
     ),
     maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 1_000_000, description: '`keep: "all"`: bound of the merged message. Default 20000.' })),
+    maxDeliveries,
+    maxBytes,
   },
   { additionalProperties: false, description: 'Debounce of every event type of the preset, replacing its defaults.' },
 );

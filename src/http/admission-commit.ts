@@ -29,7 +29,7 @@ export function joinsFor(mappingId: string, actions: readonly AdmittedAction[], 
   if (plan === undefined || plan.keys.every((key) => key === '')) return undefined;
   return actions.map((action, index) => {
     const key = plan.keys[index] ?? '';
-    const settings = { windowMs: plan.windowMs, maxWaitMs: plan.maxWaitMs, keep: plan.keep, maxChars: plan.maxChars };
+    const settings = { windowMs: plan.windowMs, maxWaitMs: plan.maxWaitMs, keep: plan.keep, maxChars: plan.maxChars, maxDeliveries: plan.maxDeliveries, maxBytes: plan.maxBytes };
     if (key !== '') return { mappingId, key, action, ...settings };
     // A leading space: rendered keys are trimmed, so none can be this one (and PostgreSQL text takes no NUL).
     return { mappingId, key: ` at-once:${randomUUID()}`, action, ...settings, windowMs: 0, maxWaitMs: 0 };

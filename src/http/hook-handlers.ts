@@ -12,6 +12,7 @@ import { AUTHENTICATED_FOR_STATE, ENGINE_STATE, SIGNED_STATE, type SignedState }
 import { joinsFor, skippedResponse, type AdmissionDeps } from './admission-commit.js';
 import type { DebounceAcceptance, DebounceJoin } from '../store/debounce-port.js';
 import type { PendingRateLimit, RateLimitSkip } from '../admission/rate-limit.js';
+import type { QueueGuard } from '../admission/max-queued.js';
 import { refuseUnsupportedFields, requestIdempotencyKey } from './openclaw-fields.js';
 import { waitForCompletion, type ReadCompletion } from './run-completion.js';
 
@@ -27,7 +28,7 @@ export interface HookHandlerDeps {
   /** `waitForCompletion: true` on /agent: where a run stands, and the longest wait (its timeout, at most hooks.maxWaitSeconds). */
   completion?: { read: ReadCompletion; boundMs: (action: { timeoutSeconds?: number | undefined }) => number };
   /** agents.defaults.maxQueued (src/admission/max-queued.ts): throws SERVER_BUSY before a commit that would queue past it. */
-  queueGuard?: (actions: readonly AdmittedAction[], hook: string) => Promise<void>;
+  queueGuard?: QueueGuard;
 }
 
 /** `rateLimited`: refused by the mapping's rate limit, answered without touching the store (no key kept, so a redelivery is judged again). */
@@ -52,7 +53,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
     }
     const { actions, response, joins, rateLimit, rateLimited } = await produce();
     if (rateLimited === true) return answer(ctx, response);
-    await deps.queueGuard?.(actions, hook);
+    await deps.queueGuard?.(actions, hook, deps.admission === undefined ? undefined : joins);
     ctx.state['actions'] = actions; // the console's request log shows what a request produced
     const guards = { ...(idempotency === undefined ? {} : { idempotency }), ...(rateLimit === undefined ? {} : { rateHit: rateLimit.hit }) };
     if (joins !== undefined && deps.admission !== undefined) return join(ctx, hook, joins, guards, rateLimit, deps.admission);
@@ -68,6 +69,8 @@ export function createHookHandlers(deps: HookHandlerDeps) {
     if (outcome.kind === 'committed') {
       for (const [index, group] of outcome.groups.entries()) {
         admission.nudge(group.firesAt);
+        // A full group this delivery closed is due now.
+        if (group.closed !== undefined) admission.nudge(at);
         if (!group.opened) admission.observer?.merged(joins[index]?.mappingId ?? '');
       }
       // The console links the request to the group it joined: the run id the group's action will have.

@@ -50,6 +50,8 @@ export interface DebouncePlan {
   maxWaitMs: number;
   keep: 'last' | 'all';
   maxChars: number;
+  maxDeliveries: number;
+  maxBytes: number;
   keys: string[];
 }
 

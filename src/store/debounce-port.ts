@@ -12,6 +12,12 @@ export interface DebounceJoin {
   maxWaitMs: number;
   keep: 'last' | 'all';
   maxChars: number;
+  /**
+   * keep "all": the most deliveries and bytes of stored actions a group holds. A join that would
+   * pass either closes the group (it is due at once) and opens a new one with this delivery.
+   */
+  maxDeliveries: number;
+  maxBytes: number;
 }
 
 /** A request's debounced actions, committed together with its idempotency key (all or nothing). */
@@ -29,6 +35,8 @@ export interface JoinedGroup {
   /** Deliveries in the group, this one included. */
   deliveries: number;
   firesAt: number;
+  /** The full group (keep "all" past maxDeliveries or maxBytes) this delivery closed instead of joining: it is due at once. */
+  closed?: string;
 }
 
 export type DebounceOutcome =
@@ -41,7 +49,11 @@ export type DebounceOutcome =
 /** What a group's one action is: an agent run, a notify (both carry the group's id as run id) or a wake event. */
 export type GroupKind = 'agent' | 'notify' | 'wake';
 
-/** A group whose time came, claimed by one firer: its members oldest first. */
+/**
+ * A group whose time came, claimed by one firer. No member comes with it: a firing reads the
+ * newest (`newestMember`) and the others a page at a time (`members`), so it never holds a whole
+ * group in memory, and a claim of many groups reads none of their actions.
+ */
 export interface DueGroup {
   groupId: string;
   mappingId: string;
@@ -49,9 +61,16 @@ export interface DueGroup {
   keep: 'last' | 'all';
   maxChars: number;
   createdAt: number;
-  /** Deliveries that joined; with keep "last" only the newest one's action is kept in `members`. */
+  /** Deliveries that joined; with keep "last" only the newest one's action is stored. */
   deliveries: number;
-  members: AdmittedAction[];
+  /** Members stored (keep "all": one per delivery). */
+  stored: number;
+}
+
+/** A stored delivery of a group: its place (`seq`, growing in join order) and its action as admitted. */
+export interface GroupMember {
+  seq: number;
+  action: AdmittedAction;
 }
 
 export interface DebounceGroupView {
@@ -76,18 +95,28 @@ export interface DebounceGroupView {
 export interface DebounceStore {
   /**
    * In one durable transaction: each join goes into the open group of its (mapping, key) whose fire
-   * time is still ahead, or opens a group; the idempotency key is stored with the response. Rejects
+   * time is still ahead, or opens a group (also when that group is full: it is closed, due at once);
+   * the idempotency key is stored with the response. Rejects
    * like IngressStore.accept (IDEMPOTENCY_CONFLICT, STORE_UNAVAILABLE, SHUTTING_DOWN).
    */
   join(acceptance: DebounceAcceptance, at: number): Promise<DebounceOutcome>;
   /** Claims up to `limit` due groups (open with fire time ≤ now, or claimed by a firer whose lease lapsed) for `owner`. */
   claimDue(now: number, owner: string, leaseUntil: number, limit: number): Promise<DueGroup[]>;
+  /** Up to `limit` members of a group with seq > `afterSeq`, oldest first (a page of a firing). */
+  members(groupId: string, afterSeq: number, limit: number): Promise<GroupMember[]>;
+  /** The newest member's action (whose fields the group's action takes); undefined when none is stored. */
+  newestMember(groupId: string): Promise<AdmittedAction | undefined>;
   /** Ends a group whose action was committed (removed with its members); no-op if `owner` no longer holds it. */
   fired(groupId: string, owner: string): Promise<void>;
   view(groupId: string): Promise<DebounceGroupView | undefined>;
   /** Open and firing groups, soonest first. */
   listOpen(limit: number): Promise<DebounceGroupView[]>;
   countOpen(): Promise<number>;
+  /**
+   * For each join, whether it would go into an open group of its key now (adding no run), by the
+   * same rule as `join`; a read that takes no lock, so a group may fire or fill in between.
+   */
+  joinsOpenGroup(joins: readonly DebounceJoin[], at: number): Promise<boolean[]>;
   /**
    * When a firer must next look: the earliest fire time of an open group, or the end of a claim's
    * lease (its firer died or could not commit); undefined when no group is left.

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AdmittedAction } from '../actions/types.js';
-import type { DebounceGroupView, DebounceJoin, DueGroup, GroupKind } from './debounce-port.js';
+import type { DebounceGroupView, DebounceJoin, DueGroup, GroupKind, GroupMember } from './debounce-port.js';
 
 /** A debounce_groups row as both adapters read it (times in ms since the epoch). */
 export interface GroupRow {
@@ -57,7 +57,8 @@ export function groupView(row: GroupRow): DebounceGroupView {
   };
 }
 
-export function dueGroup(row: GroupRow, members: readonly string[]): DueGroup {
+/** A claimed group and how many members it stores. */
+export function dueGroup(row: GroupRow, stored: number): DueGroup {
   return {
     groupId: row.group_id,
     mappingId: row.mapping_id,
@@ -66,8 +67,33 @@ export function dueGroup(row: GroupRow, members: readonly string[]): DueGroup {
     maxChars: Number(row.max_chars),
     createdAt: Number(row.created_at),
     deliveries: Number(row.deliveries),
-    members: members.map((json) => JSON.parse(json) as AdmittedAction),
+    stored: Number(stored),
   };
+}
+
+export function groupMember(row: { seq: number | string; action: string }): GroupMember {
+  return { seq: Number(row.seq), action: JSON.parse(row.action) as AdmittedAction };
+}
+
+/** A delivery's stored action and its size, as the group's byte bound counts it. */
+export function storedMember(join: DebounceJoin): { json: string; bytes: number } {
+  const json = JSON.stringify(join.action);
+  return { json, bytes: Buffer.byteLength(json) };
+}
+
+/**
+ * Whether an open group takes this delivery: keep "all" stores every delivery, so a group at
+ * maxDeliveries, or one this delivery would take past maxBytes, is full (the join closes it and
+ * opens a new group). Counted on the stored sizes, also for a group an older version made larger.
+ */
+export function takesMember(join: DebounceJoin, group: { deliveries: number | string; bytes: number | string }, bytes: number): boolean {
+  if (join.keep !== 'all') return true;
+  return Number(group.deliveries) + 1 <= join.maxDeliveries && Number(group.bytes) + bytes <= join.maxBytes;
+}
+
+/** The stored bytes of a group after a join: keep "last" holds only the newest action. */
+export function bytesAfterJoin(join: DebounceJoin, group: { bytes: number | string }, bytes: number): number {
+  return join.keep === 'last' ? bytes : Number(group.bytes) + bytes;
 }
 
 function groupKind(stored: string): GroupKind {

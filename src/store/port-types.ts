@@ -258,5 +258,6 @@ export interface GmailStateRow {
 /** What waits or executes now: cheap to count at every metrics scrape (finished runs are not counted). */
 export interface QueueDepths {
   pendingEvents: number;
-  runs: { queued: number; running: number };
+  /** `debounced`: pending debounce groups that will each become a run (agent or notify groups, open or firing). */
+  runs: { queued: number; running: number; debounced: number };
 }

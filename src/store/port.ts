@@ -66,7 +66,7 @@ export interface Store {
    * (docs/deployment.md). Synchronous and cheap: call it for every decision.
    */
   now(): number;
-  /** Queue depths for metrics and readiness: pending events, queued and running runs. */
+  /** Queue depths for metrics, readiness and agents.defaults.maxQueued: pending events, queued and running runs, pending debounce groups of runs. */
   depths(): Promise<QueueDepths>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
   close(): Promise<void>;

@@ -75,7 +75,7 @@ describe('the debounce firer', () => {
   it('fires a group an earlier config left in the store at its time without polling, then looks no more', async () => {
     const opened = openStore();
     const clock = createManualClock();
-    const join1 = { mappingId: 'removed', key: 'k', action: agent('left over'), windowMs: 5000, maxWaitMs: 50_000, keep: 'last' as const, maxChars: 20_000 };
+    const join1 = { mappingId: 'removed', key: 'k', action: agent('left over'), windowMs: 5000, maxWaitMs: 50_000, keep: 'last' as const, maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 };
     const outcome = await opened.debounce.join({ joins: [join1] }, clock.now());
     const groupId = outcome.kind === 'committed' ? outcome.groups[0]?.groupId : undefined;
     if (groupId === undefined) throw new Error('expected the join to open a group');
@@ -101,7 +101,7 @@ describe('the debounce firer', () => {
     const opened = openSqliteStore({ path: join(dir, 'hookgate.sqlite'), synchronous: 'normal' }, { logger: silentLogger(), idempotencyTtlMs: 3_600_000, role: 'service' });
     store = opened;
     const now = Date.now();
-    const join1 = { mappingId: 'm', action: agent('first'), windowMs: 0, maxWaitMs: 0, keep: 'last' as const, maxChars: 20_000 };
+    const join1 = { mappingId: 'm', action: agent('first'), windowMs: 0, maxWaitMs: 0, keep: 'last' as const, maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 };
     const outcome = await opened.debounce.join({ joins: [{ ...join1, key: 'a' }, { ...join1, key: 'b', action: agent('second') }] }, now - 1000);
     const [failing, firing] = outcome.kind === 'committed' ? outcome.groups.map((group) => group.groupId) : [];
     // An ingress that cannot commit the first group's action.

@@ -53,7 +53,7 @@ describe('events and filters in the engine', () => {
       mappings: [{ id: 'sentry', match: { path: 'sentry' }, action: 'wake', textTemplate: '{{issues.[0].title}}', forEach: 'issues', debounce: { key: '{{issues.[0].id}}', windowSeconds: 600 } }],
     });
     const outcome = await actionsOf(engine, request('sentry', { issues: [{ id: 'a', title: 'A' }, { id: '', title: 'B' }] }));
-    expect(outcome.debounce).toEqual({ windowMs: 600_000, maxWaitMs: 6_000_000, keep: 'last', maxChars: 20_000, keys: ['a', ''] });
+    expect(outcome.debounce).toEqual({ windowMs: 600_000, maxWaitMs: 6_000_000, keep: 'last', maxChars: 20_000, maxDeliveries: 1000, maxBytes: 16 * 1024 * 1024, keys: ['a', ''] });
   });
 
   it('explains the event type, each condition and the debounce key', async () => {
@@ -83,6 +83,7 @@ describe('events and filters in the engine', () => {
         { id: 'no-type', match: { path: 'x' }, messageTemplate: 'm', events: ['a'] },
         { id: 'bad-filter', match: { path: 'y' }, messageTemplate: 'm', filter: { all: [{ field: 'payload.a', near: 1 }] } },
         { id: 'bad-debounce', match: { path: 'z' }, messageTemplate: 'm', debounce: { key: '{{#if}}', windowSeconds: 60, maxWaitSeconds: 10 } },
+        { id: 'bounds-of-last', match: { path: 'w' }, messageTemplate: 'm', debounce: { key: 'k', windowSeconds: 60, maxDeliveries: 10, maxBytes: 4096 } },
       ],
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigError);
@@ -91,6 +92,8 @@ describe('events and filters in the engine', () => {
       { path: '/hooks/mappings/1/filter/all/0/near', message: expect.stringMatching(/^mapping "bad-filter": unknown operator "near"/) },
       { path: '/hooks/mappings/2/debounce/key', message: expect.stringMatching(/^mapping "bad-debounce": debounce.key does not compile/) },
       { path: '/hooks/mappings/2/debounce/maxWaitSeconds', message: expect.stringMatching(/^mapping "bad-debounce": debounce.maxWaitSeconds \(10\) is shorter/) },
+      { path: '/hooks/mappings/3/debounce/maxDeliveries', message: 'mapping "bounds-of-last": debounce.maxDeliveries applies only to keep: "all"' },
+      { path: '/hooks/mappings/3/debounce/maxBytes', message: 'mapping "bounds-of-last": debounce.maxBytes applies only to keep: "all"' },
     ]);
   });
 });

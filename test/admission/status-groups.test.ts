@@ -21,7 +21,7 @@ describe('open debounce groups where the user looks', () => {
     dir = mkdtempSync(join(tmpdir(), 'hookgate-status-'));
     store = openSqliteStore({ path: join(dir, 'store.sqlite'), synchronous: 'normal' }, { logger: silentLogger(), idempotencyTtlMs: 3_600_000, role: 'service' });
     const at = Date.UTC(2026, 0, 1);
-    const join1 = { mappingId: 'gh-pr', key: 'acme/app#7', action: agent('one'), windowMs: 30_000, maxWaitMs: 300_000, keep: 'last' as const, maxChars: 20_000 };
+    const join1 = { mappingId: 'gh-pr', key: 'acme/app#7', action: agent('one'), windowMs: 30_000, maxWaitMs: 300_000, keep: 'last' as const, maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 };
     const first = await store.debounce.join({ joins: [join1] }, at);
     await store.debounce.join({ joins: [{ ...join1, action: agent('two') }] }, at + 1000);
     const groupId = first.kind === 'committed' ? (first.groups[0]?.groupId as string) : '';

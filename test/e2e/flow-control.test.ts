@@ -166,6 +166,50 @@ describe('run limits over HTTP', () => {
   });
 });
 
+describe('debounce groups and the run queue', () => {
+  const debounced = (debounce: Record<string, unknown>): Record<string, unknown> => ({
+    id: 'sentry',
+    match: { path: 'sentry' },
+    action: 'agent',
+    deliver: false,
+    messageTemplate: 'event {{event}} of issue {{issue}}',
+    debounce: { key: '{{issue}}', windowSeconds: 3600, ...debounce },
+  });
+
+  it('counts a pending group as a run against maxQueued: a delivery that would open one more is refused with the count, one joining an open group is accepted', async () => {
+    svc = await startTestService({ gateway: { auth: { token: GATEWAY_TOKEN } }, hooks: { mappings: [debounced({})] }, agents: { defaults: { maxQueued: 3 } } });
+    const service = svc;
+    const opened = [];
+    for (const issue of ['a', 'b', 'c']) opened.push(await post(`${service.hooksUrl}/sentry`, { issue, event: 1 }, auth));
+    expect(opened.map((answer) => answer.status)).toEqual([202, 202, 202]);
+    const refused = await post(`${service.hooksUrl}/sentry`, { issue: 'd', event: 1 }, auth);
+    expect(refused).toMatchObject({ status: 503, body: { ok: false, code: 'SERVER_BUSY', error: '3 runs are queued or waiting in debounce groups (agents.defaults.maxQueued is 3); retry later' } });
+    expect(refused.headers.get('retry-after')).toBe('30');
+    const joined = await post(`${service.hooksUrl}/sentry`, { issue: 'a', event: 2 }, auth);
+    expect(joined).toMatchObject({ status: 202, body: { ok: true, runId: opened[0]?.body.runId, debounced: true } });
+    expect(service.db.prepare('SELECT COUNT(*) AS n FROM debounce_groups').get()).toEqual({ n: 3 });
+    expect(await metrics(service)).toMatch(/hookgate_hook_rejected_total\{mapping="sentry",reason="queue-full"\} 1\b/);
+  });
+
+  it('closes a keep "all" group at maxDeliveries: it fires at once with every delivery it holds, and the next delivery opens a new group', async () => {
+    svc = await startTestService({ hooks: { mappings: [debounced({ keep: 'all', maxDeliveries: 2 })] } });
+    const service = svc;
+    const answers = [];
+    for (const event of [1, 2, 3]) answers.push(await post(`${service.hooksUrl}/sentry`, { issue: 'a', event }, auth));
+    const [first, second, third] = answers.map((answer) => String(answer.body.runId));
+    expect(second).toBe(first);
+    expect(third).not.toBe(first);
+    const storedAction = (): string | undefined => (service.db.prepare('SELECT action FROM runs WHERE run_id = ?').get(first ?? '') as { action: string } | undefined)?.action;
+    await until(() => storedAction() !== undefined);
+    const action = storedAction() as string;
+    const message = (JSON.parse(action) as { message: string }).message;
+    expect(message).toContain('event 1 of issue a');
+    expect(message).toContain('event 2 of issue a');
+    expect(message).not.toContain('event 3');
+    expect(await runOf(service, third ?? '')).toMatchObject({ status: 'pending', deliveries: 1 });
+  });
+});
+
 describe('the provider circuit over HTTP', () => {
   it('opens after consecutive failures: later runs wait for the circuit, the gauge says open, and one alert goes to the channel', async () => {
     const failing = failingProviderConfig();

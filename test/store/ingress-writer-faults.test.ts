@@ -53,7 +53,7 @@ describe('the ingress store when its writer fails', () => {
     fixture = storeFixture();
     const { store } = fixture;
     const item = (key: string) => ({
-      acceptance: { joins: [{ mappingId: 'gh-pr', key, action: agent(`push to ${key}`), windowMs: 30_000, maxWaitMs: 300_000, keep: 'last' as const, maxChars: 20_000 }], idempotency: { key: `delivery-${key}`, fingerprint: `fp-${key}` } },
+      acceptance: { joins: [{ mappingId: 'gh-pr', key, action: agent(`push to ${key}`), windowMs: 30_000, maxWaitMs: 300_000, keep: 'last' as const, maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 }], idempotency: { key: `delivery-${key}`, fingerprint: `fp-${key}` } },
       at: Date.now(),
     });
     await fixture.faults.pragma('query_only', true);

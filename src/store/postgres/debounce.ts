@@ -1,26 +1,29 @@
 import type pg from 'pg';
 import type { RateVerdict } from '../limit-types.js';
-import { HookError } from '../../errors.js';
-import type { AcceptedResponse } from '../../actions/types.js';
+import type { AcceptedResponse, AdmittedAction } from '../../actions/types.js';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import { debouncedResponse, type DebounceJoin, type DebounceOutcome, type DebounceStore, type JoinedGroup } from '../debounce-port.js';
-import { dueGroup, earliestLook, GROUP_COLUMNS, groupIdOf, groupKeyHash, groupView, NEXT_LOOK_SQL, openedGroup, rearmed, shortKey, type GroupRow } from '../debounce-rows.js';
+import {
+  bytesAfterJoin,
+  dueGroup,
+  earliestLook,
+  GROUP_COLUMNS,
+  groupIdOf,
+  groupKeyHash,
+  groupMember,
+  groupView,
+  NEXT_LOOK_SQL,
+  openedGroup,
+  rearmed,
+  shortKey,
+  storedMember,
+  takesMember,
+  type GroupRow,
+} from '../debounce-rows.js';
 import { postgresRateHits } from './rate-hit.js';
+import { JoinRefused } from './join-refused.js';
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
-
-/**
- * Thrown inside the join's transaction to roll it back when its key was already used or its rate
- * hit was refused; a HookError so the transaction helper passes it through instead of reading it
- * as the database failing.
- */
-class JoinRefused extends HookError {
-  readonly outcome: { kind: 'replayed'; responseJson: string } | { kind: 'conflict' } | { kind: 'rate-limited'; retryAfterMs: number };
-  constructor(outcome: JoinRefused['outcome']) {
-    super('IDEMPOTENCY_CONFLICT', 'join refused');
-    this.outcome = outcome;
-  }
-}
 
 /**
  * Debounce groups on PostgreSQL, shared by every instance. Joins of one key are serialised by a
@@ -71,12 +74,21 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
           [now, owner, leaseUntil, limit],
         );
         if (rows.length === 0) return [];
-        const members = await client.query<{ group_id: string; action: string }>(
-          'SELECT group_id, action FROM debounce_members WHERE group_id = ANY($1::text[]) ORDER BY group_id, seq',
+        const counts = await client.query<{ group_id: string; stored: number }>(
+          'SELECT group_id, COUNT(*)::int AS stored FROM debounce_members WHERE group_id = ANY($1::text[]) GROUP BY group_id',
           [rows.map((row) => row.group_id)],
         );
-        return rows.map((row) => dueGroup(row, members.rows.filter((member) => member.group_id === row.group_id).map((member) => member.action)));
+        const stored = new Map(counts.rows.map((row) => [row.group_id, row.stored]));
+        return rows.map((row) => dueGroup(row, stored.get(row.group_id) ?? 0));
       }),
+    async newestMember(groupId) {
+      const { rows } = await query<{ action: string }>(pool, 'SELECT action FROM debounce_members WHERE group_id = $1 ORDER BY seq DESC LIMIT 1', [groupId]);
+      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].action) as AdmittedAction);
+    },
+    async members(groupId, afterSeq, limit) {
+      const { rows } = await query<{ seq: string; action: string }>(pool, 'SELECT seq, action FROM debounce_members WHERE group_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [groupId, afterSeq, limit]);
+      return rows.map(groupMember);
+    },
     async fired(groupId, owner) {
       await transaction(pool, async (client) => {
         const removed = await client.query("DELETE FROM debounce_groups WHERE group_id = $1 AND status = 'firing' AND claimed_by = $2", [groupId, owner]);
@@ -95,6 +107,20 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
       const { rows } = await query<{ n: number }>(pool, 'SELECT COUNT(*)::int AS n FROM debounce_groups');
       return rows[0]?.n ?? 0;
     },
+    async joinsOpenGroup(joins, at) {
+      const hashes = joins.map(groupKeyHash);
+      const { rows } = await query<{ key_hash: string; deliveries: number; bytes: string }>(
+        pool,
+        `SELECT DISTINCT ON (key_hash) key_hash, deliveries, bytes FROM debounce_groups
+          WHERE key_hash = ANY($1::text[]) AND status = 'open' AND fire_at > $2 ORDER BY key_hash, created_at DESC`,
+        [hashes, at],
+      );
+      const open = new Map(rows.map((row) => [row.key_hash, row]));
+      return joins.map((join, index) => {
+        const group = open.get(hashes[index] as string);
+        return group !== undefined && takesMember(join, group, storedMember(join).bytes);
+      });
+    },
     async nextFireAt() {
       const { rows } = await query<{ open_at: string | null; lease_at: string | null }>(pool, NEXT_LOOK_SQL);
       return earliestLook(rows[0]);
@@ -104,27 +130,29 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
 
 async function joinOne(client: pg.PoolClient, join: DebounceJoin, at: number): Promise<JoinedGroup> {
   const hash = groupKeyHash(join);
-  const { rows } = await client.query<{ group_id: string; deliveries: number; max_at: string }>(
-    "SELECT group_id, deliveries, max_at FROM debounce_groups WHERE key_hash = $1 AND status = 'open' AND fire_at > $2 ORDER BY created_at DESC LIMIT 1 FOR UPDATE",
+  const { rows } = await client.query<{ group_id: string; deliveries: number; bytes: string; max_at: string }>(
+    "SELECT group_id, deliveries, bytes, max_at FROM debounce_groups WHERE key_hash = $1 AND status = 'open' AND fire_at > $2 ORDER BY created_at DESC LIMIT 1 FOR UPDATE",
     [hash, at],
   );
   const open = rows[0];
-  const member = JSON.stringify(join.action);
-  if (open !== undefined) {
+  const member = storedMember(join);
+  if (open !== undefined && takesMember(join, open, member.bytes)) {
     const firesAt = rearmed(join, { max_at: Number(open.max_at) }, at);
     const deliveries = Number(open.deliveries) + 1;
-    await client.query('UPDATE debounce_groups SET deliveries = $2, fire_at = $3 WHERE group_id = $1', [open.group_id, deliveries, firesAt]);
+    await client.query('UPDATE debounce_groups SET deliveries = $2, fire_at = $3, bytes = $4 WHERE group_id = $1', [open.group_id, deliveries, firesAt, bytesAfterJoin(join, open, member.bytes)]);
     if (join.keep === 'last') await client.query('DELETE FROM debounce_members WHERE group_id = $1', [open.group_id]);
-    await client.query('INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES ($1, $2, $3, $4)', [open.group_id, deliveries, at, member]);
+    await client.query('INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES ($1, $2, $3, $4)', [open.group_id, deliveries, at, member.json]);
     return { groupId: open.group_id, opened: false, deliveries, firesAt };
   }
+  // A full group is due now; its fire time no longer ahead, no later join goes into it.
+  if (open !== undefined) await client.query('UPDATE debounce_groups SET fire_at = $2 WHERE group_id = $1', [open.group_id, at]);
   const groupId = groupIdOf(join);
   const { fireAt, maxAt } = openedGroup(join, at);
   await client.query(
-    `INSERT INTO debounce_groups (group_id, key_hash, mapping_id, group_key, kind, keep, max_chars, status, deliveries, created_at, fire_at, max_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', 1, $8, $9, $10)`,
-    [groupId, hash, join.mappingId, shortKey(join.key), join.action.kind, join.keep, join.maxChars, at, fireAt, maxAt],
+    `INSERT INTO debounce_groups (group_id, key_hash, mapping_id, group_key, kind, keep, max_chars, status, deliveries, bytes, created_at, fire_at, max_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', 1, $8, $9, $10, $11)`,
+    [groupId, hash, join.mappingId, shortKey(join.key), join.action.kind, join.keep, join.maxChars, member.bytes, at, fireAt, maxAt],
   );
-  await client.query('INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES ($1, 1, $2, $3)', [groupId, at, member]);
-  return { groupId, opened: true, deliveries: 1, firesAt: fireAt };
+  await client.query('INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES ($1, 1, $2, $3)', [groupId, at, member.json]);
+  return { groupId, opened: true, deliveries: 1, firesAt: fireAt, ...(open === undefined ? {} : { closed: open.group_id }) };
 }

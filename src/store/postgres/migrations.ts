@@ -181,6 +181,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `ALTER TABLE runs ADD COLUMN notes TEXT;`,
   // The probe run of a probing circuit, as SQLite's probe-run migration.
   `ALTER TABLE provider_circuits ADD COLUMN probe_run TEXT;`,
+  // The bytes of a debounce group's stored actions, as SQLite's migration.
+  `
+  ALTER TABLE debounce_groups ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0;
+  UPDATE debounce_groups SET bytes = (SELECT COALESCE(SUM(octet_length(action)), 0) FROM debounce_members WHERE debounce_members.group_id = debounce_groups.group_id);
+  `,
   // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
   `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
 ];

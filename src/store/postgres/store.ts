@@ -59,14 +59,15 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     now,
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
-      const { rows } = await query<{ events: number; queued: number; running: number }>(
+      const { rows } = await query<{ events: number; queued: number; running: number; debounced: number }>(
         pool,
         `SELECT (SELECT COUNT(*)::int FROM events WHERE status = 'pending') AS events,
                 (SELECT COUNT(*)::int FROM runs WHERE status = 'queued') AS queued,
-                (SELECT COUNT(*)::int FROM runs WHERE status = 'running') AS running`,
+                (SELECT COUNT(*)::int FROM runs WHERE status = 'running') AS running,
+                (SELECT COUNT(*)::int FROM debounce_groups WHERE kind <> 'wake') AS debounced`,
       );
-      const row = rows[0] ?? { events: 0, queued: 0, running: 0 };
-      return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running } };
+      const row = rows[0] ?? { events: 0, queued: 0, running: 0, debounced: 0 };
+      return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running, debounced: row.debounced } };
     },
     close() {
       clock.stop();

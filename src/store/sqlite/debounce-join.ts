@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AcceptedResponse } from '../../actions/types.js';
 import { debouncedResponse, type DebounceAcceptance, type DebounceJoin, type DebounceOutcome, type JoinedGroup } from '../debounce-port.js';
-import { groupIdOf, groupKeyHash, openedGroup, rearmed, shortKey } from '../debounce-rows.js';
+import { bytesAfterJoin, groupIdOf, groupKeyHash, openedGroup, rearmed, shortKey, storedMember, takesMember } from '../debounce-rows.js';
 import { prepareCached } from './connection.js';
 import type { TransactionBuckets } from './transaction-buckets.js';
 
@@ -32,28 +32,33 @@ export function joinAll(db: DatabaseSync, acceptance: DebounceAcceptance, at: nu
   return { kind: 'committed', response, groups };
 }
 
+/** The open group a join of a key goes into: the newest whose fire time is still ahead (key hash, now). */
+export const OPEN_GROUP_OF_KEY = "SELECT group_id, deliveries, bytes, max_at FROM debounce_groups WHERE key_hash = ? AND status = 'open' AND fire_at > ? ORDER BY created_at DESC LIMIT 1";
+
+type OpenGroup = { group_id: string; deliveries: number; bytes: number; max_at: number };
+
 function joinOne(db: DatabaseSync, join: DebounceJoin, at: number): JoinedGroup {
   const hash = groupKeyHash(join);
-  const open = prepareCached(db, "SELECT group_id, deliveries, max_at FROM debounce_groups WHERE key_hash = ? AND status = 'open' AND fire_at > ? ORDER BY created_at DESC LIMIT 1").get(hash, at) as
-    | { group_id: string; deliveries: number; max_at: number }
-    | undefined;
-  const member = JSON.stringify(join.action);
-  if (open !== undefined) {
+  const open = prepareCached(db, OPEN_GROUP_OF_KEY).get(hash, at) as OpenGroup | undefined;
+  const member = storedMember(join);
+  if (open !== undefined && takesMember(join, open, member.bytes)) {
     const firesAt = rearmed(join, open, at);
     const deliveries = Number(open.deliveries) + 1;
-    prepareCached(db, 'UPDATE debounce_groups SET deliveries = ?, fire_at = ? WHERE group_id = ?').run(deliveries, firesAt, open.group_id);
+    prepareCached(db, 'UPDATE debounce_groups SET deliveries = ?, fire_at = ?, bytes = ? WHERE group_id = ?').run(deliveries, firesAt, bytesAfterJoin(join, open, member.bytes), open.group_id);
     // keep "last" needs only the newest action: the older ones are dropped as it arrives.
     if (join.keep === 'last') prepareCached(db, 'DELETE FROM debounce_members WHERE group_id = ?').run(open.group_id);
-    prepareCached(db, 'INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES (?, ?, ?, ?)').run(open.group_id, deliveries, at, member);
+    prepareCached(db, 'INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES (?, ?, ?, ?)').run(open.group_id, deliveries, at, member.json);
     return { groupId: open.group_id, opened: false, deliveries, firesAt };
   }
+  // A full group is due now; its fire time no longer ahead, no later join goes into it.
+  if (open !== undefined) prepareCached(db, 'UPDATE debounce_groups SET fire_at = ? WHERE group_id = ?').run(at, open.group_id);
   const groupId = groupIdOf(join);
   const { fireAt, maxAt } = openedGroup(join, at);
   prepareCached(
     db,
-    `INSERT INTO debounce_groups (group_id, key_hash, mapping_id, group_key, kind, keep, max_chars, status, deliveries, created_at, fire_at, max_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'open', 1, ?, ?, ?)`,
-  ).run(groupId, hash, join.mappingId, shortKey(join.key), join.action.kind, join.keep, join.maxChars, at, fireAt, maxAt);
-  prepareCached(db, 'INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES (?, 1, ?, ?)').run(groupId, at, member);
-  return { groupId, opened: true, deliveries: 1, firesAt: fireAt };
+    `INSERT INTO debounce_groups (group_id, key_hash, mapping_id, group_key, kind, keep, max_chars, status, deliveries, bytes, created_at, fire_at, max_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'open', 1, ?, ?, ?, ?)`,
+  ).run(groupId, hash, join.mappingId, shortKey(join.key), join.action.kind, join.keep, join.maxChars, member.bytes, at, fireAt, maxAt);
+  prepareCached(db, 'INSERT INTO debounce_members (group_id, seq, created_at, action) VALUES (?, 1, ?, ?)').run(groupId, at, member.json);
+  return { groupId, opened: true, deliveries: 1, firesAt: fireAt, ...(open === undefined ? {} : { closed: open.group_id }) };
 }

@@ -1,10 +1,17 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { AdmittedAction } from '../../actions/types.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { idempotencyConflict } from '../acceptance-outcomes.js';
 import type { DebounceStore } from '../debounce-port.js';
-import { dueGroup, earliestLook, GROUP_COLUMNS, groupView, NEXT_LOOK_SQL, type GroupRow } from '../debounce-rows.js';
+import { dueGroup, earliestLook, GROUP_COLUMNS, groupKeyHash, groupMember, groupView, NEXT_LOOK_SQL, storedMember, takesMember, type GroupRow } from '../debounce-rows.js';
 import { inTransaction, prepareCached } from './connection.js';
 import { writeWhenFree } from './write-when-free.js';
-import type { JoinItem, JoinResult } from './debounce-join.js';
+import { OPEN_GROUP_OF_KEY, type JoinItem, type JoinResult } from './debounce-join.js';
+
+/** Members removed per write when a fired group ends. */
+const MEMBER_SLICE = 16;
+const DELETE_MEMBER_SLICE = `DELETE FROM debounce_members WHERE group_id = ? AND seq IN (SELECT seq FROM debounce_members WHERE group_id = ? ORDER BY seq LIMIT ?)
+  AND EXISTS (SELECT 1 FROM debounce_groups WHERE group_id = ? AND status = 'firing' AND claimed_by = ?)`;
 
 /**
  * Debounce groups on SQLite. Joins commit on the ingress writer thread (debounce-join.ts), with
@@ -33,12 +40,22 @@ export function createSqliteDebounce(joinOnWriter: (items: JoinItem[]) => Promis
           ).all(now, now, limit) as unknown as GroupRow[];
           return due.map((row) => {
             prepareCached(db(), "UPDATE debounce_groups SET status = 'firing', claimed_by = ?, lease_until = ? WHERE group_id = ?").run(owner, leaseUntil, row.group_id);
-            const members = prepareCached(db(), 'SELECT action FROM debounce_members WHERE group_id = ? ORDER BY seq').all(row.group_id) as Array<{ action: string }>;
-            return dueGroup(row, members.map((member) => member.action));
+            const stored = prepareCached(db(), 'SELECT COUNT(*) AS n FROM debounce_members WHERE group_id = ?').get(row.group_id) as { n: number };
+            return dueGroup(row, stored.n);
           });
         }),
       ),
+    async newestMember(groupId) {
+      const row = prepareCached(reads, 'SELECT action FROM debounce_members WHERE group_id = ? ORDER BY seq DESC LIMIT 1').get(groupId) as { action: string } | undefined;
+      return row === undefined ? undefined : (JSON.parse(row.action) as AdmittedAction);
+    },
+    members: async (groupId, afterSeq, limit) =>
+      (prepareCached(reads, 'SELECT seq, action FROM debounce_members WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(groupId, afterSeq, limit) as Array<{ seq: number; action: string }>).map(groupMember),
     async fired(groupId, owner) {
+      // The members first, a slice per write with the event loop free in between: a group an older
+      // version stored without bounds is removed without one long write blocking every request.
+      // Its action is committed, so a crash part-way leaves a group whose next firing is a replay.
+      while (Number((await writeWhenFree(() => prepareCached(db(), DELETE_MEMBER_SLICE).run(groupId, groupId, MEMBER_SLICE, groupId, owner))).changes) === MEMBER_SLICE) await nextTurn();
       await writeWhenFree(() =>
         inTransaction(db(), () => {
           const removed = prepareCached(db(), "DELETE FROM debounce_groups WHERE group_id = ? AND status = 'firing' AND claimed_by = ?").run(groupId, owner);
@@ -52,6 +69,11 @@ export function createSqliteDebounce(joinOnWriter: (items: JoinItem[]) => Promis
     },
     listOpen: async (limit) => (prepareCached(reads, `SELECT ${GROUP_COLUMNS} FROM debounce_groups ORDER BY fire_at LIMIT ?`).all(limit) as unknown as GroupRow[]).map(groupView),
     countOpen: async () => Number((prepareCached(reads, 'SELECT COUNT(*) AS n FROM debounce_groups').get() as { n: number }).n),
+    joinsOpenGroup: async (joins, at) =>
+      joins.map((join) => {
+        const open = prepareCached(reads, OPEN_GROUP_OF_KEY).get(groupKeyHash(join), at) as { deliveries: number; bytes: number } | undefined;
+        return open !== undefined && takesMember(join, open, storedMember(join).bytes);
+      }),
     async nextFireAt() {
       return earliestLook(prepareCached(reads, NEXT_LOOK_SQL).get() as { open_at: number | null; lease_at: number | null });
     },
@@ -91,6 +113,11 @@ function joinBatches(commit: (items: JoinItem[]) => Promise<JoinResult[]>): { en
         if (!inFlight && queue.length === 1) setImmediate(send);
       }),
   };
+}
+
+/** Pending groups that will each become a run (QueueDepths.runs.debounced). */
+export function countPendingGroupRuns(db: DatabaseSync): number {
+  return Number((prepareCached(db, "SELECT COUNT(*) AS n FROM debounce_groups WHERE kind <> 'wake'").get() as { n: number }).n);
 }
 
 /** At the service's start: groups a previous process was firing are open (and due) again. */

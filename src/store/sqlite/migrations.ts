@@ -181,6 +181,12 @@ export const MIGRATIONS: readonly string[] = [
   // The run that probes an open provider circuit: the circuit stays probing while that run executes,
   // however many leases its call takes (docs/run-limits.md).
   `ALTER TABLE provider_circuits ADD COLUMN probe_run TEXT;`,
+  // The bytes of a debounce group's stored actions, bounded by the mapping's debounce.maxBytes
+  // (keep "all"); groups stored before the bound are measured once here.
+  `
+  ALTER TABLE debounce_groups ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+  UPDATE debounce_groups SET bytes = (SELECT COALESCE(SUM(octet_length(action)), 0) FROM debounce_members WHERE debounce_members.group_id = debounce_groups.group_id);
+  `,
   // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
   `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
 ];

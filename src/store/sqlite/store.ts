@@ -3,7 +3,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { StoreMissingError, type Store, type StoreOptions } from '../port.js';
 import { openDatabase, storePermissionProblems } from './connection.js';
 import { createSqliteGmailStore } from './gmail-store.js';
-import { createSqliteDebounce, releaseStaleClaims } from './debounce-store.js';
+import { countPendingGroupRuns, createSqliteDebounce, releaseStaleClaims } from './debounce-store.js';
 import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
 import { createSqliteLimitStore } from './limit-store.js';
@@ -63,7 +63,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     gmail: createSqliteGmailStore(gmail.get, reads, now),
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
     now,
-    depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running') } }),
+    depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running'), debounced: countPendingGroupRuns(reads) } }),
     close() {
       closing ??= ingress.close().finally(() => {
         gmail.close();

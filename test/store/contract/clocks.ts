@@ -10,7 +10,7 @@ const SKEW_MS = 5000;
 const SPAN_MS = 4000;
 
 function joinOf(message: string): DebounceJoin {
-  return { mappingId: 'm', key: 'k', action: agent(message), windowMs: SPAN_MS, maxWaitMs: 10 * SPAN_MS, keep: 'last', maxChars: 20_000 };
+  return { mappingId: 'm', key: 'k', action: agent(message), windowMs: SPAN_MS, maxWaitMs: 10 * SPAN_MS, keep: 'last', maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 };
 }
 
 /**

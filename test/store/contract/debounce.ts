@@ -8,12 +8,12 @@ import { joinsFor } from '../../../src/http/admission-commit.js';
 import type { ContractFactory } from './index.js';
 
 function joinOf(message: string, key = 'repo#1', overrides: Partial<DebounceJoin> = {}): DebounceJoin {
-  return { mappingId: 'gh-pr', key, action: agent(message), windowMs: 30_000, maxWaitMs: 300_000, keep: 'last', maxChars: 20_000, ...overrides };
+  return { mappingId: 'gh-pr', key, action: agent(message), windowMs: 30_000, maxWaitMs: 300_000, keep: 'last', maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24, ...overrides };
 }
 
 /** Fires a claimed group as the firer does: its action committed under the group's key, then the group ended. */
 async function fire(store: Store, group: DueGroup, owner: string): Promise<AcceptOutcome['kind']> {
-  const action: AgentAction = { ...(group.members.at(-1) as AgentAction), runId: group.groupId };
+  const action: AgentAction = { ...((await store.debounce.newestMember(group.groupId)) as AgentAction), runId: group.groupId };
   const outcome = await store.ingress.accept({
     actions: [action],
     response: { status: 202, body: { ok: true, runId: group.groupId } },
@@ -21,6 +21,17 @@ async function fire(store: Store, group: DueGroup, owner: string): Promise<Accep
   });
   await store.debounce.fired(group.groupId, owner);
   return outcome.kind;
+}
+
+/** A group's stored messages, oldest first, read page by page as a firing reads them. */
+async function messagesOf(store: Store, group: DueGroup, pageSize = 2): Promise<string[]> {
+  const messages: string[] = [];
+  for (let afterSeq = 0; ; ) {
+    const page = await store.debounce.members(group.groupId, afterSeq, pageSize);
+    messages.push(...page.map((member) => (member.action as AgentAction).message));
+    if (page.length < pageSize) return messages;
+    afterSeq = page.at(-1)?.seq as number;
+  }
 }
 
 export function describeDebounceContract(makeStore: ContractFactory): void {
@@ -55,6 +66,29 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
       expect(await store.debounce.nextFireAt()).toBe(NOW + 50_000);
     });
 
+    it('counts each pending group of an agent or notify as a run to come in depths (a wake group is an event), until it fired', async () => {
+      const { store } = await stores.open();
+      await store.debounce.join({ joins: [joinOf('one', 'repo#1'), joinOf('two', 'repo#2')] }, NOW);
+      await store.debounce.join({ joins: [joinOf('three', 'repo#1')] }, NOW + 1000);
+      await store.debounce.join({ joins: [{ ...joinOf('w', 'wake'), action: wake('sentry issue') }] }, NOW);
+      expect(await store.depths()).toEqual({ pendingEvents: 0, runs: { queued: 0, running: 0, debounced: 2 } });
+      const due = await store.debounce.claimDue(NOW + 60_000, 'firer', NOW + 120_000, 10);
+      // A claimed group is still a run to come until its action is committed and the group ended.
+      expect((await store.depths()).runs.debounced).toBe(2);
+      const agentGroup = due.find((group) => group.kind === 'agent') as DueGroup;
+      await fire(store, agentGroup, 'firer');
+      expect((await store.depths()).runs).toEqual({ queued: 1, running: 0, debounced: 1 });
+    });
+
+    it('says which joins would go into an open group of their key, and which would open one', async () => {
+      const { store } = await stores.open();
+      await store.debounce.join({ joins: [joinOf('one', 'repo#1')] }, NOW);
+      const asked = [joinOf('x', 'repo#1'), joinOf('y', 'repo#2'), joinOf('z', 'repo#1', { mappingId: 'other' })];
+      expect(await store.debounce.joinsOpenGroup(asked, NOW + 29_999)).toEqual([true, false, false]);
+      // Past its fire time the group takes no more joins, whether or not it fired yet.
+      expect(await store.debounce.joinsOpenGroup(asked, NOW + 30_000)).toEqual([false, false, false]);
+    });
+
     it('never re-arms a group past its maximum wait', async () => {
       const { store } = await stores.open();
       const settings = { windowMs: 30_000, maxWaitMs: 45_000 };
@@ -72,7 +106,8 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
       expect(await store.debounce.claimDue(NOW + 29_999, 'a', NOW + 90_000, 10)).toEqual([]);
       const due = await store.debounce.claimDue(NOW + 30_000, 'a', NOW + 90_000, 10);
       expect(due.map((group) => group.groupId)).toEqual([first.groups[0]?.groupId]);
-      expect(due[0]?.members.map((member) => (member as AgentAction).message)).toEqual(['one']);
+      expect(due[0]).toMatchObject({ deliveries: 1, stored: 1 });
+      expect(await store.debounce.newestMember(due[0]?.groupId ?? '')).toMatchObject({ message: 'one' });
       expect(await store.debounce.claimDue(NOW + 30_000, 'b', NOW + 90_000, 10)).toEqual([]);
     });
 
@@ -84,9 +119,60 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
       }
       const due = await store.debounce.claimDue(NOW + 60_000, 'a', NOW + 120_000, 10);
       const byKeep = Object.fromEntries(due.map((group) => [group.keep, group]));
-      expect(byKeep['last']?.members.map((member) => (member as AgentAction).message)).toEqual(['c']);
-      expect(byKeep['last']?.deliveries).toBe(3);
-      expect(byKeep['all']?.members.map((member) => (member as AgentAction).message)).toEqual(['a', 'b', 'c']);
+      expect(byKeep['last']).toMatchObject({ deliveries: 3, stored: 1 });
+      expect(byKeep['all']).toMatchObject({ deliveries: 3, stored: 3 });
+      expect(await messagesOf(store, byKeep['last'] as DueGroup)).toEqual(['c']);
+      expect(await messagesOf(store, byKeep['all'] as DueGroup)).toEqual(['a', 'b', 'c']);
+    });
+
+    it('closes a full keep "all" group (maxDeliveries) instead of joining it: it is due at once and the delivery opens a new group, nothing dropped', async () => {
+      const { store } = await stores.open();
+      const bounded = { keep: 'all' as const, maxDeliveries: 3 };
+      const joined = [];
+      for (const message of ['a', 'b', 'c', 'd', 'e']) joined.push(await store.debounce.join({ joins: [joinOf(message, 'k', bounded)] }, NOW + joined.length * 1000));
+      const groups = joined.map((outcome) => (outcome.kind === 'committed' ? outcome.groups[0] : undefined));
+      const [first, , , fourth, fifth] = groups;
+      expect(groups.map((group) => group?.opened)).toEqual([true, false, false, true, false]);
+      expect(fourth).toMatchObject({ closed: first?.groupId, deliveries: 1, firesAt: NOW + 3000 + 30_000 });
+      expect(fifth?.groupId).toBe(fourth?.groupId);
+      expect(await store.debounce.view(first?.groupId ?? '')).toMatchObject({ status: 'open', deliveries: 3, firesAt: NOW + 3000 });
+      expect(await store.debounce.nextFireAt()).toBe(NOW + 3000);
+      const [due] = await store.debounce.claimDue(NOW + 3000, 'firer', NOW + 60_000, 10);
+      expect(due).toMatchObject({ groupId: first?.groupId, deliveries: 3, stored: 3 });
+      expect(await messagesOf(store, due as DueGroup)).toEqual(['a', 'b', 'c']);
+      const [later] = await store.debounce.claimDue(NOW + 4000 + 30_000, 'firer', NOW + 99_000, 10);
+      expect(await messagesOf(store, later as DueGroup)).toEqual(['d', 'e']);
+    });
+
+    it('closes a keep "all" group that a delivery would take past maxBytes of stored actions, and says so to the queue guard first', async () => {
+      const { store } = await stores.open();
+      const size = JSON.stringify(agent('x'.repeat(1000))).length;
+      const bounded = { keep: 'all' as const, maxBytes: 2 * size + 500 };
+      const first = await store.debounce.join({ joins: [joinOf('x'.repeat(1000), 'k', bounded)] }, NOW);
+      await store.debounce.join({ joins: [joinOf('y'.repeat(1000), 'k', bounded)] }, NOW);
+      expect(await store.debounce.joinsOpenGroup([joinOf('z', 'k', bounded), joinOf('z'.repeat(1000), 'k', bounded)], NOW)).toEqual([true, false]);
+      const third = await store.debounce.join({ joins: [joinOf('z'.repeat(1000), 'k', bounded)] }, NOW + 1000);
+      expect(third.kind === 'committed' && third.groups[0]).toMatchObject({ opened: true, closed: first.kind === 'committed' ? first.groups[0]?.groupId : 'none' });
+      // keep "last" stores one action whatever the bounds: it never closes a group for them.
+      const last = { keep: 'last' as const, maxDeliveries: 1, maxBytes: 1024 };
+      await store.debounce.join({ joins: [joinOf('x'.repeat(2000), 'other', last)] }, NOW);
+      const again = await store.debounce.join({ joins: [joinOf('x'.repeat(2000), 'other', last)] }, NOW);
+      expect(again.kind === 'committed' && again.groups[0]).toMatchObject({ opened: false, deliveries: 2 });
+    });
+
+    it('reads a group\'s members a page at a time, oldest first, or its newest alone; a claim brings none', async () => {
+      const { store } = await stores.open();
+      for (let index = 0; index < 7; index += 1) await store.debounce.join({ joins: [joinOf(`m${index}`, 'k', { keep: 'all' })] }, NOW);
+      const [due] = await store.debounce.claimDue(NOW + 30_000, 'firer', NOW + 90_000, 10);
+      expect(due).toEqual(expect.objectContaining({ deliveries: 7, stored: 7 }));
+      expect(Object.keys(due ?? {}).sort()).toEqual(['createdAt', 'deliveries', 'groupId', 'keep', 'kind', 'mappingId', 'maxChars', 'stored']);
+      expect(await store.debounce.newestMember(due?.groupId ?? '')).toMatchObject({ message: 'm6' });
+      expect(await store.debounce.newestMember('no-such-group')).toBeUndefined();
+      const firstPage = await store.debounce.members(due?.groupId ?? '', 0, 3);
+      expect(firstPage.map((member) => (member.action as AgentAction).message)).toEqual(['m0', 'm1', 'm2']);
+      const nextPage = await store.debounce.members(due?.groupId ?? '', firstPage.at(-1)?.seq ?? 0, 3);
+      expect(nextPage.map((member) => (member.action as AgentAction).message)).toEqual(['m3', 'm4', 'm5']);
+      expect(await messagesOf(store, due as DueGroup, 4)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
     });
 
     it('stores the idempotency key with the join: a replayed delivery does not join twice', async () => {
@@ -106,7 +192,7 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
 
     it('joins a request whose keys rendered partly empty: the empty one gets a group of its own, due at once', async () => {
       const { store } = await stores.open();
-      const joins = joinsFor('gh-pr', [agent('keyed'), agent('unkeyed')], { windowMs: 30_000, maxWaitMs: 300_000, keep: 'last', maxChars: 20_000, keys: ['repo#1', ''] }) ?? [];
+      const joins = joinsFor('gh-pr', [agent('keyed'), agent('unkeyed')], { windowMs: 30_000, maxWaitMs: 300_000, keep: 'last', maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24, keys: ['repo#1', ''] }) ?? [];
       const outcome = await store.debounce.join({ joins }, NOW);
       expect(outcome.kind).toBe('committed');
       const groups = outcome.kind === 'committed' ? outcome.groups : [];
@@ -128,7 +214,7 @@ export function describeDebounceContract(makeStore: ContractFactory): void {
       if (claimed === undefined) throw new Error('expected a claim');
       // The dead firer committed the action but never ended the group.
       await store.ingress.accept({
-        actions: [{ ...(claimed.members[0] as AgentAction), runId: groupId }],
+        actions: [{ ...((await store.debounce.newestMember(groupId)) as AgentAction), runId: groupId }],
         response: { status: 202, body: { ok: true, runId: groupId } },
         idempotency: { key: debounceActionKey(groupId), fingerprint: groupId },
       });

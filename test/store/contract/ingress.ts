@@ -18,7 +18,7 @@ export function describeIngressContract(makeStore: ContractFactory): void {
       expect(queued.map((row) => row.run_id)).toEqual([run.actions[0]?.kind === 'agent' ? run.actions[0].runId : '']);
       expect(queued[0]).toMatchObject({ status: 'queued', attempts: 0, hook: 'agent', name: 'Test' });
       expect((await store.session.listPending(10)).map((event) => event.text)).toEqual(['durable event']);
-      expect(await store.depths()).toEqual({ pendingEvents: 1, runs: { queued: 1, running: 0 } });
+      expect(await store.depths()).toEqual({ pendingEvents: 1, runs: { queued: 1, running: 0, debounced: 0 } });
     });
 
     it('replays a key for the same request (nothing stored twice) and refuses it for another', async () => {

@@ -91,7 +91,7 @@ export function describeRateAdmissionContract(makeStore: ContractFactory): void 
 
     it('joins a debounce group only while its hit conforms', async () => {
       const { store } = await stores.open();
-      const join = (message: string): DebounceJoin => ({ mappingId: 'sentry', key: 'p', action: agent(message), windowMs: 30_000, maxWaitMs: 300_000, keep: 'all', maxChars: 20_000 });
+      const join = (message: string): DebounceJoin => ({ mappingId: 'sentry', key: 'p', action: agent(message), windowMs: 30_000, maxWaitMs: 300_000, keep: 'all', maxChars: 20_000, maxDeliveries: 1000, maxBytes: 1 << 24 });
       const outcomes = [];
       for (let i = 0; i < 4; i += 1) outcomes.push(await store.debounce.join({ joins: [join(`event ${i}`)], idempotency: { key: `join-${i}`, fingerprint: `fp-${i}` }, rateHit: hitAt(NOW) }, NOW));
       expect(outcomes.map((outcome) => outcome.kind)).toEqual(['committed', 'committed', 'committed', 'rate-limited']);

@@ -203,7 +203,7 @@ export function describeRunsContract(makeStore: ContractFactory): void {
       for (let index = 0; index < 5; index += 1) runs.push(await queueRun(store, `run ${index}`));
       await store.runs.claim(runs[0]!.runId, LEASE);
       expect(await store.runs.countByStatus()).toEqual({ queued: 4, running: 1, ok: 0, error: 0, timeout: 0, interrupted: 0 });
-      expect(await store.depths()).toEqual({ pendingEvents: 0, runs: { queued: 4, running: 1 } });
+      expect(await store.depths()).toEqual({ pendingEvents: 0, runs: { queued: 4, running: 1, debounced: 0 } });
       const first = await store.runs.listViews({ limit: 2 });
       expect(first.runs.map((view) => view.runId)).toEqual([runs[4]!.runId, runs[3]!.runId]);
       const second = await store.runs.listViews({ limit: 2, before: first.next! });
