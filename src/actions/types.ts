@@ -33,7 +33,7 @@ const HandoffFields = {
 };
 
 /** A system event for the main session. `text` is what the agent will read (enveloped when untrusted). */
-const WakeActionSchema = Type.Object(
+export const WakeActionSchema = Type.Object(
   {
     kind: Type.Literal('wake'),
     /** Only on a forwarded wake, which is a run; a wake that stays here is an event. */
@@ -48,7 +48,7 @@ const WakeActionSchema = Type.Object(
 export type WakeAction = Static<typeof WakeActionSchema>;
 
 /** An isolated agent turn. `message` is what the agent will read (enveloped unless a mapping opted out). */
-const AgentActionSchema = Type.Object(
+export const AgentActionSchema = Type.Object(
   {
     kind: Type.Literal('agent'),
     runId: Type.String({ description: 'uuid given at admission; answers GET {path}/runs/<runId>.' }),

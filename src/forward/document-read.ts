@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { ActionOrigin } from '../actions/types.js';
+import { AgentActionSchema, WakeActionSchema, type ActionOrigin } from '../actions/types.js';
 import type { DocumentOrigin } from '../actions/handoff.js';
 import { ACTION_DOCUMENT_TYPE } from './document.js';
 import type { ForwardedAction } from './types.js';
@@ -14,25 +14,14 @@ const Origin = Type.Object({
   receivedAt: Type.Union([Type.String(), Type.Null()]),
 });
 const Common = { type: Type.Literal(ACTION_DOCUMENT_TYPE), id: Type.String({ minLength: 1 }), origin: Origin, untrusted: Type.Boolean() };
-const Mode = Type.Union([Type.Literal('now'), Type.Literal('next-heartbeat')]);
+// The action's own fields, as the action schemas define them: the document carries them unchanged.
+const { message, name, sessionKey, wakeMode, deliver, channel, to, model, thinking, timeoutSeconds } = AgentActionSchema.properties;
+const { text, mode } = WakeActionSchema.properties;
 
 /** `hookgate.action.v1` as a receiver may rely on it (src/forward/document.ts writes it). */
 export const ActionDocumentSchema = Type.Union([
-  Type.Object({ ...Common, kind: Type.Literal('wake'), text: Type.String({ minLength: 1 }), mode: Mode }),
-  Type.Object({
-    ...Common,
-    kind: Type.Literal('agent'),
-    message: Type.String({ minLength: 1 }),
-    name: Type.String({ minLength: 1 }),
-    sessionKey: Type.String({ minLength: 1 }),
-    wakeMode: Mode,
-    deliver: Type.Boolean(),
-    channel: Type.String({ minLength: 1 }),
-    to: Type.Optional(Type.String({ minLength: 1 })),
-    model: Type.Optional(Type.String({ minLength: 1 })),
-    thinking: Type.Optional(Type.String({ minLength: 1 })),
-    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-  }),
+  Type.Object({ ...Common, kind: Type.Literal('wake'), text, mode }),
+  Type.Object({ ...Common, kind: Type.Literal('agent'), message, name, sessionKey, wakeMode, deliver, channel, to, model, thinking, timeoutSeconds }),
 ]);
 const validator = Compile(ActionDocumentSchema);
 
