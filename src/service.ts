@@ -20,6 +20,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createStoreHealth } from './metrics/store-health.js';
 import { createProviders } from './providers/index.js';
 import { createChannels } from './channels/index.js';
+import { createTargets } from './forward/index.js';
 import { createRecipientPolicy, type AllowToConfig } from './channels/recipients.js';
 import { createRuntime } from './runtime/runtime.js';
 import { createConsole } from './console/create.js';
@@ -102,6 +103,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const outbound = { fetch: globalThis.fetch, logger };
   const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const channels = createChannels(config.channels, { ...outbound, digest });
+  const targets = createTargets(config.targets, outbound);
   // The run gates apply the limits the engine in force compiled (nothing is compiled twice); read once the engine exists.
   const runLimitsInForce = (): RunLimitsTable => mappings.current()?.runLimits ?? NO_RUN_LIMITS;
   // Every decision about time (leases, buckets, budget and debounce windows) goes by the store's time: on
@@ -134,6 +136,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     observer: metrics,
     clock,
     gates: flow.runtimeGates(),
+    targets,
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));

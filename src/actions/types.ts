@@ -12,25 +12,43 @@ const ActionOriginSchema = Type.Object(
   {
     hook: Type.String({ description: 'The hook name the request was posted to (`wake`, `agent` or a mapped name).' }),
     mappingId: Type.Optional(Type.String({ description: 'Id of the mapping that produced the action.' })),
+    // Set on actions handed to a target or followed by a callback (docs/forward.md): what the receiver learns of the request.
+    scheme: Type.Optional(Type.String({ description: 'How the request was authenticated: its signature scheme, else `token`.' })),
+    verified: Type.Optional(Type.Boolean({ description: "Whether the sender's signature was checked over the raw body." })),
+    deliveryId: Type.Optional(Type.String({ description: "The sender's delivery id (a signed request's), when it has one." })),
+    receivedAt: Type.Optional(Type.String({ description: 'When the request was received (ISO 8601).' })),
   },
   { additionalProperties: false },
 );
 export type ActionOrigin = Static<typeof ActionOriginSchema>;
 
+/**
+ * Where an action goes instead of this service's runtime, and who hears when its run ends
+ * (docs/forward.md). A forwarded action is a run (kind `forward` in the store), a wake included.
+ */
+const HandoffFields = {
+  forward: Type.Optional(Type.String({ minLength: 1, description: 'The target (`targets.<name>`) the action is handed to; absent: it runs here.' })),
+  callback: Type.Optional(Type.String({ minLength: 1, description: 'The target told when the run ends (`hookgate.run.finished.v1`).' })),
+  untrusted: Type.Optional(Type.Literal(true, { description: 'Set on a forwarded action whose text came from a payload.' })),
+};
+
 /** A system event for the main session. `text` is what the agent will read (enveloped when untrusted). */
-const WakeActionSchema = Type.Object(
+export const WakeActionSchema = Type.Object(
   {
     kind: Type.Literal('wake'),
+    /** Only on a forwarded wake, which is a run; a wake that stays here is an event. */
+    runId: Type.Optional(Type.String()),
     text: Type.String({ minLength: 1 }),
     mode: WakeModeSchema,
     origin: ActionOriginSchema,
+    ...HandoffFields,
   },
   { additionalProperties: false },
 );
 export type WakeAction = Static<typeof WakeActionSchema>;
 
 /** An isolated agent turn. `message` is what the agent will read (enveloped unless a mapping opted out). */
-const AgentActionSchema = Type.Object(
+export const AgentActionSchema = Type.Object(
   {
     kind: Type.Literal('agent'),
     runId: Type.String({ description: 'uuid given at admission; answers GET {path}/runs/<runId>.' }),
@@ -54,6 +72,7 @@ const AgentActionSchema = Type.Object(
         { additionalProperties: false, description: "The mapping's throttle and concurrency keys, rendered from the delivery at admission (docs/run-limits.md)." },
       ),
     ),
+    ...HandoffFields,
   },
   { additionalProperties: false },
 );
@@ -72,6 +91,7 @@ const NotifyActionSchema = Type.Object(
     channel: Type.String({ minLength: 1 }),
     to: Type.Optional(Type.String({ minLength: 1 })),
     origin: ActionOriginSchema,
+    callback: HandoffFields.callback,
   },
   { additionalProperties: false },
 );
@@ -85,6 +105,12 @@ export type Action = WakeAction | AgentAction | NotifyAction;
  * suspicious-pattern scan) on its writer thread before the row is written, which keeps that
  * per-byte work off the event loop. Without `envelope` it is already final (trusted content).
  */
+/** The run an action becomes (agent, notify, any forwarded action); undefined for a wake that is a main-session event. */
+export function runIdOf(action: Action | AdmittedAction): string | undefined {
+  if (action.kind !== 'wake') return action.runId;
+  return action.forward === undefined ? undefined : action.runId;
+}
+
 export type AdmittedAction = ((WakeAction | AgentAction) & { envelope?: EnvelopeMeta }) | NotifyAction;
 export type AdmittedWakeAction = WakeAction & { envelope?: EnvelopeMeta };
 export type AdmittedAgentAction = AgentAction & { envelope?: EnvelopeMeta };

@@ -102,6 +102,7 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     ...catalogLines(config.models.providers),
     `providers     echo${Object.keys(config.models.providers).filter((id) => id !== 'echo').map((id) => `, ${id}`).join('')}`,
     `channels      log${Object.keys(config.channels).filter((name) => name !== 'log').map((name) => `, ${name}`).join('')}`,
+    `targets       ${targetsSummary(config)}`,
     `store         ${describeStore(storage)}`,
     ...notes,
   ];
@@ -119,6 +120,13 @@ function catalogLines(providers: ResolvedConfig['models']['providers']): string[
       return `catalog       ${id} → ambiguous (${[...catalogs].filter(([, list]) => list.includes(id)).map(([provider]) => provider).join(', ')}): name it as provider/model`;
     }
   });
+}
+
+/** `home (openclaw), inbox (http); every action forwarded to home`: never a URL (it may carry a credential) or a secret. */
+function targetsSummary(config: ResolvedConfig): string {
+  const names = Object.entries(config.targets).map(([name, target]) => `${name} (${target.kind})`);
+  const front = config.agents.defaults.forward === undefined ? '' : `; every wake and agent action forwarded to ${config.agents.defaults.forward} unless its mapping names another`;
+  return `${names.length === 0 ? 'none' : names.join(', ')}${front}`;
 }
 
 /** The store line: the SQLite file, or the PostgreSQL URL without its password. */

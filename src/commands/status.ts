@@ -16,6 +16,7 @@ import { findRunningServer } from '../server-state.js';
 import { storageOfBrokenConfig } from './status-fallback.js';
 import Value from 'typebox/value';
 import { StorageSchema } from '../config/storage-schema.js';
+import { handoffFacts } from '../store/handoff-types.js';
 
 const RECENT_RUNS = 10;
 const OPEN_GROUPS = 20;
@@ -220,6 +221,7 @@ function formatRun(run: RunView): string[] {
   const times = [`created ${run.createdAt}`, run.startedAt && `started ${run.startedAt}`, run.finishedAt && `finished ${run.finishedAt}`];
   const outcome = run.delivery === undefined ? run.status : `${run.status}, ${deliveryLabel(run.delivery)}`;
   const lines = [`  ${run.runId}  ${outcome.padEnd(11)} ${JSON.stringify(run.name)}  ${times.filter(Boolean).join(', ')}`];
+  if (run.handoff !== undefined) lines.push(`      ${run.kind ?? 'forward'} to ${[run.handoff.target, ...handoffFacts(run.handoff)].join(', ')}`);
   if (run.error !== undefined && run.status !== 'ok') lines.push(`      error: ${run.error}`);
   for (const note of run.notes ?? []) lines.push(`      note: ${note}`);
   if (run.delivery?.status === 'failed') {

@@ -4,6 +4,16 @@ import { SignatureSchema } from './signature-schema.js';
 import { DebounceSchema, EventFieldSchema, EventsSchema, FilterSchema } from './admission-schema.js';
 import { MappingLimitFields } from './limits-schema.js';
 
+/** `forward` and `callback`: on a mapping and on a preset entry (docs/forward.md). */
+export const HandoffFields = {
+  forward: Type.Optional(
+    Type.String({ minLength: 1, description: 'Hand the wake or agent action to this target (`targets.<name>`) instead of running it here; everything before (signatures, filters, debounce, the envelope) is unchanged.' }),
+  ),
+  callback: Type.Optional(
+    Type.String({ minLength: 1, description: 'When the run ends (here or forwarded), POST a signed `hookgate.run.finished.v1` document to this target, with the same durable retries.' }),
+  ),
+};
+
 /** One custom hook: how `POST {hooks.path}/<name>` turns a payload into a wake or agent action. */
 export const MappingSchema = Type.Object(
   {
@@ -129,6 +139,13 @@ export const MappingSchema = Type.Object(
       }),
     ),
     ...MappingLimitFields,
+    ...HandoffFields,
+    allowRequestCallback: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'Targets a request may name as its `callback` (the `callback` query parameter); another name is refused with 400. docs/forward.md.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { SignatureSchema } from './signature-schema.js';
 import { DebounceSchema } from './admission-schema.js';
 import { PresetLimitFields } from './limits-schema.js';
+import { HandoffFields } from './mapping-schema.js';
 
 /**
  * The signature keys a preset entry takes as a mapping's `signature` does (`scheme` is the
@@ -65,6 +66,7 @@ export const PresetEntrySchema = Type.Object(
       Type.Boolean({ description: 'DANGEROUS: the sender\'s text reaches the agent without the untrusted-content envelope.' }),
     ),
     ...PresetLimitFields,
+    ...HandoffFields,
   },
   { additionalProperties: false, description: 'A preset with options; a plain string is the preset with its defaults.' },
 );

@@ -12,6 +12,7 @@ import { silentLogger } from '../log.js';
 import { createSessionKeyPolicy } from '../actions/session-keys.js';
 import { foldOpenClawConfig } from './openclaw-fold.js';
 import { postgresUrlProblem } from '../store/postgres/url.js';
+import { targetIssues } from './target-references.js';
 
 export type ResolvedConfig = Config & {
   /** Directory relative paths in the file are resolved against. */
@@ -105,6 +106,7 @@ function schemaIssues(value: unknown): ConfigIssue[] {
       providersFailed = true; // a union over `api`: its per-branch errors are noise, see providerIssues
       continue;
     }
+    if (error.instancePath.startsWith('/targets/')) continue; // a union over `kind`: reported by targetIssues
     if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
       issue = { path: error.instancePath, message: unknownKeyMessage(error.instancePath) };
     } else if (error.keyword === 'additionalProperties') {
@@ -146,6 +148,7 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
   issues.push(...sessionKeyIssues(hooks));
+  issues.push(...targetIssues(config));
   if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, presetNames(hooks.presets), hooks.enabled === true));
   if (typeof hooks.path !== 'string') return issues;
   issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));

@@ -103,7 +103,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         refuseUnsupportedFields('wake', payload);
         const request = validateWake(payload);
         // Wrapped as any payload text is: the heartbeat prompt puts it inside its envelope.
-        const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: { source: 'Webhook' } });
+        const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: { source: 'Webhook' }, handoff: { received: tokenRequest() } });
         return { actions: [action], response: { status: 200, body: { ok: true, mode: action.mode } } };
       }),
 
@@ -120,6 +120,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           origin: { hook: 'agent' },
           via: 'direct',
           content: task === undefined ? { source: 'Webhook' } : { source: 'Webhook', task },
+          handoff: { received: tokenRequest() },
         });
         return { actions: [action], response: { status: 202, body: { ok: true, runId: action.runId } } };
       });
@@ -199,6 +200,11 @@ async function answerOnCompletion(ctx: Context, deps: HookHandlerDeps, boundMs: 
   } finally {
     ctx.res.off('close', onClose);
   }
+}
+
+/** /wake and /agent carry the hook token, never a sender's signature (the facts a target learns when they are forwarded). */
+function tokenRequest(): { scheme: string; verified: boolean; receivedAt: string } {
+  return { scheme: 'token', verified: false, receivedAt: new Date().toISOString() };
 }
 
 function signedState(ctx: Context): SignedState | undefined {

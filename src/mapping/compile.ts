@@ -95,6 +95,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     required,
     blankRenders: blankRenders(config, templates),
     ...limits,
+    ...handoffOf(config),
   };
   return { mapping, issues, warnings };
 }
@@ -108,6 +109,13 @@ function ownChannel(config: MappingConfig, problem: Problem): string | undefined
   if (name !== undefined && name !== 'last') return name;
   problem('ownMessages/channel', name === 'last' ? 'ownMessages.channel names the channel the service posts with, not "last"' : unknownChannelMessage(config.ownMessages.channel));
   return undefined;
+}
+
+/** The mapping's targets; names are checked with the whole config (src/config/target-references.ts). */
+function handoffOf(config: MappingConfig): { handoff?: CompiledMapping['handoff'] } {
+  const { forward, callback, allowRequestCallback } = config;
+  if (forward === undefined && callback === undefined && allowRequestCallback === undefined) return {};
+  return { handoff: { forward, callback, requestCallbacks: allowRequestCallback } };
 }
 
 function checkPath(config: MappingConfig, problem: Problem): string | undefined {
@@ -176,7 +184,7 @@ function checkContentSource(config: MappingConfig, problem: Problem, warnings: s
 
 const ACTION_ARTICLES = { agent: 'an agent', wake: 'a wake', notify: 'a notify' } as const;
 /** Fields a notify never reads: it calls no model and has no session. */
-const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'noRecipient', 'envelope', 'allowUnsafeExternalContent'] as const;
+const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'noRecipient', 'envelope', 'allowUnsafeExternalContent', 'forward'] as const;
 
 /**
  * Channel and a model without template syntax are known at load, so a typo or a model outside

@@ -56,6 +56,15 @@ export interface CompiledMapping {
   readonly runLimitKeys?: CompiledRunLimitKeys | undefined;
   /** The mapping's throttle, concurrency and budget as configured (described by `hookgate try`; the runtime's gates take them from the engine in force, MappingEngine.runLimits). */
   readonly runLimits?: MappingRunLimitsView | undefined;
+  /** `forward`, `callback` and `allowRequestCallback` (docs/forward.md). */
+  readonly handoff?: MappingHandoff | undefined;
+}
+
+export interface MappingHandoff {
+  forward?: string | undefined;
+  callback?: string | undefined;
+  /** Targets a request's `callback` query parameter may name. */
+  requestCallbacks?: readonly string[] | undefined;
 }
 
 /** Where each templated field lives in the mapping record, for error paths. */

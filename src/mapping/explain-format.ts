@@ -81,12 +81,17 @@ function formatItem(item: ItemTrace, position: number, count: number): string[] 
 
 /** Where the reply (or the notify) goes and which conversation the run continues, as resolved for this request. */
 function routeLines(action: AdmittedAction): string[] {
-  if (action.kind === 'wake') return [];
-  if (action.kind === 'agent' && action.undeliverable !== undefined) return [`  reply not delivered: ${action.undeliverable}`, `  session key: ${action.sessionKey}`];
+  const callback = action.callback === undefined ? [] : [`  when the run ends: callback to ${action.callback}`];
+  if (action.kind !== 'notify' && action.forward !== undefined) {
+    // The target runs it (docs/forward.md): its channels and sessions are its own.
+    return [`  forwarded to ${action.forward} (not run here; the run is the handoff)`, ...callback];
+  }
+  if (action.kind === 'wake') return callback;
+  if (action.kind === 'agent' && action.undeliverable !== undefined) return [`  reply not delivered: ${action.undeliverable}`, `  session key: ${action.sessionKey}`, ...callback];
   const to = action.to === undefined ? '(none given: the last recipient used on that channel)' : action.to;
   const lines = [`  reply goes to: ${action.channel} → ${to}`];
   if (action.kind === 'agent') lines.push(`  session key: ${action.sessionKey}`);
-  return lines;
+  return [...lines, ...callback];
 }
 
 function block(title: string, text: string, indent: string): string[] {
@@ -103,7 +108,7 @@ function resultLine(explanation: Explanation): string {
   }
   if (outcome?.kind === 'skip') return `skipped (${outcome.reason}) → 204`;
   const actions = actionsOf(explanation);
-  const kinds = [...new Set(actions.map((action) => action.kind))].join('+');
+  const kinds = [...new Set(actions.map((action) => (action.kind !== 'notify' && action.forward !== undefined ? `${action.kind} forwarded to ${action.forward}` : action.kind)))].join('+');
   const status = actions.some((action) => action.kind === 'agent') ? 202 : 200;
   return `result: ${actions.length} ${kinds} action${actions.length === 1 ? '' : 's'} → ${status} (dry run: nothing stored)`;
 }

@@ -40,8 +40,11 @@ export function collectMappingSources(
   }));
   const known = new Map(presets.map((preset) => [preset.name, preset]));
   const seen = new Set<string>();
-  presetEntries(hooks.presets).forEach((entry, index) => {
+  presetEntries(hooks.presets).forEach((written, index) => {
     const pointer = `/hooks/presets/${index}`;
+    // Every preset takes `forward` and `callback` (docs/forward.md): they go onto each of its mappings as they are.
+    const { forward, callback, ...entry } = written;
+    const handoff = { ...(forward === undefined ? {} : { forward }), ...(callback === undefined ? {} : { callback }) };
     const { name } = entry;
     const preset = known.get(name);
     const path = entry.path ?? name;
@@ -59,7 +62,7 @@ export function collectMappingSources(
       const base = entry.path === undefined || entry.path === name ? `preset:${name}` : `preset:${name}:${entry.path}`;
       configs.forEach((config, k) => {
         const id = config.id ?? (configs.length === 1 ? base : `${base}-${k}`);
-        sources.push({ config, id, pointer, label: `preset ${name}`, subject: `preset "${name}"`, limitOwner: base });
+        sources.push({ config: { ...config, ...handoff }, id, pointer, label: `preset ${name}`, subject: `preset "${name}"`, limitOwner: base });
       });
     }
   });

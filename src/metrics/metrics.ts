@@ -30,6 +30,8 @@ export interface Metrics {
   deliveryFailed(channel: string): void;
   /** For the runtime: a model call, an agent run's or a heartbeat's, to this provider. */
   modelCalled(origin: 'run' | 'heartbeat', provider: string): void;
+  /** For the runtime: one handoff to a target (docs/forward.md) ended: accepted, retry, refused or gave-up. */
+  handedOff(target: string, outcome: string): void;
   /** A store commit was refused (disk full, read-only, I/O error). */
   storeCommitFailed(): void;
   /** A signed request was refused: scheme (registry name) and reason (missing, malformed, mismatch, expired). */
@@ -97,6 +99,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
   const deliveryFailures = new Counter({ name: 'hookgate_delivery_failures_total', help: 'Failed deliveries, by channel.', labelNames: ['channel'], registers });
+  const handoffs = new Counter({
+    name: 'hookgate_forward_attempts_total',
+    help: 'Handoffs to targets (forwarded actions and callbacks), by target and outcome (accepted, retry, refused, gave-up).',
+    labelNames: ['target', 'outcome'],
+    registers,
+  });
   const storeFailures = new Counter({ name: 'hookgate_store_commit_failures_total', help: 'Store commits refused (disk full, read-only, I/O error).', registers });
   const signatureFailures = new Counter({
     name: 'hookgate_signature_failures_total',
@@ -146,6 +154,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     modelCalled(origin, provider) {
       modelCalls.inc({ origin, provider: boundedLabel(provider) });
+    },
+    handedOff(target, outcome) {
+      handoffs.inc({ target: boundedLabel(target), outcome: boundedLabel(outcome) });
     },
     storeCommitFailed() {
       storeFailures.inc();

@@ -7,6 +7,7 @@ import { deliverReply, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
 import { digestForLog } from '../log-digest.js';
 import { parseStoredAction } from './stored-action.js';
+import { callbackOf } from './callback.js';
 
 export interface AgentRunDeps extends TurnDeps {
   /** The canonical default model, used when the action carries none. */
@@ -91,6 +92,8 @@ function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefi
     ...(skipped !== undefined && action !== undefined ? { skipped: { channel: action.channel, reason: skipped } } : {}),
     notes,
   };
+  const followUp = callbackOf(row, action, { status, at, ...(status === 'ok' ? { reply: detail } : { error: detail }) });
+  if (followUp !== undefined) finish.followUp = followUp;
   return deps.store.runs.finish(row.run_id, finish);
 }
 

@@ -25,6 +25,7 @@ import type {
   TranscriptMessage,
 } from './port-types.js';
 import type { LimitStore, RateHitRequest } from './limit-types.js';
+import type { RunReschedule } from './handoff-types.js';
 
 import type { DebounceStore } from './debounce-port.js';
 import type { OwnMark } from '../own-messages.js';
@@ -32,6 +33,7 @@ import type { OwnMark } from '../own-messages.js';
 export type * from './port-types.js';
 export type * from './debounce-port.js';
 export type * from './limit-types.js';
+export type * from './handoff-types.js';
 export { RETRYABLE_STATUSES } from './port-types.js';
 
 /**
@@ -147,6 +149,11 @@ export interface RunStore {
   finish(runId: string, end: RunFinish): Promise<void>;
   /** A run cut by this instance's shutdown: `interrupted` without finished_at, claim released; recovery takes it up. */
   suspend(runId: string, reason: string): Promise<void>;
+  /**
+   * A forward or callback run whose target could not take it now (docs/forward.md): running →
+   * queued, `waiting_for` 'retry' until `notBefore`, its error and handoff record set, claim released.
+   */
+  reschedule(runId: string, retry: RunReschedule): Promise<void>;
   /**
    * Takes over the runs nobody executes any more: `running` whose claim is not held (SQLite: every
    * run not claimed by this store object, since one process owns the file; PostgreSQL: lease

@@ -201,4 +201,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX own_messages_by_expiry ON own_messages (expires_at);
   `,
+  // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
+  `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
 ];

@@ -23,7 +23,7 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
       // SKIP LOCKED: a run another instance is claiming right now is simply not ours; nobody waits.
       const { rowCount } = await query(
         pool,
-        `UPDATE runs SET status = 'running', started_at = $2, attempts = attempts + 1, claimed_by = $3, lease_until = $4
+        `UPDATE runs SET status = 'running', started_at = $2, attempts = attempts + 1, claimed_by = $3, lease_until = $4, waiting_for = NULL, not_before = NULL
           WHERE run_id = (SELECT run_id FROM runs WHERE run_id = $1 AND status = 'queued' FOR UPDATE SKIP LOCKED)`,
         [runId, claim.at, claim.owner, claim.leaseUntil],
       );
@@ -40,6 +40,13 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
     finish: (runId, end) => transaction(pool, (client) => finishRun(client, runId, end)),
     async suspend(runId, reason) {
       await query(pool, "UPDATE runs SET status = 'interrupted', error = $2, claimed_by = NULL, lease_until = NULL WHERE run_id = $1", [runId, reason]);
+    },
+    async reschedule(runId, retry) {
+      await query(
+        pool,
+        "UPDATE runs SET status = 'queued', waiting_for = 'retry', not_before = $2, error = $3, handoff = $4, claimed_by = NULL, lease_until = NULL WHERE run_id = $1 AND status = 'running'",
+        [runId, retry.notBefore, retry.error, JSON.stringify(retry.handoff)],
+      );
     },
     recoverAbandoned: (now, decide) =>
       transaction(pool, async (client) => {
@@ -112,6 +119,15 @@ async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): 
     await client.query('UPDATE runs SET delivery = $2 WHERE run_id = $1', [runId, JSON.stringify({ status: 'skipped', reason })]);
   }
   if (end.delivery !== undefined) await client.query('UPDATE runs SET delivery = $2 WHERE run_id = $1', [runId, JSON.stringify(end.delivery)]);
+  if (end.handoff !== undefined) await client.query('UPDATE runs SET handoff = $2 WHERE run_id = $1', [runId, JSON.stringify(end.handoff)]);
+  const next = end.followUp;
+  if (next !== undefined) {
+    // Nothing if a run with its id exists (recovery may decide twice).
+    await client.query(
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES ($1, $2, 'queued', $3, $4, '', $5, $6) ON CONFLICT (run_id) DO NOTHING",
+      [next.runId, end.at, next.hook, next.name, next.action, next.kind],
+    );
+  }
 }
 
 /** One retry per run, ever: the original is locked while deciding, and retry_of is unique. */

@@ -19,6 +19,7 @@
 import { describe } from 'vitest';
 import type { Store, StoreOptions } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
+import { describeHandoffContract } from './handoffs.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
 import { describeModelCallsContract } from './model-calls.js';
@@ -54,5 +55,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeOwnMessagesContract(makeStore);
     describeClockContract(makeStore);
     describeModelCallsContract(makeStore);
+    describeHandoffContract(makeStore);
   });
 }

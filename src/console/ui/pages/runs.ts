@@ -40,7 +40,7 @@ export function RunsPage({ onUnauthorized }: { onUnauthorized: () => void }) {
         <td>${statusBadge(run.status)}</td>
         <td class="mono">${run.hook}</td>
         <td>${run.name}</td>
-        <td class="mono small">${run.kind === 'notify' ? html`<span class="muted">notify (no session)</span>` : run.sessionKey}</td>
+        <td class="mono small">${run.kind === undefined ? run.sessionKey : html`<span class="muted">${run.kind}${run.handoff === undefined ? '' : ` → ${run.handoff.target}`}${run.sessionKey === '' ? ' (no session)' : ''}</span>`}</td>
         <td class="clip">${run.summary ?? run.error ?? ''}</td>
       </tr>`))}</tbody>
     </table>
