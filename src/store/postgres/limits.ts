@@ -75,8 +75,8 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
         return { kind: 'forced' as const };
       }),
     async overview(budgets, now) {
-      const waiting: Record<WaitingFor, number> = { throttle: 0, concurrency: 0, budget: 0, 'provider-circuit': 0, slot: 0, retry: 0 };
-      const counted = await query<{ reason: WaitingFor; n: number }>(pool, "SELECT COALESCE(waiting_for, 'slot') AS reason, COUNT(*)::int AS n FROM runs WHERE status = 'queued' GROUP BY 1");
+      const waiting: Record<WaitingFor, number> = { throttle: 0, concurrency: 0, budget: 0, 'provider-circuit': 0, slot: 0, retry: 0, consumer: 0 };
+      const counted = await query<{ reason: WaitingFor; n: number }>(pool, "SELECT COALESCE(waiting_for, CASE WHEN kind = 'relay' THEN 'consumer' ELSE 'slot' END) AS reason, COUNT(*)::int AS n FROM runs WHERE status = 'queued' GROUP BY 1");
       for (const row of counted.rows) waiting[row.reason] = row.n;
       const windows = await readBudgetWindows(pool, budgets, now);
       const circuits = await query<CircuitSqlRow>(pool, 'SELECT * FROM provider_circuits ORDER BY provider');
