@@ -36,6 +36,7 @@ import { NO_RUN_LIMITS, type RunLimitsTable } from './runtime/gates/run-limits.j
 import { realClock, type Clock } from './runtime/clock.js';
 import { recordBudgetsInForce } from './runtime/gates/budgets-in-force.js';
 import { createRelayParts, type RelayParts } from './relay/setup.js';
+import { readRelayStatus } from './relay/status.js';
 
 export interface Service {
   readonly url: string;
@@ -206,6 +207,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     hooks: () => liveHooks,
     storeWritable: () => store.isWritable() && storeHealth.isWritable(),
     reloadState: () => reloader.state(),
+    relay: () => readRelayStatus(stored, [...relayParts.tokens.keys()], clock.now()),
     throttle,
     logger,
   });
