@@ -81,4 +81,11 @@ describe('targets in hookgate check and try', () => {
     expect(out).toContain('  when the run ends: callback to inbox');
     expect(out).toContain('result: 1 agent forwarded to home action → 202 (dry run: nothing stored)');
   });
+
+  it('try shows an action forwarded to a relay target as held for its consumers', async () => {
+    const path = write(`{ targets: { laptop: { kind: "relay", tokens: ["relay-token-0123456789"] } }, hooks: { enabled: true, token: "t0ken", mappings: [{ id: "ci", match: { path: "ci" }, messageTemplate: "Build {{n}}", forward: "laptop" }] } }`);
+    writeFileSync(join(dir, 'ci.json'), '{"n":7}');
+    expect(await runCli(['try', 'ci', '--payload', join(dir, 'ci.json'), '--config', path], io())).toBe(0);
+    expect(out).toContain('  forwarded to laptop (not run here; held for its consumers to pull (hookgate relay, docs/relay.md))');
+  });
 });
