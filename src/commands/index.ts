@@ -164,7 +164,7 @@ ${HELP_OPTION}
     name: 'relay',
     summary: 'pull a relay target\'s events from a public Hookgate and hand them to a local gateway',
     usage: `usage: hookgate relay --from URL --target NAME [--token TOKEN] --to TARGET [--config FILE]
-                      [--consumer NAME] [--wait S] [--max N]
+                      [--consumer NAME] [--wait SECONDS] [--max COUNT]
 
 Runs next to an agent gateway behind NAT (docs/relay.md): pulls the events of the edge's relay
 target NAME (GET {hooks.path}/relay/NAME/events, a long poll), hands each to TARGET, one of the
@@ -181,8 +181,8 @@ options:
   --to TARGET      the local target events are handed to
 ${CONFIG_OPTION}
   --consumer NAME  this consumer's name on the edge (default: <host>-<pid>)
-  --wait S         how long one pull waits for events, 1-55 (default 30)
-  --max N          events per pull, 1-100 (default 10)
+  --wait SECONDS   how long one pull waits for events, 1-55 (default 30)
+  --max COUNT      events per pull, 1-100 (default 10)
 ${HELP_OPTION}
 `,
     load: async () => (await import('./relay.js')).runRelay,
