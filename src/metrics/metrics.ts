@@ -7,7 +7,7 @@ import { createRelayMetrics, type RelayObserver } from './relay.js';
 import { oneReadPerScrape } from './scrape-read.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
-export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
+export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'relay' | 'health' | 'metrics' | 'other';
 
 /** How one transform call ended, as the sandbox reports it. */
 type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
