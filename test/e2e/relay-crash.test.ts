@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnServer } from '../helpers/process.js';
 import { scratchServers } from '../helpers/scratch-servers.js';
 import { until } from '../helpers/wait.js';
-import { deliver, freePort, HOOK_TOKEN, RECEIVER_SECRET, signedComment, spawnRelay, startReceiver, writeEdgeConfig, writeLocalConfig, type RelayProcess } from '../relay/processes.js';
+import { deliver, freePort, HOOK_TOKEN, RECEIVER_SECRET, relayCleanup, signedComment, spawnRelay, writeEdgeConfig, writeLocalConfig, type RelayProcess } from '../relay/processes.js';
 
 const servers = scratchServers('hookgate-relay-crash-');
-const relays: RelayProcess[] = [];
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const relay of relays.splice(0)) {
-    if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGKILL');
-    await relay.exited;
-  }
-  for (const close of closers.splice(0)) await close();
-});
+const cleanup = relayCleanup();
 
 describe('hookgate relay through crashes', () => {
   it('brings 50 deliveries to the receiver while the client and then the edge are killed -9 and restarted; every duplicate has its first delivery’s webhook-id', async () => {
@@ -21,12 +13,11 @@ describe('hookgate relay through crashes', () => {
     const config = writeEdgeConfig(dir, await freePort(), { leaseSeconds: 2 });
     let edge = servers.track(await spawnServer(config));
     const hooksUrl = `${edge.url}/hooks`;
-    const receiver = await startReceiver();
-    closers.push(() => receiver.service.close());
+    const receiver = await cleanup.receiver();
     const local = writeLocalConfig(dir, { kind: 'http', url: `${receiver.service.baseUrl}/inbox`, secret: RECEIVER_SECRET });
     const startClient = (): RelayProcess => {
       const relay = spawnRelay(['--from', hooksUrl, '--target', 'laptop', '--config', local, '--to', 'home', '--wait', '5']);
-      relays.push(relay);
+      cleanup.track(relay);
       return relay;
     };
     let client = startClient();

@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnServer } from '../helpers/process.js';
 import { scratchServers } from '../helpers/scratch-servers.js';
 import { until } from '../helpers/wait.js';
-import { deliver, freePort, HOOK_TOKEN, RECEIVER_SECRET, signedComment, spawnRelay, startReceiver, writeEdgeConfig, writeLocalConfig, type RelayProcess } from '../relay/processes.js';
+import { deliver, freePort, HOOK_TOKEN, RECEIVER_SECRET, relayCleanup, signedComment, spawnRelay, writeEdgeConfig, writeLocalConfig } from '../relay/processes.js';
 
 const servers = scratchServers('hookgate-relay-');
-const relays: RelayProcess[] = [];
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const relay of relays.splice(0)) {
-    if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGKILL');
-    await relay.exited;
-  }
-  for (const close of closers.splice(0)) await close();
-});
+const cleanup = relayCleanup();
 
 describe('hookgate relay between real processes (an edge, the client, an http receiver)', () => {
   it('holds 10 signed deliveries while no client runs, then hands each to the receiver once, acknowledged on the edge', async () => {
@@ -25,11 +17,10 @@ describe('hookgate relay between real processes (an edge, the client, an http re
     const held = await fetch(`${hooksUrl}/relay/laptop/events?consumer=peek&wait=0&max=1`, { headers: { authorization: `Bearer ${HOOK_TOKEN}` } });
     expect(held.status).toBe(403);
 
-    const receiver = await startReceiver();
-    closers.push(() => receiver.service.close());
+    const receiver = await cleanup.receiver();
     const local = writeLocalConfig(dir, { kind: 'http', url: `${receiver.service.baseUrl}/inbox`, secret: RECEIVER_SECRET });
     const relay = spawnRelay(['--from', hooksUrl, '--target', 'laptop', '--config', local, '--to', 'home', '--consumer', 'laptop-1']);
-    relays.push(relay);
+    cleanup.track(relay);
     await until(() => new Set(receiver.received.map((entry) => entry.marker)).size === 10, 60_000);
     // Every event acknowledged: the edge's backlog is empty (the client says it, and so does the edge).
     await until(() => relay.stdout.filter((line) => line.startsWith('forwarded ')).length === 10, 30_000);
@@ -55,7 +46,7 @@ describe('hookgate relay between real processes (an edge, the client, an http re
     const edge = servers.track(await spawnServer(writeEdgeConfig(dir, await freePort())));
     const local = writeLocalConfig(dir, { kind: 'http', url: 'http://127.0.0.1:9/inbox', secret: RECEIVER_SECRET });
     const relay = spawnRelay(['--from', `${edge.url}/hooks`, '--target', 'laptop', '--config', local, '--to', 'home'], 'not-the-relay-token-0000');
-    relays.push(relay);
+    cleanup.track(relay);
     expect((await relay.exited).code).toBe(1);
     expect(relay.stderr).toHaveLength(1);
     expect(relay.stderr[0]).toMatch(/^hookgate relay: the edge refused the token for relay target "laptop" \(401 UNAUTHORIZED: invalid relay token\)$/);

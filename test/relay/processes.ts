@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import { afterEach } from 'vitest';
 import { startFakeService, type FakeService, type Recorded } from '../channels/fake-service.js';
 import { BIN } from '../helpers/process.js';
 
@@ -148,4 +149,31 @@ export function spawnRelay(args: string[], token = RELAY_TOKEN): RelayProcess {
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return { child, stdout, stderr, exited };
+}
+
+/**
+ * Called in a test file: relay clients it spawns and receivers it starts are stopped after each
+ * test (a client still running is killed -9 and waited for).
+ */
+export function relayCleanup(): { track(relay: RelayProcess): RelayProcess; receiver(): Promise<Receiver> } {
+  const relays: RelayProcess[] = [];
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    for (const relay of relays.splice(0)) {
+      if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGKILL');
+      await relay.exited;
+    }
+    for (const receiver of receivers.splice(0)) await receiver.service.close();
+  });
+  return {
+    track(relay) {
+      relays.push(relay);
+      return relay;
+    },
+    async receiver() {
+      const receiver = await startReceiver();
+      receivers.push(receiver);
+      return receiver;
+    },
+  };
 }
