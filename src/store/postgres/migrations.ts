@@ -208,6 +208,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN relay_target TEXT;
   CREATE INDEX runs_queued_here ON runs (created_at, seq) WHERE status = 'queued' AND kind <> 'relay';
   CREATE INDEX runs_relay_backlog ON runs (relay_target, created_at, seq) WHERE kind = 'relay' AND status = 'queued';
+  CREATE INDEX runs_relay_sessions ON runs (relay_target, session_key, created_at, seq) WHERE kind = 'relay' AND status = 'queued';
 
   CREATE TABLE relay_consumers (
     target    TEXT   NOT NULL,

@@ -215,6 +215,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN lease_until INTEGER;
   CREATE INDEX runs_queued_here ON runs(status, created_at) WHERE status = 'queued' AND kind <> 'relay';
   CREATE INDEX runs_relay_backlog ON runs(relay_target, created_at) WHERE kind = 'relay' AND status = 'queued';
+  CREATE INDEX runs_relay_sessions ON runs(relay_target, session_key, created_at) WHERE kind = 'relay' AND status = 'queued';
 
   CREATE TABLE relay_consumers (
     target    TEXT    NOT NULL,
