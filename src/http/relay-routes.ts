@@ -29,7 +29,12 @@ const consumerPattern = new RegExp(CONSUMER_PATTERN);
  */
 export function mountRelayRoutes(router: Router, prefix: string, deps: RelayRouteDeps): void {
   const auth = relayAuth(deps);
-  router.get(`${prefix}/relay/:target/events`, auth, async (ctx) => {
+  router.options(`${prefix}/relay/:target/events`, (ctx) => {
+    ctx.set('Allow', 'GET');
+    ctx.status = 204;
+  });
+  // The router answers HEAD with the GET route: a HEAD would lease events and drop them unseen.
+  router.get(`${prefix}/relay/:target/events`, refuseHead, auth, async (ctx) => {
     const gone = new AbortController();
     ctx.res.once('close', () => gone.abort());
     const query = pullQuery(ctx);
@@ -43,6 +48,11 @@ export function mountRelayRoutes(router: Router, prefix: string, deps: RelayRout
     ctx.body = await deps.edge.acknowledge(targetOf(ctx), body as AckBody);
   });
 }
+
+const refuseHead: Middleware = (ctx, next) => {
+  if (ctx.method === 'HEAD') throw new HookError('METHOD_NOT_ALLOWED', 'HEAD not allowed: a pull leases the events it answers; use GET', { headers: { Allow: 'GET' } });
+  return next();
+};
 
 function targetOf(ctx: Context): string {
   return ctx.params['target'] ?? '';

@@ -86,8 +86,14 @@ describe('the pull API of a relay target', () => {
     expect(svc.rawLogs()).not.toContain(RELAY_TOKEN);
   });
 
-  it('refuses a pull without a consumer or with a wait or max out of bounds, and an ack that is not one (400 RELAY_REQUEST_INVALID)', async () => {
+  it('refuses a pull without a consumer or with a wait or max out of bounds, and an ack that is not one (400 RELAY_REQUEST_INVALID); a HEAD leases nothing', async () => {
     svc = await edge();
+    const accepted = await post(`${svc.hooksUrl}/agent`, { message: 'kept' });
+    const head = await fetch(`${svc.hooksUrl}/relay/laptop/events?consumer=a`, { method: 'HEAD', headers: { authorization: `Bearer ${RELAY_TOKEN}` } });
+    expect([head.status, head.headers.get('allow')]).toEqual([405, 'GET']);
+    const options = await fetch(`${svc.hooksUrl}/relay/laptop/events`, { method: 'OPTIONS' });
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'GET']);
+    expect(((await pull(svc, 'consumer=b')).body.events as Events).map((event) => [event.id, event.deliveries])).toEqual([[accepted.body.runId, 1]]);
     for (const query of ['wait=1', 'consumer=a&wait=56', 'consumer=a&max=0', 'consumer=a&max=101', 'consumer=a%20b', 'consumer=a&consumer=b']) {
       const answer = await pull(svc, query);
       expect([query, answer.status, answer.body.code]).toEqual([query, 400, 'RELAY_REQUEST_INVALID']);
