@@ -82,6 +82,9 @@ export interface RelayStore {
   overview(targets: readonly string[], now: number): Promise<RelayTargetView[]>;
 }
 
+/** What a forced start of a relay run is told (limits.forceStart): nothing of it runs here. */
+export const RELAY_HELD = "held for a relay target's consumers";
+
 /** Consumers unseen this long are no longer listed. */
 export const RELAY_CONSUMER_MEMORY_MS = 7 * 24 * 3_600_000;
 /** At most this many consumers are listed per target. */

@@ -49,6 +49,7 @@ export function describeRelayContract(makeStore: ContractFactory): void {
       expect((await store.depths()).runs.queued).toBe(2);
       expect(await store.runs.view(event.runId)).toMatchObject({ kind: 'relay', status: 'queued', waitingFor: 'consumer', attempts: 0 });
       expect((await store.limits.overview([], store.now())).waiting.consumer).toBe(2);
+      expect(await store.limits.forceStart(event.runId, store.now())).toEqual({ kind: 'not-queued', status: "held for a relay target's consumers" });
     });
 
     it('hands the oldest events out under a lease, to one consumer at a time, again after the lease and at once to the same consumer', async () => {
