@@ -9,12 +9,15 @@ import { singleLine, truncate } from '../runtime/summary.js';
  * (error). Its callback, when its action names one, is queued in the same transaction.
  */
 
+/** What of a consumer's reason for a refusal is kept with the run (it reaches the console and callbacks). */
+const REASON_MAX_CHARS = 300;
+
 /** The end of an acknowledged event: taken (ok) or refused by the consumer's gateway (error). */
 export function acknowledgedEnding(target: string, consumer: string, at: number): (row: RunRow, ack: RelayAck) => RunFinish {
   return (row, ack) => {
     const handoff: HandoffRecord = { target, consumer };
     if (ack.taken) return ending(row, { status: 'ok', at, summary: `${label(row)} → ${target}: acknowledged by ${consumer}`, handoff });
-    const error = `consumer ${consumer}: ${singleLine(ack.reason)}`;
+    const error = `consumer ${consumer}: ${truncate(singleLine(ack.reason), REASON_MAX_CHARS)}`;
     return ending(row, { status: 'error', at, summary: `${label(row)} (error): ${error}`, error, handoff: { ...handoff, reason: error } });
   };
 }
