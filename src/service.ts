@@ -35,6 +35,8 @@ import { createFlowControl } from './flow-control.js';
 import { NO_RUN_LIMITS, type RunLimitsTable } from './runtime/gates/run-limits.js';
 import { realClock, type Clock } from './runtime/clock.js';
 import { recordBudgetsInForce } from './runtime/gates/budgets-in-force.js';
+import { createRelayParts, type RelayParts } from './relay/setup.js';
+import { readRelayStatus } from './relay/status.js';
 
 export interface Service {
   readonly url: string;
@@ -111,7 +113,17 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const clock: Clock = { now: () => stored.now(), setTimer: realClock.setTimer, clearTimer: realClock.clearTimer };
   const flow = createFlowControl({ config, store: stored, channels, logger, clock, runLimits: runLimitsInForce });
   const bodyBudget = new BodyBudget(config.hooks.bodyBudgetBytes, perClientShare(config.hooks));
-  const metrics = createMetrics({ bodyBytesHeld: () => bodyBudget.heldBytes, depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
+  const metrics = createMetrics({
+    bodyBytesHeld: () => bodyBudget.heldBytes,
+    depths: () => stored.depths(),
+    openDebounceGroups: () => stored.debounce.countOpen(),
+    limits: () => flow.overview(),
+    // Read only when scraped, once relayParts exists.
+    relayBacklogs: () => relayParts.overview(),
+    now: clock.now,
+    ...(shared ? { instance } : {}),
+  });
+  const relayParts: RelayParts = createRelayParts({ store: stored, targets, clock, logger, observer: metrics.relay });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
@@ -140,7 +152,10 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
+  store.onCommitted((actions) => relayParts.edge.committed(actions));
   await runtime.start();
+  relayParts.start();
+  started.add('relay retention', () => relayParts.stop());
   // Without a debounce mapping the firer does no store work (it still fires groups an earlier config left).
   const debounces = (): boolean => mappings.current()?.debounces ?? false;
   const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, clock, polling: debounces(), ...(shared ? { leaseMs } : {}) });
@@ -192,6 +207,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     hooks: () => liveHooks,
     storeWritable: () => store.isWritable() && storeHealth.isWritable(),
     reloadState: () => reloader.state(),
+    relay: () => readRelayStatus(stored, [...relayParts.tokens.keys()], clock.now()),
     throttle,
     logger,
   });
@@ -218,6 +234,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     bodyBudget,
     ...(options.httpClock === undefined ? {} : { clock: options.httpClock }),
     ...(gmail?.push === undefined ? {} : { gmailPush: gmail.push }),
+    relay: relayParts,
   });
   const { http } = config.gateway;
   const listening: Listening = await listen(app, {
@@ -253,6 +270,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
       closed ??= stopAll([
         { name: 'config watcher', stop: stopWatching },
         { name: 'gmail source', stop: () => gmail?.close() }, // first: nothing new is pulled while in-flight requests finish
+        { name: 'relay pulls', stop: () => relayParts.stop() }, // a waiting pull answers now instead of holding the shutdown
         { name: 'config reloader', stop: () => reloader.close() },
         { name: 'listening socket', stop: () => listening.close(config.gateway.shutdownGraceMs) },
         // A group it was firing is committed (or left to the next start) before the ingress closes.

@@ -9,6 +9,8 @@ export interface TargetPolicy {
   forwards: ReadonlySet<string>;
   /** Targets that take run-finished documents. */
   callbacks: ReadonlySet<string>;
+  /** Of the `forwards`, the relay targets: their actions wait in the store for a consumer (docs/relay.md). */
+  relays?: ReadonlySet<string>;
 }
 
 /** What the receiver of a handed-over action learns of the request (the document's `origin`). */
@@ -35,7 +37,7 @@ export function handoffFields(
   choice: HandoffChoice | undefined,
   policy: TargetPolicy,
   base: { origin: ActionOrigin; untrusted: boolean; forwardable: boolean },
-): { forward?: string; callback?: string; untrusted?: true; origin: ActionOrigin } {
+): { forward?: string; callback?: string; untrusted?: true; relay?: true; origin: ActionOrigin } {
   const forward = base.forwardable ? (choice?.forward ?? policy.defaultForward) : undefined;
   const callback = choice?.callback;
   if (forward !== undefined) checkTarget(forward, policy.forwards, 'forward', base.origin);
@@ -47,6 +49,7 @@ export function handoffFields(
     ...(forward === undefined ? {} : { forward }),
     ...(callback === undefined ? {} : { callback }),
     ...(forward !== undefined && base.untrusted ? { untrusted: true as const } : {}),
+    ...(forward !== undefined && policy.relays?.has(forward) === true ? { relay: true as const } : {}),
   };
 }
 

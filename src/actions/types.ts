@@ -24,12 +24,14 @@ export type ActionOrigin = Static<typeof ActionOriginSchema>;
 
 /**
  * Where an action goes instead of this service's runtime, and who hears when its run ends
- * (docs/forward.md). A forwarded action is a run (kind `forward` in the store), a wake included.
+ * (docs/forward.md). A forwarded action is a run (kind `forward` in the store, `relay` when its
+ * target is a relay), a wake included.
  */
 const HandoffFields = {
   forward: Type.Optional(Type.String({ minLength: 1, description: 'The target (`targets.<name>`) the action is handed to; absent: it runs here.' })),
   callback: Type.Optional(Type.String({ minLength: 1, description: 'The target told when the run ends (`hookgate.run.finished.v1`).' })),
   untrusted: Type.Optional(Type.Literal(true, { description: 'Set on a forwarded action whose text came from a payload.' })),
+  relay: Type.Optional(Type.Literal(true, { description: 'Set when `forward` names a relay target: the action waits in the store for a consumer to pull it (docs/relay.md).' })),
 };
 
 /** A system event for the main session. `text` is what the agent will read (enveloped when untrusted). */

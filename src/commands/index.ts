@@ -161,6 +161,34 @@ ${HELP_OPTION}
     parse: async () => (await import('./runs.js')).parseRunsArgs,
   },
   {
+    name: 'relay',
+    summary: 'pull a relay target\'s events from a public Hookgate and hand them to a local gateway',
+    usage: `usage: hookgate relay --from URL --target NAME [--token TOKEN] --to TARGET [--config FILE]
+                      [--consumer NAME] [--wait SECONDS] [--max COUNT]
+
+Runs next to an agent gateway behind NAT (docs/relay.md): pulls the events of the edge's relay
+target NAME (GET {hooks.path}/relay/NAME/events, a long poll), hands each to TARGET, one of the
+config's targets (openclaw, hermes or http) under the event's id, and acknowledges it on the edge
+once TARGET took it. Keeps nothing on disk: an event not acknowledged comes back after its lease
+and TARGET dedupes on its id. Reconnects with backoff; SIGINT or SIGTERM stops it (exit 0).
+Exit 1: the edge refused the token or has no such target, or TARGET cannot be used; 2: a wrong
+command line.
+
+options:
+  --from URL       the edge's hooks URL, e.g. https://edge.example/hooks
+  --target NAME    the relay target on the edge
+  --token TOKEN    one of its tokens (default: $HOOKGATE_RELAY_TOKEN, which keeps it out of ps)
+  --to TARGET      the local target events are handed to
+${CONFIG_OPTION}
+  --consumer NAME  this consumer's name on the edge (default: <host>-<pid>)
+  --wait SECONDS   how long one pull waits for events, 1-55 (default 30)
+  --max COUNT      events per pull, 1-100 (default 10)
+${HELP_OPTION}
+`,
+    load: async () => (await import('./relay.js')).runRelay,
+    parse: async () => (await import('./relay.js')).parseRelayArgs,
+  },
+  {
     name: 'presets',
     summary: 'list the built-in presets, their default events, options and noise rules',
     usage: `usage: hookgate presets [NAME] [--json]

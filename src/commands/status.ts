@@ -17,6 +17,7 @@ import { storageOfBrokenConfig } from './status-fallback.js';
 import Value from 'typebox/value';
 import { StorageSchema } from '../config/storage-schema.js';
 import { handoffFacts } from '../store/handoff-types.js';
+import { formatRelayStatus, readRelayStatus, relayTargetNames, type RelayStatus } from '../relay/status.js';
 
 const RECENT_RUNS = 10;
 const OPEN_GROUPS = 20;
@@ -41,6 +42,10 @@ export interface StatusReport {
   budgetChanges?: BudgetChange[];
   /** The server running on this store, as it answers /readyz (null: none runs; absent: not asked). */
   server?: ServerStatus | null;
+  /** Each relay target of the config: its backlog, oldest event, consumers last seen, drops (docs/relay.md). */
+  relay: RelayStatus[];
+  /** When the store was read (ms): ages are measured from it. */
+  readAt: number;
 }
 
 export interface ServerStatus {
@@ -79,7 +84,8 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
     const where = config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url);
     const budgets = await budgetsShown(store.state, budgetRulesOf(config.agents.defaults.budget, configuredRunLimits(config.hooks)), config.storage.url === undefined ? findRunningServer(config.storage) : 'shared');
-    const report = { ...(await readStatus(store, where, budgets.rules)), ...(budgets.changes.length === 0 ? {} : { budgetChanges: budgets.changes }), server: await askRunningServer(config.storage) };
+    const read = await readStatus(store, where, budgets.rules, store.now(), relayTargetNames(config.targets));
+    const report = { ...read, ...(budgets.changes.length === 0 ? {} : { budgetChanges: budgets.changes }), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -127,7 +133,7 @@ async function askRunningServer(storage: { path: string; url?: string | undefine
   }
 }
 
-export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = store.now()): Promise<StatusReport> {
+export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = store.now(), relayTargets: readonly string[] = []): Promise<StatusReport> {
   const heartbeat = await store.session.lastHeartbeat();
   return {
     store: where,
@@ -146,6 +152,8 @@ export async function readStatus(store: Store, where: string, budgets: readonly 
     })),
     debounce: { open: await store.debounce.countOpen(), groups: await store.debounce.listOpen(OPEN_GROUPS) },
     limits: await store.limits.overview(budgets, now),
+    relay: await readRelayStatus(store, relayTargets, now),
+    readAt: now,
   };
 }
 
@@ -176,6 +184,7 @@ export function formatStatus(report: StatusReport): string {
     ...report.gmail.map(formatGmail),
     ...formatDebounce(report.debounce),
     ...formatLimits(report.limits, report.budgetChanges),
+    ...report.relay.flatMap((status) => formatRelayStatus(status, report.readAt)),
   ];
   return `${lines.join('\n')}\n`;
 }

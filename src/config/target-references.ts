@@ -13,7 +13,30 @@ import type { Config } from './schema.js';
  */
 export function targetIssues(config: Config): ConfigIssue[] {
   const targets = isRecord(config.targets) ? (config.targets as Record<string, TargetConfig>) : {};
-  return [...buildIssues(targets), ...referenceIssues(config, targets)];
+  return [...buildIssues(targets), ...referenceIssues(config, targets), ...relayTokenIssues(config, targets)];
+}
+
+/**
+ * A relay target's tokens read that target only (docs/relay.md): none may be the hook token or the
+ * gateway token (which every integration, or the operator, holds), nor another relay target's.
+ */
+function relayTokenIssues(config: Config, targets: Record<string, TargetConfig>): ConfigIssue[] {
+  const others = new Map<string, string>([
+    ...(typeof config.hooks?.token === 'string' ? [[config.hooks.token, 'hooks.token'] as const] : []),
+    ...(typeof config.gateway?.auth?.token === 'string' ? [[config.gateway.auth.token, 'gateway.auth.token'] as const] : []),
+  ]);
+  const issues: ConfigIssue[] = [];
+  for (const [name, target] of Object.entries(targets)) {
+    if (!isRecord(target) || target.kind !== 'relay' || !Array.isArray(target.tokens)) continue;
+    const own = `the tokens of target "${name}"`;
+    target.tokens.forEach((token, index) => {
+      const taken = others.get(token);
+      if (taken === own) return; // listed twice in one target: the kind says so
+      if (taken !== undefined) issues.push({ path: `/targets/${name}/tokens/${index}`, message: `target "${name}": a relay token must differ from ${taken} (it reads this target only)` });
+      else others.set(token, own);
+    });
+  }
+  return issues;
 }
 
 function buildIssues(targets: Record<string, TargetConfig>): ConfigIssue[] {

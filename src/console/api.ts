@@ -61,6 +61,8 @@ async function overview(deps: ApiDeps) {
     store: { writable: ports.storeWritable() },
     debounce: (await ports.debounceGroups?.(20)) ?? null,
     limits: (await ports.limits?.()) ?? null,
+    relay: (await ports.relay?.()) ?? [],
+    now: deps.now(),
   };
 }
 

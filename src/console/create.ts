@@ -14,6 +14,7 @@ import { loadConsoleAssets } from './assets.js';
 import { consoleMiddleware } from './mount.js';
 import type { ConsolePorts } from './ports.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
+import type { RelayStatus } from '../relay/status.js';
 
 export interface ConsoleParts {
   middleware: Middleware;
@@ -33,6 +34,8 @@ export interface ConsoleWiring {
   hooks: () => ResolvedConfig['hooks'];
   storeWritable: () => boolean;
   reloadState?: () => unknown;
+  /** The relay targets' state (src/relay/status.ts); none → no relay card. */
+  relay?: () => Promise<RelayStatus[]>;
   throttle: AuthThrottle;
   logger: Logger;
 }
@@ -102,5 +105,6 @@ function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePor
     ...(wiring.reloadState === undefined ? {} : { reloadState: wiring.reloadState }),
     requestLog,
     debounceGroups: async (limit) => ({ open: await wiring.store.debounce.countOpen(), groups: await wiring.store.debounce.listOpen(limit) }),
+    ...(wiring.relay === undefined ? {} : { relay: wiring.relay }),
   };
 }

@@ -4,6 +4,7 @@ import type { PendingRunListView, PendingRunView } from '../admission/pending-vi
 import type { PendingRunFilter } from '../store/debounce-port.js';
 import type { MappingSource } from '../mapping/mapping-records.js';
 import type { RequestLog } from './request-log.js';
+import type { RelayStatus } from '../relay/status.js';
 
 /** What the console reads and does, given by the composition root (src/service.ts); no SQL here. */
 export interface ConsolePorts {
@@ -32,4 +33,6 @@ export interface ConsolePorts {
   requestLog: RequestLog;
   /** Debounce groups waiting to fire, soonest first, and how many are open. */
   debounceGroups?: (limit: number) => Promise<{ open: number; groups: DebounceGroupView[] }>;
+  /** Each relay target's backlog, oldest event, consumers and drops (docs/relay.md); absent or empty without relay targets. */
+  relay?: () => Promise<RelayStatus[]>;
 }

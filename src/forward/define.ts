@@ -20,6 +20,8 @@ export interface TargetDefinition<S extends TSchema = TSchema> {
   readonly configSchema: S;
   /** Whether it takes forwarded actions (`forward`) and run-finished documents (`callback`). */
   readonly takes: { readonly actions: boolean; readonly callbacks: boolean };
+  /** Its actions are held in the store for a consumer to pull (a relay, docs/relay.md) instead of POSTed by the runtime. */
+  readonly held?: boolean;
   // Method syntax on purpose: definitions with specific schemas must fit in one registry list.
   create(name: string, config: Static<S>, deps: TargetDeps): TargetClient;
 }
@@ -30,6 +32,7 @@ export function defineTarget<S extends TSchema>(def: {
   summary: string;
   configSchema: S;
   takes: { actions: boolean; callbacks: boolean };
+  held?: boolean;
   create(name: string, config: Static<S>, deps: TargetDeps): TargetClient;
 }): TargetDefinition<S> {
   return Object.freeze({ ...def });

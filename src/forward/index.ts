@@ -7,7 +7,7 @@ import { TARGET_REGISTRY } from './targets/registry.js';
 import type { TargetClient } from './types.js';
 import type { TargetPolicy } from '../actions/handoff.js';
 
-export type { TargetClient, TargetSettings, ForwardedAction } from './types.js';
+export type { TargetClient, TargetSettings, ForwardedAction, RelaySettings } from './types.js';
 export type { TargetDeps } from './define.js';
 
 /** Every target kind (src/forward/targets/registry.ts), as definitions. */
@@ -67,5 +67,6 @@ export function targetPolicyOf(config: Readonly<Record<string, { kind?: unknown 
     defaultForward,
     forwards: new Set(kinds.filter(([, definition]) => definition?.takes.actions === true).map(([name]) => name)),
     callbacks: new Set(kinds.filter(([, definition]) => definition?.takes.callbacks === true).map(([name]) => name)),
+    relays: new Set(kinds.filter(([, definition]) => definition?.held === true).map(([name]) => name)),
   };
 }

@@ -40,11 +40,25 @@ export interface TargetSettings {
   concurrency?: number;
 }
 
-/** A configured target. A kind without `handOff` takes no actions; without `deliver`, no callbacks. */
+/** A relay target's own settings (docs/relay.md), in milliseconds. */
+export interface RelaySettings {
+  /** The tokens that may pull this target's events (and no other's). */
+  tokens: readonly string[];
+  /** Events not acknowledged this long after they were accepted are dropped. */
+  retentionMs: number;
+  /** How long a pulled event stays with its consumer before it is handed out again. */
+  leaseMs: number;
+}
+
+/**
+ * A configured target. A kind without `handOff` takes no actions; without `deliver`, no callbacks;
+ * with `relay`, its actions wait in the store for a consumer to pull them (nothing POSTs them).
+ */
 export interface TargetClient {
   readonly name: string;
   readonly kind: string;
   readonly settings: TargetSettings;
+  readonly relay?: RelaySettings;
   handOff?(handoff: Handoff): Promise<TargetAnswer>;
   deliver?(delivery: DocumentDelivery): Promise<TargetAnswer>;
 }

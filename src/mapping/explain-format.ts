@@ -84,7 +84,8 @@ function routeLines(action: AdmittedAction): string[] {
   const callback = action.callback === undefined ? [] : [`  when the run ends: callback to ${action.callback}`];
   if (action.kind !== 'notify' && action.forward !== undefined) {
     // The target runs it (docs/forward.md): its channels and sessions are its own.
-    return [`  forwarded to ${action.forward} (not run here; the run is the handoff)`, ...callback];
+    const how = action.relay === true ? 'held for its consumers to pull (hookgate relay, docs/relay.md)' : 'the run is the handoff';
+    return [`  forwarded to ${action.forward} (not run here; ${how})`, ...callback];
   }
   if (action.kind === 'wake') return callback;
   if (action.kind === 'agent' && action.undeliverable !== undefined) return [`  reply not delivered: ${action.undeliverable}`, `  session key: ${action.sessionKey}`, ...callback];

@@ -1,12 +1,13 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { LimitOverview, QueueDepths } from '../store/port.js';
+import type { LimitOverview, QueueDepths, RelayTargetView } from '../store/port.js';
 import { createLimitMetrics, type LimitObserver } from './limits.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
 import { createAdmissionMetrics, type AdmissionObserver } from './admission.js';
+import { createRelayMetrics, type RelayObserver } from './relay.js';
 import { oneReadPerScrape } from './scrape-read.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
-export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
+export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'relay' | 'health' | 'metrics' | 'other';
 
 /** How one transform call ended, as the sandbox reports it. */
 type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
@@ -44,6 +45,8 @@ export interface Metrics {
   readonly admission: AdmissionObserver;
   /** Flow control: deliveries skipped or refused by limits (src/admission/). */
   readonly limits: LimitObserver;
+  /** Relay targets: events pulled, acknowledged and dropped (src/relay/). */
+  readonly relay: RelayObserver;
 }
 
 export interface MetricsOptions {
@@ -62,6 +65,10 @@ export interface MetricsOptions {
   limits?: () => Promise<LimitOverview>;
   /** Bytes of request bodies charged to hooks.bodyBudgetBytes now (BodyBudget.heldBytes); omitted → no gauge. */
   bodyBytesHeld?: () => number;
+  /** The relay targets' backlogs (RelayStore.overview), read at scrape time; omitted → no relay gauges. */
+  relayBacklogs?: () => Promise<RelayTargetView[]>;
+  /** The time the relay gauges measure ages by (the store's). */
+  now?: () => number;
 }
 
 const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
@@ -171,6 +178,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     gmail: createGmailMetrics(registers),
     admission: createAdmissionMetrics(registers, options.openDebounceGroups),
     limits: createLimitMetrics(registers, options.limits),
+    relay: createRelayMetrics(registers, options.relayBacklogs, options.now),
   };
 }
 

@@ -193,7 +193,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     notify(actions) {
       if (state !== 'started') return;
       if (actions.some((action) => action.kind === 'wake' && action.forward === undefined && action.mode === 'now')) requestHeartbeat();
-      if (actions.some((action) => runIdOf(action) !== undefined)) queue.pump();
+      // A relay run waits for its consumers (src/relay/), never for this queue.
+      if (actions.some((action) => runIdOf(action) !== undefined && !(action.kind !== 'notify' && action.relay === true))) queue.pump();
     },
     async stop() {
       if (state === 'stopped') return;

@@ -30,8 +30,10 @@ export interface HandoffRecord {
   outcome?: DownstreamOutcome;
   /** Why the last attempt did not go through (retried or final). */
   reason?: string;
-  /** When the next attempt is due (ISO 8601), while the run waits to be sent again. */
+  /** When the next attempt is due (ISO 8601), while the run waits to be sent again; a relay run's: when its lease runs out. */
   retryAt?: string;
+  /** A relay run: the consumer it was last handed to (docs/relay.md). */
+  consumer?: string;
 }
 
 /** A run that waits to be sent to its target again: queued with `waiting_for = 'retry'`. */
@@ -56,6 +58,7 @@ export interface FollowUpRun {
 /** A handoff record in words (`HTTP 200`, `its run 4f…`, `its run ended ok`, why it failed, the next attempt): status, the console. */
 export function handoffFacts(handoff: HandoffRecord, time: (iso: string) => string = (iso) => iso): string[] {
   return [
+    handoff.consumer === undefined ? undefined : `consumer ${handoff.consumer}`,
     handoff.status === undefined ? undefined : `HTTP ${handoff.status}`,
     handoff.runId === undefined ? undefined : `its run ${handoff.runId}`,
     handoff.outcome === undefined ? undefined : `its run ended ${handoff.outcome.status}`,

@@ -57,7 +57,7 @@ export interface RateVerdict {
 }
 
 /** `retry`: a forward or callback run waiting to be sent to its target again (docs/forward.md). */
-export type WaitingFor = 'throttle' | 'concurrency' | 'budget' | 'provider-circuit' | 'slot' | 'retry';
+export type WaitingFor = 'throttle' | 'concurrency' | 'budget' | 'provider-circuit' | 'slot' | 'retry' | 'consumer';
 
 export interface BudgetRule {
   /** `service`, `mapping:<id>`, or a preset's `preset:<name>` (all its mappings together). */
@@ -87,7 +87,7 @@ export type GateOutcome =
   | { kind: 'claimed'; probe: boolean }
   /** Not queued any more (another claimer got it, or it ended). */
   | { kind: 'taken' }
-  | { kind: 'waiting'; waitingFor: Exclude<WaitingFor, 'slot' | 'retry'>; notBefore: number; scope?: string };
+  | { kind: 'waiting'; waitingFor: Exclude<WaitingFor, 'slot' | 'retry' | 'consumer'>; notBefore: number; scope?: string };
 
 export type CircuitState = 'closed' | 'open' | 'probing';
 

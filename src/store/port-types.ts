@@ -64,10 +64,16 @@ export interface RunRow {
   notes?: string | null;
   /** A forward or callback run's HandoffRecord as JSON (its target and the last answer); absent or null before the first attempt. */
   handoff?: string | null;
+  /** A relay run's target (docs/relay.md); absent or null for any other run. */
+  relay_target?: string | null;
 }
 
-/** `forward`: a wake or agent action handed to a target (docs/forward.md); `callback`: a run-finished document sent to one. */
-export type RunKind = 'agent' | 'notify' | 'forward' | 'callback';
+/**
+ * `forward`: a wake or agent action handed to a target (docs/forward.md); `callback`: a run-finished
+ * document sent to one; `relay`: an action held for a relay target's consumers (docs/relay.md),
+ * which the runtime never claims.
+ */
+export type RunKind = 'agent' | 'notify' | 'forward' | 'callback' | 'relay';
 
 /** Where a run stands for a caller waiting on it: the reply is set once the run ended with one. */
 export interface RunCompletion {

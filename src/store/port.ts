@@ -26,6 +26,7 @@ import type {
 } from './port-types.js';
 import type { LimitStore, RateHitRequest } from './limit-types.js';
 import type { RunReschedule } from './handoff-types.js';
+import type { RelayStore } from './relay-types.js';
 
 import type { DebounceStore } from './debounce-port.js';
 import type { OwnMark } from '../own-messages.js';
@@ -34,6 +35,7 @@ export type * from './port-types.js';
 export type * from './debounce-port.js';
 export type * from './limit-types.js';
 export type * from './handoff-types.js';
+export type * from './relay-types.js';
 export { RETRYABLE_STATUSES } from './port-types.js';
 
 /**
@@ -63,6 +65,8 @@ export interface Store {
   readonly limits: LimitStore;
   /** What the service posted itself, so its own messages coming back are skipped (src/own-messages.ts). */
   readonly ownMessages: OwnMessageStore;
+  /** The events relay targets hold for their consumers (src/store/relay-types.ts, docs/relay.md). */
+  readonly relay: RelayStore;
   /**
    * The time (ms since the epoch) every user of this store goes by: leases, rate-limit and throttle
    * buckets, budget windows, debounce windows, pruning. SQLite: this process's clock (one process
@@ -134,8 +138,9 @@ export interface IngressStore {
 /** The durable run queue (`runs`). */
 export interface RunStore {
   /**
-   * Up to `limit` queued runs, oldest first (creation time, then insertion order). With `now`, a run
-   * a gate holds until later (`not_before` > now) is left out.
+   * Up to `limit` queued runs for the runtime, oldest first (creation time, then insertion order):
+   * never a relay run (its consumers pull it: `relay`). With `now`, a run a gate holds until later
+   * (`not_before` > now) is left out.
    */
   listQueued(limit: number, now?: number): Promise<RunRow[]>;
   /**

@@ -50,7 +50,8 @@ export function toRunView(row: RunRow): RunView {
   const notes = parseNotes(row.notes);
   if (notes.length > 0) view.notes = notes;
   if (row.status === 'queued') {
-    view.waitingFor = row.waiting_for ?? 'slot';
+    // A relay run waits for a consumer to pull and acknowledge it, never for an executor.
+    view.waitingFor = row.waiting_for ?? (row.kind === 'relay' ? 'consumer' : 'slot');
     if (row.not_before !== undefined && row.not_before !== null && row.waiting_for !== 'concurrency') view.notBefore = iso(row.not_before);
   }
   return view;

@@ -10,13 +10,17 @@ export interface NewRunRow {
   sessionKey: string;
   kind: RunKind;
   action: string;
+  /** A relay run's target (its consumers' queue); null for any other run. */
+  relayTarget: string | null;
 }
 
 /** Both adapters write runs from actions through this, so they agree on what is a run and of which kind. */
 export function runRowOf(action: Action): NewRunRow | undefined {
   if (action.kind === 'wake' && (action.forward === undefined || action.runId === undefined)) return undefined;
   const runId = action.runId as string;
-  const kind: RunKind = action.kind !== 'notify' && action.forward !== undefined ? 'forward' : action.kind === 'notify' ? 'notify' : 'agent';
+  const forward = action.kind === 'notify' ? undefined : action.forward;
+  const relayTarget = forward !== undefined && action.kind !== 'notify' && action.relay === true ? forward : null;
+  const kind: RunKind = relayTarget !== null ? 'relay' : forward !== undefined ? 'forward' : action.kind === 'notify' ? 'notify' : 'agent';
   return {
     runId,
     hook: action.origin.hook,
@@ -24,5 +28,6 @@ export function runRowOf(action: Action): NewRunRow | undefined {
     sessionKey: action.kind === 'agent' ? action.sessionKey : '',
     kind,
     action: JSON.stringify(action),
+    relayTarget,
   };
 }

@@ -34,7 +34,7 @@ const FLOW_RULES: IForbiddenRuleType[] = [
   {
     name: 'nothing-below-http-imports-http',
     severity: 'error',
-    from: { path: '^src/(actions|admission|auth|channels|config|envelope|mapping|metrics|providers|runtime|sandbox|sources|store)/' },
+    from: { path: '^src/(actions|admission|auth|channels|config|envelope|mapping|metrics|providers|relay|runtime|sandbox|sources|store)/' },
     to: { path: '^src/http/' },
   },
   {

@@ -39,6 +39,23 @@ describe('targets in hookgate check and try', () => {
     expect(err).toContain('/hooks/presets/0/forward: forward target "hme" is not configured; did you mean "home"?');
   });
 
+  it('refuses relay tokens that another credential or relay target has, repeated or short ones, and a callback to a relay', async () => {
+    const path = write(`{ targets: {
+        laptop: { kind: "relay", tokens: ["hook-token-0123456789", "gateway-token-0123456789", "shared-relay-token-0123", "twice-listed-token-0123", "twice-listed-token-0123"] },
+        desktop: { kind: "relay", tokens: ["shared-relay-token-0123", "short"] },
+      },
+      gateway: { auth: { token: "gateway-token-0123456789" } },
+      hooks: { enabled: true, token: "hook-token-0123456789", mappings: [{ id: "ci", match: { path: "ci" }, messageTemplate: "x", forward: "laptop", callback: "desktop" }] } }`);
+    expect(await runCli(['check', '--config', path], io())).toBe(1);
+    expect(err).toContain('/targets/laptop/tokens/0: target "laptop": a relay token must differ from hooks.token (it reads this target only)');
+    expect(err).toContain('/targets/laptop/tokens/1: target "laptop": a relay token must differ from gateway.auth.token');
+    expect(err).toContain('/targets/desktop/tokens/0: target "desktop": a relay token must differ from the tokens of target "laptop"');
+    expect(err).toContain('/targets/laptop/tokens/4: target "laptop": a token is listed twice');
+    expect(err).toContain('/targets/desktop/tokens/1: target "desktop":');
+    expect(err).toContain('/hooks/mappings/0/callback: callback target "desktop" (kind relay) takes no callbacks');
+    expect(err.match(/tokens\/4/g)).toHaveLength(1);
+  });
+
   it('reports a target that does not fit its kind, naming the field', async () => {
     const path = write(`{ targets: { a: { kind: "openclw", url: "http://x" }, b: { kind: "http", url: "ftp://x", secret: "not base64!" }, c: { kind: "openclaw", url: "http://x", token: "t", tokn: 1 } },
       hooks: { enabled: true, token: "t0ken" } }`);
@@ -63,5 +80,12 @@ describe('targets in hookgate check and try', () => {
     expect(out).toContain('  forwarded to home (not run here; the run is the handoff)');
     expect(out).toContain('  when the run ends: callback to inbox');
     expect(out).toContain('result: 1 agent forwarded to home action → 202 (dry run: nothing stored)');
+  });
+
+  it('try shows an action forwarded to a relay target as held for its consumers', async () => {
+    const path = write(`{ targets: { laptop: { kind: "relay", tokens: ["relay-token-0123456789"] } }, hooks: { enabled: true, token: "t0ken", mappings: [{ id: "ci", match: { path: "ci" }, messageTemplate: "Build {{n}}", forward: "laptop" }] } }`);
+    writeFileSync(join(dir, 'ci.json'), '{"n":7}');
+    expect(await runCli(['try', 'ci', '--payload', join(dir, 'ci.json'), '--config', path], io())).toBe(0);
+    expect(out).toContain('  forwarded to laptop (not run here; held for its consumers to pull (hookgate relay, docs/relay.md))');
   });
 });

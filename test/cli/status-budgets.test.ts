@@ -35,7 +35,7 @@ describe('the budgets hookgate status shows', () => {
       { scope: 'mapping:new', window: 'hour', inForce: null, next: 3, appliesAt: 'reload' },
     ]);
     const overview: LimitOverview = {
-      waiting: { slot: 0, concurrency: 0, throttle: 0, budget: 2, 'provider-circuit': 0, retry: 0 },
+      waiting: { slot: 0, concurrency: 0, throttle: 0, budget: 2, 'provider-circuit': 0, retry: 0, consumer: 0 },
       budgets: [
         { scope: 'service', window: 'hour', limit: 6, used: 6, remaining: 0 },
         { scope: 'mapping:gh', window: 'day', limit: 20, used: 6, remaining: 14 },

@@ -25,7 +25,7 @@ const INVOCATION = /^(?:\$ )?(?:npx (?:--no-install )?|\S*run\.sh )?hookgate(?=\
 const SHELL_FENCES: ReadonlySet<string> = new Set(['sh', 'bash', 'shell', 'console', 'text', '']);
 /** What a `<placeholder>` (and a `--port N`) stands for in the docs' synopses; `<command>` stays: any command. */
 const PLACEHOLDERS: Record<string, string> = { name: 'github', hook: 'github', runId: '0190b9e2-0000-7000-8000-000000000001', id: '0190b9e2-0000-7000-8000-000000000001' };
-const SAMPLE_VALUES: Record<string, string> = { N: '9000' };
+const SAMPLE_VALUES: Record<string, string> = { N: '9000', URL: 'https://edge.example/hooks', SECONDS: '30', COUNT: '10' };
 
 export function docCommands(root: string): DocCommand[] {
   const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];

@@ -6,6 +6,8 @@ export interface LossyProxy {
   loseAnswers(count: number): void;
   /** Answers lost so far. */
   readonly lost: number;
+  /** The next answer from upstream is held back (the caller keeps waiting) until release(). */
+  holdNextAnswer(): { release(): void };
   close(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export async function startLossyProxy(upstreamPort: number): Promise<LossyProxy>
   const sockets = new Set<Socket>();
   let toLose = 0;
   let lost = 0;
+  let toHold: { held: boolean; releases: Array<() => void>; released: boolean } | undefined;
   const server = createServer((client) => {
     const upstream = connect(upstreamPort, '127.0.0.1');
     for (const socket of [client, upstream]) {
@@ -26,7 +29,16 @@ export async function startLossyProxy(upstreamPort: number): Promise<LossyProxy>
       socket.on('close', () => sockets.delete(socket));
     }
     client.pipe(upstream);
+    let hold: NonNullable<typeof toHold> | undefined;
     upstream.on('data', (chunk: Buffer) => {
+      if (hold === undefined && toHold !== undefined && !toHold.held) {
+        toHold.held = true;
+        hold = toHold;
+      }
+      if (hold !== undefined && !hold.released) {
+        hold.releases.push(() => client.write(chunk));
+        return;
+      }
       if (toLose > 0) {
         toLose -= 1;
         lost += 1;
@@ -49,6 +61,17 @@ export async function startLossyProxy(upstreamPort: number): Promise<LossyProxy>
     },
     get lost() {
       return lost;
+    },
+    holdNextAnswer() {
+      const hold = { held: false, releases: [] as Array<() => void>, released: false };
+      toHold = hold;
+      return {
+        release() {
+          hold.released = true;
+          if (toHold === hold) toHold = undefined;
+          for (const write of hold.releases.splice(0)) write();
+        },
+      };
     },
     async close() {
       for (const socket of sockets) socket.destroy();

@@ -203,4 +203,18 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
   `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
+  // Relay targets, as SQLite's relay migration (runs already have claimed_by and lease_until).
+  `
+  ALTER TABLE runs ADD COLUMN relay_target TEXT;
+  CREATE INDEX runs_queued_here ON runs (created_at, seq) WHERE status = 'queued' AND kind <> 'relay';
+  CREATE INDEX runs_relay_backlog ON runs (relay_target, created_at, seq) WHERE kind = 'relay' AND status = 'queued';
+  CREATE INDEX runs_relay_sessions ON runs (relay_target, session_key, created_at, seq) WHERE kind = 'relay' AND status = 'queued';
+
+  CREATE TABLE relay_consumers (
+    target    TEXT   NOT NULL,
+    consumer  TEXT   NOT NULL,
+    last_seen BIGINT NOT NULL,
+    PRIMARY KEY (target, consumer)
+  );
+  `,
 ];

@@ -15,7 +15,8 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
   return {
     async listQueued(limit, now) {
       const due = now === undefined ? '' : 'AND (not_before IS NULL OR not_before <= $2)';
-      const { rows } = await query<RunRow>(pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'queued' ${due} ORDER BY created_at, seq LIMIT $1`, now === undefined ? [limit] : [limit, now]);
+      // Relay runs wait for their consumers, not for the runtime (index runs_queued_here).
+      const { rows } = await query<RunRow>(pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'queued' AND kind <> 'relay' ${due} ORDER BY created_at, seq LIMIT $1`, now === undefined ? [limit] : [limit, now]);
       return rows;
     },
     async claim(runId, claim: RunClaim) {
@@ -106,7 +107,7 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
 }
 
 /** The end of a run and what goes with it (see RunFinish), inside the caller's transaction. */
-async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): Promise<void> {
+export async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): Promise<void> {
   await client.query(
     'UPDATE runs SET status = $2, finished_at = $3, reply = $4, summary = $5, error = $6, notes = $7, claimed_by = NULL, lease_until = NULL WHERE run_id = $1',
     [runId, end.status, end.at, end.reply ?? null, end.summary, end.error ?? null, notesColumn(end.notes)],
@@ -140,8 +141,8 @@ async function queueRetry(client: pg.PoolClient, runId: string, newRunId: string
   if (!RETRYABLE_STATUSES.has(row.status)) return { kind: 'not-retryable', status: row.status };
   const action = { ...(JSON.parse(row.action) as Record<string, unknown>), runId: newRunId };
   await client.query(
-    "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of, kind) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8)",
-    [newRunId, at, row.hook, row.name, row.session_key, JSON.stringify(action), runId, row.kind ?? 'agent'],
+    "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of, kind, relay_target) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9)",
+    [newRunId, at, row.hook, row.name, row.session_key, JSON.stringify(action), runId, row.kind ?? 'agent', row.relay_target ?? null],
   );
   return { kind: 'queued', runId: newRunId };
 }

@@ -9,6 +9,7 @@ import { createPostgresDeliveries, createPostgresGmail, createPostgresState, cre
 import { query } from './sql.js';
 import { createPostgresDebounce } from './debounce.js';
 import { createPostgresOwnMessages } from './own-messages.js';
+import { createPostgresRelay } from './relay.js';
 import { createDatabaseClock, readPostgresTime } from './database-clock.js';
 
 export interface PostgresStoreSettings {
@@ -58,6 +59,7 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
     limits: createPostgresLimits(pool, settings.schema),
     ownMessages: createPostgresOwnMessages(pool),
+    relay: createPostgresRelay(pool),
     now,
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.

@@ -69,9 +69,9 @@ async function insertActions(client: pg.PoolClient, actions: readonly SealedActi
   }
   if (runs.length > 0) {
     await client.query(
-      `INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind)
-         SELECT r, $1, 'queued', h, n, s, a, k FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(r, h, n, s, a, k, o) ORDER BY o`,
-      [at, runs.map((r) => r.runId), runs.map((r) => r.hook), runs.map((r) => r.name), runs.map((r) => r.sessionKey), runs.map((r) => r.action), runs.map((r) => r.kind)],
+      `INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind, relay_target)
+         SELECT r, $1, 'queued', h, n, s, a, k, t FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(r, h, n, s, a, k, t, o) ORDER BY o`,
+      [at, runs.map((r) => r.runId), runs.map((r) => r.hook), runs.map((r) => r.name), runs.map((r) => r.sessionKey), runs.map((r) => r.action), runs.map((r) => r.kind), runs.map((r) => r.relayTarget)],
     );
   }
 }

@@ -205,4 +205,23 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
   `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
+  // Relay targets (docs/relay.md): an action forwarded to one is a run of kind `relay` that stays
+  // queued until a consumer acknowledges it; a consumer holds it under a lease (`claimed_by`,
+  // `lease_until`, named as PostgreSQL's run claims). The runtime's queue never lists relay runs
+  // (its own partial index); the consumers who asked are kept with when they last did.
+  `
+  ALTER TABLE runs ADD COLUMN relay_target TEXT;
+  ALTER TABLE runs ADD COLUMN claimed_by TEXT;
+  ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+  CREATE INDEX runs_queued_here ON runs(status, created_at) WHERE status = 'queued' AND kind <> 'relay';
+  CREATE INDEX runs_relay_backlog ON runs(relay_target, created_at) WHERE kind = 'relay' AND status = 'queued';
+  CREATE INDEX runs_relay_sessions ON runs(relay_target, session_key, created_at) WHERE kind = 'relay' AND status = 'queued';
+
+  CREATE TABLE relay_consumers (
+    target    TEXT    NOT NULL,
+    consumer  TEXT    NOT NULL,
+    last_seen INTEGER NOT NULL,               -- ms since epoch: its last request for events
+    PRIMARY KEY (target, consumer)
+  );
+  `,
 ];

@@ -8,10 +8,13 @@ import { notesColumn, toRunView } from '../row-views.js';
 
 /** SQL on the `runs` table: the run queue, its ends, and the views of runs. Synchronous; the adapter wraps them. */
 
-/** The oldest queued runs, at most limit. */
+/**
+ * The oldest queued runs the runtime executes, at most limit: relay runs wait for their consumers,
+ * not for the runtime (the partial index runs_queued_here leaves them out however many wait).
+ */
 export function listQueuedRuns(db: DatabaseSync, limit: number, now?: number): RunRow[] {
-  if (now === undefined) return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT ?").all(limit) as unknown as RunRow[];
-  return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' AND (not_before IS NULL OR not_before <= ?) ORDER BY created_at, rowid LIMIT ?").all(now, limit) as unknown as RunRow[];
+  if (now === undefined) return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' AND kind <> 'relay' ORDER BY created_at, rowid LIMIT ?").all(limit) as unknown as RunRow[];
+  return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' AND kind <> 'relay' AND (not_before IS NULL OR not_before <= ?) ORDER BY created_at, rowid LIMIT ?").all(now, limit) as unknown as RunRow[];
 }
 
 /** queued → running; false when another claimer got there first. */

@@ -8,6 +8,7 @@ import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
 import { createSqliteLimitStore } from './limit-store.js';
 import { createSqliteOwnMessages } from './own-message-store.js';
+import { createSqliteRelayStore } from './relay-store.js';
 import { countRunsWithStatus } from './run-queries.js';
 import { countPendingEvents } from './session-queries.js';
 import { countModelCalls } from './view-queries.js';
@@ -63,6 +64,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     deliveries: createSqliteDeliveries(runtime),
     state: createSqliteState(runtime),
     ownMessages: createSqliteOwnMessages(runtime, reads),
+    relay: createSqliteRelayStore(runtime, reads),
     gmail: createSqliteGmailStore(gmail.get, reads, now),
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
     now,

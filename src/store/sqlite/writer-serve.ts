@@ -88,7 +88,7 @@ function prepareStatements(db: DatabaseSync): Statements {
   return {
     insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id, trusted) VALUES (?, ?, ?, ?, ?, ?)'),
     insertRun: db.prepare(
-      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind, relay_target) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)",
     ),
     // REPLACE: an expired key that maintenance has not purged yet is free again (findKey ignores it).
     insertKey: db.prepare('INSERT OR REPLACE INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, ?, ?)'),
@@ -164,7 +164,7 @@ function createCommitter(db: DatabaseSync, statements: Statements, init: WriterI
 function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
   function writeAction({ action, trusted }: SealedAction, at: number): void {
     const run = runRowOf(action);
-    if (run !== undefined) statements.insertRun.run(run.runId, at, run.hook, run.name, run.sessionKey, run.action, run.kind);
+    if (run !== undefined) statements.insertRun.run(run.runId, at, run.hook, run.name, run.sessionKey, run.action, run.kind, run.relayTarget);
     else if (action.kind === 'wake') statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
   }
   /** A key used before answers for the item (a replay is not counted against its rate limit again). */

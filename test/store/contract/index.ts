@@ -27,6 +27,7 @@ import { describePendingRunsContract } from './pending-runs.js';
 import { describeOwnMessagesContract } from './own-messages.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
+import { describeRelayContract } from './relay.js';
 import { describeRunsContract } from './runs.js';
 import { describeSessionContract } from './session.js';
 import { describeClockContract } from './clocks.js';
@@ -56,5 +57,6 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeClockContract(makeStore);
     describeModelCallsContract(makeStore);
     describeHandoffContract(makeStore);
+    describeRelayContract(makeStore);
   });
 }

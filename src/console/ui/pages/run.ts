@@ -57,7 +57,7 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
     ${RETRYABLE.has(run.status) && run.retriedBy === undefined
       ? html`<p><button type="button" class="primary" data-testid="retry" onClick=${retry}>Retry</button> <span class="muted">queues the same action again as a new run linked to this one</span></p>`
       : null}
-    ${run.status === 'queued'
+    ${run.status === 'queued' && run.kind !== 'relay'
       ? html`<p><button type="button" data-testid="force-start" onClick=${start}>Start now</button> <span class="muted">lets this run start past its budget and throttle (logged); it still waits for a free slot, its concurrency key and its provider</span></p>`
       : null}
     ${retryError === undefined ? null : html`<p class="error">${retryError}</p>`}
@@ -69,6 +69,7 @@ const KIND_LABELS: Readonly<Record<NonNullable<Run['kind']> | 'agent', string>> 
   notify: 'notify: text sent to a channel, no model',
   forward: 'forward: handed to a target, not run here',
   callback: 'callback: the end of a run, posted to a target',
+  relay: 'relay: held here until a consumer (hookgate relay) pulls and acknowledges it',
 };
 
 /** A debounce group that has not fired: the run it becomes, when, and how many deliveries it merges so far. */
