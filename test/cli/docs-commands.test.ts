@@ -22,7 +22,7 @@ const RUNNABLE: ReadonlySet<string> = new Set(['check', 'try', 'sign', 'presets'
 /** Commands that run with no argument at all: prose naming them (`npx hookgate token`) is an example too. */
 const BARE: ReadonlySet<string> = new Set(['check', 'presets', 'token', 'help', '--version']);
 const HELP: ReadonlySet<string> = new Set(['--help', '-h']);
-const ENV = { GITHUB_WEBHOOK_SECRET: 'docs-example-github-secret' };
+const ENV = { GITHUB_WEBHOOK_SECRET: 'docs-example-github-secret', OPENCLAW_HOOKS_TOKEN: 'docs-example-openclaw-hooks-token' };
 
 const CORPUS = join(ROOT, 'test/fixtures/corpora/github/payloads');
 /** The payload files the docs' examples name, as a user would have them. */
@@ -33,7 +33,15 @@ const FILES: Record<string, string> = {
   'p.json': readFileSync(join(CORPUS, 'pull_request.opened.json'), 'utf8'),
   'push.json': JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/app' }, sender: { login: 'octocat', type: 'User' } }),
   'test/fixtures/payloads/gmail.json': readFileSync(join(ROOT, 'test/fixtures/payloads/gmail.json'), 'utf8'),
+  'local.json5': relayClientConfig(),
 };
+
+/** The relay client's config as docs/relay.md shows it (the json5 block after "`local.json5` holds"). */
+function relayClientConfig(): string {
+  const block = /`local\.json5` holds[\s\S]*?```json5\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'docs/relay.md'), 'utf8'))?.[1];
+  if (block === undefined) throw new Error('docs/relay.md shows no local.json5');
+  return block;
+}
 
 function scratchProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'hookgate-docs-commands-'));

@@ -61,6 +61,23 @@ describe('answers to a replayed delivery', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ replay: { status: 202, body: first.body } });
   });
 
+  it("has hookgate try say what makes a new delivery: GitHub's replays are keyed by the signed body, so a new X-GitHub-Delivery is not enough", async () => {
+    await writeFile(join(svc.dir, 'sample.json'), body);
+    const result = await runCaptured(['try', 'github', '--payload', 'sample.json', '--header', 'X-GitHub-Event: pull_request', '--header', 'X-GitHub-Delivery: a-new-delivery-id'], { cwd: svc.dir });
+    expect(result.stdout).toContain(`replay: this body was already accepted as run ${String(first.body.runId)}`);
+    expect(result.stdout).toContain('change the body to see this config act on it (a new delivery id is not enough: the signed body is the key)');
+  });
+
+  it('has hookgate try say that a new delivery id makes a new delivery where the signed delivery id is the key (Stripe: the event id)', async () => {
+    const event = { id: 'evt_replay_hint', type: 'invoice.payment_failed', data: { object: { object: 'invoice', customer: 'cus_2', amount_due: 4900, currency: 'eur' } } };
+    const sent = await sendSignedAs(svc, 'stripe', JSON.stringify(event), { secret: SECRET });
+    expect(sent.status).toBe(202);
+    await writeFile(join(svc.dir, 'event.json'), JSON.stringify(event));
+    const result = await runCaptured(['try', 'stripe', '--payload', 'event.json'], { cwd: svc.dir });
+    expect(result.stdout).toContain(`replay: this body was already accepted as run ${String(sent.body.runId)}`);
+    expect(result.stdout).toContain("give it a new delivery id (the payload's own id) to see this config act on it");
+  });
+
   it('has hookgate try say nothing of a replay for a body not seen before', async () => {
     await writeFile(join(svc.dir, 'other.json'), JSON.stringify({ ...sample, number: 8 }));
     const result = await runCaptured(['try', 'github', '--payload', 'other.json', '--header', 'X-GitHub-Event: pull_request', '--json'], { cwd: svc.dir });
