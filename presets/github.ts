@@ -2,7 +2,10 @@ import { defineSenderPreset, lines, type NoiseFilter } from './sender.js';
 
 const WHO = '{{default sender.login "someone"}}';
 const REPO = '{{repository.full_name}}';
+/** An issue or pull request as the github channel names it (`owner/repo#12`), empty without its number. */
+const ENTITY = (number: string): string => `{{#if ${number}}}${REPO}#{{${number}}}{{/if}}`;
 const ENTITY_KEY = (number: string): string => `{{#if ${number}}}hook:github:${REPO}#{{${number}}}{{/if}}`;
+const DISCUSSION = '{{#if discussion.number}}{{repository.full_name}}#discussion-{{discussion.number}}{{/if}}';
 
 const NOT_BOT: NoiseFilter = {
   reason: 'Bots (Dependabot, GitHub Actions, your own agent\'s app) open, push and comment in volume; a human\'s action is what needs an answer.',
@@ -73,7 +76,7 @@ const ISSUE_COMMENT = lines(
   '{{excerpt comment.body 2000}}{{/if}}',
 );
 
-const DISCUSSION = lines(
+const DISCUSSION_CREATED = lines(
   `${WHO} {{pick action "created" "started" "answered" "marked an answer in" "category_changed" "changed the category of"}} discussion #{{discussion.number}} in ${REPO}: {{oneline discussion.title 200}}`,
   '{{#if discussion.category.name}}Category: {{discussion.category.name}}',
   '{{/if}}{{discussion.html_url}}{{#if discussion.body}}',
@@ -156,6 +159,7 @@ export const githubPreset = defineSenderPreset({
   title: 'GitHub',
   scheme: 'github',
   summary: 'POST {hooks.path}/github: pull requests, reviews, issues, comments, discussions, releases, failed workflow runs and security alerts, one session per entity.',
+  replyChannel: 'github',
   maxBodyBytes: GITHUB_MAX_BODY_BYTES,
   defaultEvents: [
     'pull_request.opened',
@@ -184,32 +188,58 @@ export const githubPreset = defineSenderPreset({
       handles: ['pull_request'],
       message: PULL_REQUEST,
       sessionKey: ENTITY_KEY('pull_request.number'),
+      replyTo: ENTITY('pull_request.number'),
       filters: [NOT_BOT, NOT_DRAFT],
       debounce: { windowSeconds: 60, maxWaitSeconds: 600, reason: 'Pushes to one pull request come in bursts (`synchronize` per push, a rebase is several); one run sees the last state.' },
     },
-    { id: 'pull_request_review', handles: ['pull_request_review'], message: REVIEW, sessionKey: ENTITY_KEY('pull_request.number'), filters: [NOT_BOT, NOT_DRAFT] },
+    {
+      id: 'pull_request_review',
+      handles: ['pull_request_review'],
+      message: REVIEW,
+      sessionKey: ENTITY_KEY('pull_request.number'),
+      replyTo: ENTITY('pull_request.number'),
+      filters: [NOT_BOT, NOT_DRAFT],
+    },
     {
       id: 'pull_request_review_comment',
       handles: ['pull_request_review_comment'],
       message: REVIEW_COMMENT,
       sessionKey: ENTITY_KEY('pull_request.number'),
+      replyTo: ENTITY('pull_request.number'),
       filters: [NOT_BOT, NOT_DRAFT],
     },
-    { id: 'pull_request_review_thread', handles: ['pull_request_review_thread'], message: REVIEW_THREAD, sessionKey: ENTITY_KEY('pull_request.number'), filters: [NOT_BOT] },
+    {
+      id: 'pull_request_review_thread',
+      handles: ['pull_request_review_thread'],
+      message: REVIEW_THREAD,
+      sessionKey: ENTITY_KEY('pull_request.number'),
+      replyTo: ENTITY('pull_request.number'),
+      filters: [NOT_BOT],
+    },
     {
       id: 'issues',
       handles: ['issues'],
       message: ISSUE,
       sessionKey: ENTITY_KEY('issue.number'),
+      replyTo: ENTITY('issue.number'),
       filters: [NOT_BOT],
       debounce: { windowSeconds: 60, maxWaitSeconds: 600, reason: 'An issue is often edited several times in a minute (typos, checklists); one run sees the final text.' },
     },
-    { id: 'issue_comment', handles: ['issue_comment'], message: ISSUE_COMMENT, sessionKey: ENTITY_KEY('issue.number'), filters: [NOT_BOT] },
+    {
+      id: 'issue_comment',
+      handles: ['issue_comment'],
+      message: ISSUE_COMMENT,
+      sessionKey: ENTITY_KEY('issue.number'),
+      replyTo: ENTITY('issue.number'),
+      filters: [NOT_BOT],
+      ownMessages: { channel: 'github', id: '{{comment.node_id}}', to: ENTITY('issue.number'), text: '{{comment.body}}' },
+    },
     {
       id: 'discussion',
       handles: ['discussion'],
-      message: DISCUSSION,
+      message: DISCUSSION_CREATED,
       sessionKey: `{{#if discussion.number}}hook:github:${REPO}/discussions/{{discussion.number}}{{/if}}`,
+      replyTo: DISCUSSION,
       filters: [NOT_BOT],
     },
     {
@@ -217,7 +247,9 @@ export const githubPreset = defineSenderPreset({
       handles: ['discussion_comment'],
       message: DISCUSSION_COMMENT,
       sessionKey: `{{#if discussion.number}}hook:github:${REPO}/discussions/{{discussion.number}}{{/if}}`,
+      replyTo: DISCUSSION,
       filters: [NOT_BOT],
+      ownMessages: { channel: 'github', id: '{{comment.node_id}}', to: DISCUSSION, text: '{{comment.body}}' },
     },
     { id: 'release', handles: ['release'], message: RELEASE, sessionKey: `{{#if release.tag_name}}hook:github:${REPO}@{{release.tag_name}}{{/if}}` },
     {
@@ -226,6 +258,7 @@ export const githubPreset = defineSenderPreset({
       message: WORKFLOW_RUN,
       // A failed run of a pull request's checks joins that pull request's conversation.
       sessionKey: `{{#if workflow_run.pull_requests.[0].number}}hook:github:${REPO}#{{workflow_run.pull_requests.[0].number}}{{else}}{{#if workflow_run.workflow_id}}hook:github:${REPO}/workflows/{{workflow_run.workflow_id}}{{/if}}{{/if}}`,
+      replyTo: ENTITY('workflow_run.pull_requests.[0].number'),
       filters: [
         {
           reason: 'A completed run that succeeded (or was skipped, cancelled, neutral) needs nobody; failures, time-outs and runs waiting for approval do.',

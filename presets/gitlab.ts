@@ -37,6 +37,9 @@ const NOTE = lines(
   '',
   '{{excerpt object_attributes.note 2000}}{{/if}}',
 );
+/** A note's merge request or issue as the gitlab channel names it; a note on a commit or snippet names none it can answer on. */
+const MERGE_REQUEST_TO = '{{#if merge_request.iid}}{{project.path_with_namespace}}!{{merge_request.iid}}{{/if}}';
+const NOTE_TO = '{{#if merge_request.iid}}{{project.path_with_namespace}}!{{merge_request.iid}}{{else}}{{#if issue.iid}}{{project.path_with_namespace}}#{{issue.iid}}{{/if}}{{/if}}';
 const NOTE_KEY =
   '{{#if merge_request.iid}}hook:gitlab:{{project.path_with_namespace}}!{{merge_request.iid}}{{else}}{{#if issue.iid}}hook:gitlab:{{project.path_with_namespace}}#{{issue.iid}}{{else}}{{#if commit.id}}hook:gitlab:{{project.path_with_namespace}}@{{commit.id}}{{/if}}{{/if}}{{/if}}';
 
@@ -79,6 +82,7 @@ export const gitlabPreset = defineSenderPreset({
   title: 'GitLab',
   scheme: 'gitlab',
   summary: 'POST {hooks.path}/gitlab: merge requests, issues, comments, failed pipelines and deployments, one session per merge request or issue.',
+  replyChannel: 'gitlab',
   maxBodyBytes: GITLAB_MAX_BODY_BYTES,
   defaultEvents: [
     'merge_request.open',
@@ -101,6 +105,7 @@ export const gitlabPreset = defineSenderPreset({
       handles: ['merge_request'],
       message: MERGE_REQUEST,
       sessionKey: '{{#if object_attributes.iid}}hook:gitlab:{{project.path_with_namespace}}!{{object_attributes.iid}}{{/if}}',
+      replyTo: '{{#if object_attributes.iid}}{{project.path_with_namespace}}!{{object_attributes.iid}}{{/if}}',
       filters: [NOT_BOT, NOT_DRAFT],
       debounce: { windowSeconds: 60, maxWaitSeconds: 600, reason: 'Every push to a merge request and every edit sends an `update`; one run sees the last state.' },
     },
@@ -109,15 +114,24 @@ export const gitlabPreset = defineSenderPreset({
       handles: ['issue'],
       message: ISSUE,
       sessionKey: '{{#if object_attributes.iid}}hook:gitlab:{{project.path_with_namespace}}#{{object_attributes.iid}}{{/if}}',
+      replyTo: '{{#if object_attributes.iid}}{{project.path_with_namespace}}#{{object_attributes.iid}}{{/if}}',
       filters: [NOT_BOT],
       debounce: { windowSeconds: 60, maxWaitSeconds: 600, reason: 'Issue edits (description, labels, checklists) come in bursts; one run sees the final text.' },
     },
-    { id: 'note', handles: ['note'], message: NOTE, sessionKey: NOTE_KEY, filters: [NOT_BOT, { reason: 'System notes ("changed the description", "added label") repeat what other events say.', keep: { field: 'payload.object_attributes.system', notEquals: true } }] },
+    {
+      id: 'note',
+      handles: ['note'],
+      message: NOTE,
+      sessionKey: NOTE_KEY,
+      replyTo: NOTE_TO,
+      ownMessages: { channel: 'gitlab', id: '{{object_attributes.id}}', to: NOTE_TO, text: '{{object_attributes.note}}' },
+      filters: [NOT_BOT, { reason: 'System notes ("changed the description", "added label") repeat what other events say.', keep: { field: 'payload.object_attributes.system', notEquals: true } }] },
     {
       id: 'pipeline',
       handles: ['pipeline'],
       message: PIPELINE,
       sessionKey: PIPELINE_KEY,
+      replyTo: MERGE_REQUEST_TO,
       filters: [
         {
           reason: 'A pipeline sends an event on every status change (pending, running, success…); only a failure needs someone.',

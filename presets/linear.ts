@@ -34,6 +34,7 @@ export const linearPreset = defineSenderPreset({
   title: 'Linear',
   scheme: 'linear',
   summary: 'POST {hooks.path}/linear: issues created and changed (state, assignee, priority, text) and comments, one session per issue.',
+  replyChannel: 'linear',
   maxBodyBytes: LINEAR_MAX_BODY_BYTES,
   defaultEvents: ['Issue.create', 'Issue.update', 'Comment.create'],
   groups: [
@@ -42,6 +43,7 @@ export const linearPreset = defineSenderPreset({
       handles: ['Issue'],
       message: ISSUE,
       sessionKey: '{{#if data.id}}hook:linear:{{data.id}}{{/if}}',
+      replyTo: '{{data.id}}',
       filters: [
         {
           reason: 'Linear sends `update` for every field, sort order and sub-issue moves included; only a change of state, assignee, priority, title, description, due date, estimate, cycle or project is worth a run.',
@@ -55,6 +57,8 @@ export const linearPreset = defineSenderPreset({
       handles: ['Comment'],
       message: COMMENT,
       sessionKey: '{{#if (default data.issue.id data.issueId)}}hook:linear:{{default data.issue.id data.issueId}}{{/if}}',
+      replyTo: '{{default data.issue.id data.issueId}}',
+      ownMessages: { channel: 'linear', id: '{{data.id}}', to: '{{default data.issue.id data.issueId}}', text: '{{data.body}}' },
       filters: [{ reason: 'Comments written by an integration (`botActor` set; your agent\'s own among them) would start a reply loop.', keep: { field: 'payload.data.botActor', exists: false } }],
     },
   ],

@@ -5,10 +5,16 @@ import type { PresetDebounce, PresetEntry } from '../src/config/preset-schema.js
 import { definePreset, type PresetDefinition, type PresetExample } from './define.js';
 import { eventCondition, intersect, uncovered } from './event-patterns.js';
 
-/** A filter condition or tree, in the shape of a mapping's `filter`. */
+/**
+ * Entry options copied onto every mapping of the preset as they are. The run limits are counted
+ * for the preset as a whole (MappingSource.limitOwner), not per mapping.
+ */
+const PRESET_MAPPING_OPTIONS = ['wakeMode', 'rateLimit', 'throttle', 'concurrency', 'budget'] as const;
+
 /** A template written one line per argument. */
 export const lines = (...parts: string[]): string => parts.join('\n');
 
+/** A filter condition or tree, in the shape of a mapping's `filter`. */
 export type FilterNode = Record<string, unknown>;
 
 /** A default noise filter: deliveries failing `keep` are skipped; `reason` is shown by `hookgate presets` and docs/presets.md. */
@@ -35,6 +41,16 @@ export interface EventGroup {
   eventless?: FilterNode;
   /** Default debounce of the group, keyed by its session key; `reason` goes into docs. */
   debounce?: { windowSeconds: number; maxWaitSeconds: number; reason: string };
+  /**
+   * Template: the entity a reply on the sender's own channel goes to (`owner/repo#12`, a Slack
+   * thread), empty when a delivery names none. Absent: the group's deliveries name none.
+   */
+  replyTo?: string;
+  /**
+   * How the group's deliveries name a message (a comment, a note) the service may have posted on
+   * the sender's channel: such a delivery is skipped as "self" (a mapping's `ownMessages`).
+   */
+  ownMessages?: NonNullable<MappingConfig['ownMessages']>;
 }
 
 export interface SenderSpec {
@@ -51,10 +67,12 @@ export interface SenderSpec {
   fallback: { message: string; sessionKey: string };
   /** Noise filters of every group. */
   filters?: readonly NoiseFilter[];
+  /** The channel that answers on the sender's own entities (`github`): with it and no `to`, replies go where each event came from. */
+  replyChannel?: string;
   example: PresetExample;
 }
 
-const COMMON_OPTIONS = ['path', 'events', 'filter', 'action', 'deliver', 'channel', 'to', 'model', 'thinking', 'debounce', 'allowUnsafeExternalContent'] as const;
+const COMMON_OPTIONS = ['path', 'events', 'filter', 'action', 'deliver', 'channel', 'to', 'model', 'thinking', 'debounce', 'allowUnsafeExternalContent', ...PRESET_MAPPING_OPTIONS] as const;
 const COMMON_SIGNATURE_OPTIONS = ['secret', 'secrets', 'toleranceSeconds', 'allowToken'] as const;
 
 /** The entry keys that go into the mappings' `signature` as they are: the common ones and the scheme's own. */
@@ -113,14 +131,16 @@ function senderMappings(spec: SenderSpec, signatureKeys: readonly string[], hook
     if (groupEvents.length === 0) continue;
     const noise = [...(group.filters ?? []), ...(spec.filters ?? [])].map((filter) => filter.keep);
     const filter = allOf(group.eventless === undefined ? noise : [group.eventless, ...noise], entry.filter);
-    const routed: MappingConfig = group.eventless === undefined ? { ...shared, id: `${idBase}/${group.id}`, events: groupEvents } : { ...shared, id: `${idBase}/${group.id}` };
-    mappings.push(withTemplates(routed, entry, group.message, group.sessionKey, filter, debounceOf(entry, group)));
+    const own = group.ownMessages === undefined ? {} : { ownMessages: group.ownMessages };
+    const routed: MappingConfig = group.eventless === undefined ? { ...shared, ...own, id: `${idBase}/${group.id}`, events: groupEvents } : { ...shared, ...own, id: `${idBase}/${group.id}` };
+    mappings.push(withReplyTo(withTemplates(routed, entry, group.message, group.sessionKey, filter, debounceOf(entry, group)), spec, entry, group.replyTo));
   }
   const rest = uncovered(events, spec.groups.flatMap((group) => group.handles));
   if (rest.length > 0) {
     const handled = spec.groups.flatMap((group) => group.handles);
     const filter = allOf([{ not: eventCondition(handled) }, ...(spec.filters ?? []).map((noise) => noise.keep)], entry.filter);
-    mappings.push(withTemplates({ ...shared, id: `${idBase}/other`, events: rest }, entry, spec.fallback.message, spec.fallback.sessionKey, filter, debounceOf(entry, undefined)));
+    const fallback = withTemplates({ ...shared, id: `${idBase}/other`, events: rest }, entry, spec.fallback.message, spec.fallback.sessionKey, filter, debounceOf(entry, undefined));
+    mappings.push(withReplyTo(fallback, spec, entry, undefined));
   }
   return mappings;
 }
@@ -131,12 +151,14 @@ function sharedFields(spec: SenderSpec, signatureKeys: readonly string[], hooks:
   const mapping: MappingConfig = {
     match: { path: entry.path ?? spec.name },
     action: entry.action ?? 'agent',
-    wakeMode: 'now',
+    // One delivery, one model call (docs/presets.md): a run's summary waits for the next scheduled
+    // heartbeat; a wake entry's event is that call, so it still wakes the main session at once.
+    wakeMode: (entry.action ?? 'agent') === 'wake' ? 'now' : 'next-heartbeat',
     name: spec.title,
     signature: signature as MappingConfig['signature'] & object,
     maxBodyBytes: Math.min(spec.maxBodyBytes, hooks.bodyBudgetBytes),
   };
-  for (const key of ['deliver', 'channel', 'to', 'model', 'thinking', 'allowUnsafeExternalContent'] as const) {
+  for (const key of ['deliver', 'channel', 'to', 'model', 'thinking', 'allowUnsafeExternalContent', ...PRESET_MAPPING_OPTIONS] as const) {
     if (entry[key] !== undefined) (mapping as Record<string, unknown>)[key] = entry[key];
   }
   return mapping;
@@ -160,6 +182,17 @@ function withTemplates(
   if (filter !== undefined) out.filter = filter;
   if (debounce !== undefined) out.debounce = debounce;
   return out;
+}
+
+/**
+ * Replies on the sender's own channel without a `to` go back where each event came from (the
+ * issue, merge request or thread); a delivery that names no such entity is not answered there
+ * (`noRecipient: "skip"`: its run's delivery says why) instead of reaching the channel's last recipient.
+ */
+function withReplyTo(mapping: MappingConfig, spec: SenderSpec, entry: PresetEntry, replyTo: string | undefined): MappingConfig {
+  const ownChannel = spec.replyChannel !== undefined && entry.channel?.trim().toLowerCase() === spec.replyChannel;
+  if (!ownChannel || entry.to !== undefined || (entry.action ?? 'agent') !== 'agent') return mapping;
+  return { ...mapping, ...(replyTo === undefined ? {} : { to: replyTo }), noRecipient: 'skip' };
 }
 
 function allOf(conditions: readonly FilterNode[], extra: unknown): FilterNode | undefined {

@@ -12,6 +12,9 @@ const PLAIN_MESSAGE: NoiseFilter = {
 
 const THREAD = '{{default event.thread_ts event.ts}}';
 
+/** A message the app posted (chat.postMessage answers its channel and ts); its bot_id filter catches it too, this says why. */
+const OWN_MESSAGE = { channel: 'slack', id: '{{#if event.ts}}{{event.channel}}:{{event.ts}}{{/if}}', to: '{{event.channel}}', text: '{{event.text}}' };
+
 const SOMEONE_IN_A_CONVERSATION: NoiseFilter = {
   reason: 'A message event without a user or a conversation id (Slack sends both) has no one to answer.',
   keep: { all: [{ field: 'payload.event.user', regex: '.' }, { field: 'payload.event.channel', regex: '.' }] },
@@ -49,6 +52,7 @@ export const slackPreset = defineSenderPreset({
   title: 'Slack',
   scheme: 'slack',
   summary: 'POST {hooks.path}/slack: app mentions, direct messages to the app (Events API) and slash commands, one session per thread or conversation.',
+  replyChannel: 'slack',
   maxBodyBytes: SLACK_MAX_BODY_BYTES,
   defaultEvents: ['app_mention', 'message', 'slash_command'],
   groups: [
@@ -58,6 +62,9 @@ export const slackPreset = defineSenderPreset({
       message: MENTION,
       // A mention and the replies in its thread are one conversation.
       sessionKey: `{{#if event.channel}}hook:slack:{{team_id}}:{{event.channel}}:${THREAD}{{/if}}`,
+      // In the mention's thread (a new one under a top-level mention).
+      replyTo: `{{#if event.channel}}{{event.channel}}#${THREAD}{{/if}}`,
+      ownMessages: OWN_MESSAGE,
       filters: [SOMEONE_IN_A_CONVERSATION, NOT_BOT],
     },
     {
@@ -65,6 +72,8 @@ export const slackPreset = defineSenderPreset({
       handles: ['message'],
       message: DIRECT_MESSAGE,
       sessionKey: '{{#if event.channel}}hook:slack:{{team_id}}:{{event.channel}}{{/if}}',
+      replyTo: '{{#if event.channel}}{{event.channel}}{{#if event.thread_ts}}#{{event.thread_ts}}{{/if}}{{/if}}',
+      ownMessages: OWN_MESSAGE,
       filters: [
         {
           reason: 'Only direct messages to the app: channel messages reach the app only where it was added, and a mention there already arrives as `app_mention`.',
@@ -82,6 +91,8 @@ export const slackPreset = defineSenderPreset({
       eventless: { field: 'payload.command', startsWith: '/' },
       message: SLASH_COMMAND,
       sessionKey: '{{#if channel_id}}hook:slack:{{team_id}}:{{channel_id}}:{{user_id}}{{/if}}',
+      // Answered to whoever ran it, in that conversation, whether or not the app is a member (Slack accepts it for 30 minutes).
+      replyTo: '{{response_url}}',
     },
   ],
   fallback: {

@@ -1,7 +1,7 @@
 import type { Config } from './config/schema.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics/metrics.js';
-import type { LimitOverview, Store } from './store/port.js';
+import type { BudgetRule, LimitOverview, Store } from './store/port.js';
 import type { ChannelPort } from './runtime/ports.js';
 import { deliverText } from './channels/deliver.js';
 import type { Clock } from './runtime/clock.js';
@@ -32,6 +32,8 @@ export interface FlowControl {
   runtimeGates(): RunGateOptions;
   /** Waiting runs, budgets, circuits: metrics, `hookgate status`, the console. */
   overview(): Promise<LimitOverview>;
+  /** The budgets enforced now: the service's as it started, each mapping's as the mappings in force say. */
+  budgetRules(): BudgetRule[];
   readonly alerter: Alerter;
 }
 
@@ -47,8 +49,10 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
     logger,
     lastRecipient: (channel) => store.deliveries.lastRecipient(channel),
   });
+  const budgetRules = (): BudgetRule[] => budgetRulesOf(config.agents.defaults.budget, deps.runLimits());
   return {
     alerter,
+    budgetRules,
     runtimeGates: () => ({ limits: store.limits, runLimits: deps.runLimits(), alerter }),
     admission: (metrics) => ({
       store: store.limits,
@@ -68,6 +72,6 @@ export function createFlowControl(deps: FlowControlDeps): FlowControl {
         now: () => deps.clock.now(),
         onRefused: (label) => metrics.limits.hookRejected(label, 'queue-full'),
       }),
-    overview: () => store.limits.overview(budgetRulesOf(config.agents.defaults.budget, deps.runLimits()), deps.clock.now()),
+    overview: () => store.limits.overview(budgetRules(), deps.clock.now()),
   };
 }

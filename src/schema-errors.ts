@@ -49,3 +49,40 @@ function literalBranchValues(errors: readonly TLocalizedValidationError[], union
   if (branches.size === 0 || [...branches.values()].some((values) => values.length === 0)) return undefined;
   return [...new Set([...branches.values()].flat())].map((value) => JSON.stringify(value));
 }
+
+/**
+ * A union with one object form (a preset's name, or its entry with options) reports an object
+ * value's mistakes twice over: `must be string` from the other form, `must match a schema in
+ * anyOf` from the union, then the object form's own errors. For an object value only the object
+ * form's errors say anything, so the rest is dropped. `schema` and `value` are what was checked.
+ */
+export function narrowObjectUnions(errors: readonly SchemaError[], schema: unknown, value: unknown): SchemaError[] {
+  const narrowed: Array<{ instancePath: string; union: string; objectForm: string }> = [];
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf' || !isPlainObject(at(value, error.instancePath.split('/').slice(1)))) continue;
+    const branches = (at(schema, error.schemaPath.replace(/^#/, '').split('/').slice(1)) as { anyOf?: unknown[] } | undefined)?.anyOf ?? [];
+    const objectForms = branches.flatMap((branch, index) => ((branch as { type?: unknown }).type === 'object' ? [index] : []));
+    if (objectForms.length === 1) narrowed.push({ instancePath: error.instancePath, union: error.schemaPath, objectForm: `${error.schemaPath}/anyOf/${objectForms[0]}` });
+  }
+  const saysNothing = (error: SchemaError): boolean =>
+    narrowed.some(({ instancePath, union, objectForm }) => {
+      const within = error.instancePath === instancePath || error.instancePath.startsWith(`${instancePath}/`);
+      const inObjectForm = error.schemaPath === objectForm || error.schemaPath.startsWith(`${objectForm}/`);
+      return within && (error.schemaPath === union || error.schemaPath.startsWith(`${union}/`)) && !inObjectForm;
+    });
+  return errors.filter((error) => !saysNothing(error));
+}
+
+function at(root: unknown, segments: readonly string[]): unknown {
+  let node = root;
+  for (const raw of segments) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment)) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+function isPlainObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -13,11 +13,15 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization',
 
 /**
  * Names that look like they carry a secret of the sender's own (`x-api-key`, `x-forwarded-access-token`,
- * `x-amz-security-token`, `x-client-secret`, a session): the console redacts them, and templates and
+ * `x-amz-security-token`, `x-client-secret`, a session), or one a proxy in front of Hookgate adds to
+ * every request it lets through (an identity-aware proxy's signed-in user: `cf-access-jwt-assertion`,
+ * `x-goog-iap-jwt-assertion`, `x-amzn-oidc-data`; an API gateway's caller key:
+ * `ocp-apim-subscription-key`, `x-functions-key`): the console redacts them, and templates and
  * transforms see them only where a mapping names them in `allowSecretHeaders`. Also used for payload
  * keys in the console.
  */
-const SECRET_NAME = /token|secret|passw|authoriz|api[-_]?key|signature|cookie|credential|session|private|(?:^|-)auth(?:-|$)|x-hub-|x-hookgate/i;
+const SECRET_NAME =
+  /token|secret|passw|authoriz|api[-_]?key|signature|cookie|credential|session|private|(?:^|-)auth(?:-|$)|x-hub-|x-hookgate|jwt|assertion|oidc|subscription-key|functions-key/i;
 
 /** True for a header (or payload key) name that carries, or looks like it carries, a secret. */
 export function looksSecret(name: string): boolean {

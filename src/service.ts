@@ -20,6 +20,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createStoreHealth } from './metrics/store-health.js';
 import { createProviders } from './providers/index.js';
 import { createChannels } from './channels/index.js';
+import { createTargets } from './forward/index.js';
 import { createRecipientPolicy, type AllowToConfig } from './channels/recipients.js';
 import { createRuntime } from './runtime/runtime.js';
 import { createConsole } from './console/create.js';
@@ -33,6 +34,9 @@ import { writeServerState } from './server-state.js';
 import { createFlowControl } from './flow-control.js';
 import { NO_RUN_LIMITS, type RunLimitsTable } from './runtime/gates/run-limits.js';
 import { realClock, type Clock } from './runtime/clock.js';
+import { recordBudgetsInForce } from './runtime/gates/budgets-in-force.js';
+import { createRelayParts, type RelayParts } from './relay/setup.js';
+import { readRelayStatus } from './relay/status.js';
 
 export interface Service {
   readonly url: string;
@@ -101,6 +105,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const outbound = { fetch: globalThis.fetch, logger };
   const digest = keyedDigester(await installationLogKey(config.storage, stored.state));
   const channels = createChannels(config.channels, { ...outbound, digest });
+  const targets = createTargets(config.targets, outbound);
   // The run gates apply the limits the engine in force compiled (nothing is compiled twice); read once the engine exists.
   const runLimitsInForce = (): RunLimitsTable => mappings.current()?.runLimits ?? NO_RUN_LIMITS;
   // Every decision about time (leases, buckets, budget and debounce windows) goes by the store's time: on
@@ -108,11 +113,23 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   const clock: Clock = { now: () => stored.now(), setTimer: realClock.setTimer, clearTimer: realClock.clearTimer };
   const flow = createFlowControl({ config, store: stored, channels, logger, clock, runLimits: runLimitsInForce });
   const bodyBudget = new BodyBudget(config.hooks.bodyBudgetBytes, perClientShare(config.hooks));
-  const metrics = createMetrics({ bodyBytesHeld: () => bodyBudget.heldBytes, depths: () => stored.depths(), openDebounceGroups: () => stored.debounce.countOpen(), limits: () => flow.overview(), ...(shared ? { instance } : {}) });
+  const metrics = createMetrics({
+    bodyBytesHeld: () => bodyBudget.heldBytes,
+    depths: () => stored.depths(),
+    openDebounceGroups: () => stored.debounce.countOpen(),
+    limits: () => flow.overview(),
+    // Read only when scraped, once relayParts exists.
+    relayBacklogs: () => relayParts.overview(),
+    now: clock.now,
+    ...(shared ? { instance } : {}),
+  });
+  const relayParts: RelayParts = createRelayParts({ store: stored, targets, clock, logger, observer: metrics.relay });
   const storeHealth = createStoreHealth({ metrics });
   const store = storeHealth.watch(stored.ingress);
   const builder = createConfiguredActionBuilder(config);
-  const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics, flow.admission(metrics));
+  // What the runtime posted (src/own-messages.ts): a delivery that brings one back is skipped as "self".
+  const ownMessages = { store: stored.ownMessages, now: clock.now };
+  const mappings: LiveEngine = await createLiveEngine(config.hooks, builder, logger, metrics, flow.admission(metrics), ownMessages);
   started.add('mapping engine', () => mappings.close());
   let closing = false;
   let closed: Promise<void> | undefined;
@@ -131,15 +148,26 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     observer: metrics,
     clock,
     gates: flow.runtimeGates(),
+    targets,
   });
   started.add('runtime', () => runtime.stop());
   store.onCommitted((actions) => runtime.notify(actions));
+  store.onCommitted((actions) => relayParts.edge.committed(actions));
   await runtime.start();
+  relayParts.start();
+  started.add('relay retention', () => relayParts.stop());
   // Without a debounce mapping the firer does no store work (it still fires groups an earlier config left).
   const debounces = (): boolean => mappings.current()?.debounces ?? false;
   const firer = createDebounceFirer({ debounce: stored.debounce, ingress: store, owner: `${instance}:${randomUUID().slice(0, 8)}`, logger, clock, polling: debounces(), ...(shared ? { leaseMs } : {}) });
   firer.start();
   started.add('debounce firer', () => firer.stop());
+  // For `hookgate status`, which reads the config file, not what this server enforces.
+  const recordBudgets = (): void => {
+    recordBudgetsInForce(stored.state, flow.budgetRules()).catch((error: unknown) =>
+      logger.warn({ event: 'limits.budgets_unsaved', err: (error as Error).message }, 'cannot record the budgets in force in the store'),
+    );
+  };
+  recordBudgets();
   // The watcher follows the transforms directory of the last config that parsed, even one whose
   // mappings then failed to build: that is where the fix will be made.
   let transformsDir = config.hooks.transformsDir;
@@ -157,6 +185,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
       liveHooks = next.hooks;
       runtime.setRunLimits(runLimitsInForce());
       firer.setPolling(debounces());
+      recordBudgets();
     },
     onState: (state) => {
       metrics.configReloadState(!state.reloadFailed, Date.parse(state.lastSuccessAt));
@@ -178,6 +207,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     hooks: () => liveHooks,
     storeWritable: () => store.isWritable() && storeHealth.isWritable(),
     reloadState: () => reloader.state(),
+    relay: () => readRelayStatus(stored, [...relayParts.tokens.keys()], clock.now()),
     throttle,
     logger,
   });
@@ -204,6 +234,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
     bodyBudget,
     ...(options.httpClock === undefined ? {} : { clock: options.httpClock }),
     ...(gmail?.push === undefined ? {} : { gmailPush: gmail.push }),
+    relay: relayParts,
   });
   const { http } = config.gateway;
   const listening: Listening = await listen(app, {
@@ -239,6 +270,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
       closed ??= stopAll([
         { name: 'config watcher', stop: stopWatching },
         { name: 'gmail source', stop: () => gmail?.close() }, // first: nothing new is pulled while in-flight requests finish
+        { name: 'relay pulls', stop: () => relayParts.stop() }, // a waiting pull answers now instead of holding the shutdown
         { name: 'config reloader', stop: () => reloader.close() },
         { name: 'listening socket', stop: () => listening.close(config.gateway.shutdownGraceMs) },
         // A group it was firing is committed (or left to the next start) before the ingress closes.

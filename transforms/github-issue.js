@@ -1,6 +1,7 @@
 /**
  * GitHub webhook (issues and pull_request events) → an agent message.
- * Map it with `match: { path: 'github' }` and `transform: { module: 'github-issue.js' }`.
+ * Map it with `match: { path: 'github-issues' }` and `transform: { module: 'github-issue.js' }` (the
+ * path `github` is the github preset's, which verifies GitHub's signature).
  * Returns null (skip, 204) for any other event, so one hook can receive everything GitHub sends.
  */
 const HANDLED = {

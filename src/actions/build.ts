@@ -8,6 +8,8 @@ import { ANY_RECIPIENT, createRecipientPolicy, defaultLastChannel, type AllowToC
 import type { Config } from '../config/schema.js';
 import { createSessionKeyPolicy, type SessionKeyPolicy } from './session-keys.js';
 import { agentIdProblem } from './agent-id.js';
+import { handoffFields, NO_TARGETS, type HandoffChoice, type TargetPolicy } from './handoff.js';
+import { targetPolicyOf } from '../forward/index.js';
 
 /** Fields of an agent action as a request or a mapping gives them, before defaults and checks. */
 interface AgentFields {
@@ -18,6 +20,8 @@ interface AgentFields {
   deliver?: boolean | undefined;
   channel?: string | undefined;
   to?: string | undefined;
+  /** Why the reply will not be delivered, decided now (a mapping's `noRecipient: "skip"` without a recipient). */
+  undeliverable?: string | undefined;
   model?: string | undefined;
   thinking?: string | undefined;
   timeoutSeconds?: number | undefined;
@@ -43,6 +47,8 @@ export interface BuildContext {
   via: 'direct' | 'mapped';
   /** How to wrap the content: envelope metadata, or `trusted` when a mapping opted out in config. */
   content: EnvelopeMeta | 'trusted';
+  /** `forward` and `callback` chosen for this action (docs/forward.md); `agents.defaults.forward` applies without one. */
+  handoff?: HandoffChoice | undefined;
 }
 
 export interface ActionBuilder {
@@ -66,6 +72,8 @@ export interface ActionBuilderDeps {
   allowedAgentIds?: readonly string[] | undefined;
   /** Channels that can deliver (configured blocks and `log`); undefined: any known channel is accepted. */
   configuredChannels?: ReadonlySet<string> | undefined;
+  /** The configured targets and `agents.defaults.forward`; none: nothing is forwarded. */
+  targets?: TargetPolicy | undefined;
   newRunId?: () => string;
 }
 
@@ -79,13 +87,17 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
   const recipients = deps.recipients ?? ANY_RECIPIENT;
   const lastChannel = deps.lastChannel ?? 'last';
   const sessions = deps.sessions ?? createSessionKeyPolicy();
+  const targets = deps.targets ?? NO_TARGETS;
   return {
     sessions,
     agent(fields, context) {
       const message = requireText(fields.message, context, 'message');
       if (fields.agentId !== undefined) checkAgentId(fields.agentId, deps.allowedAgentIds);
       const channel = resolveChannel(fields.channel);
-      if (deps.configuredChannels !== undefined) checkConfigured(channel, deps.configuredChannels, context);
+      const handoff = handoffFields(context.handoff, targets, { origin: context.origin, untrusted: context.content !== 'trusted', forwardable: true });
+      // A forwarded run delivers through the target's channels, not this service's: only the name is checked here.
+      const local = handoff.forward === undefined;
+      if (local && deps.configuredChannels !== undefined) checkConfigured(channel, deps.configuredChannels, context);
       const action: AdmittedAgentAction = {
         kind: 'agent',
         runId: newRunId(),
@@ -95,12 +107,13 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
         wakeMode: fields.wakeMode ?? 'now',
         deliver: fields.deliver ?? true,
         channel,
-        origin: context.origin,
+        ...handoff,
       };
       if (context.content !== 'trusted') action.envelope = context.content;
       const to = optionalText(fields.to);
-      recipients.checkAdmission(channel, to, lastChannel);
+      if (local) recipients.checkAdmission(channel, to, lastChannel);
       if (to !== undefined) action.to = to;
+      else if (fields.undeliverable !== undefined && action.deliver) action.undeliverable = fields.undeliverable;
       const model = optionalText(fields.model);
       if (model !== undefined) action.model = deps.models.resolveOverride(model);
       else if (fields.model !== undefined) throw new HookError('INVALID_BODY', 'model must not be empty');
@@ -111,7 +124,9 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
     },
     wake(fields, context) {
       const text = requireText(fields.text, context, 'text');
-      const action: AdmittedWakeAction = { kind: 'wake', text, mode: fields.mode ?? 'now', origin: context.origin };
+      const { forward, ...handoff } = handoffFields(context.handoff, targets, { origin: context.origin, untrusted: context.content !== 'trusted', forwardable: true });
+      // A forwarded wake is a run (it has an id and an end); one that stays here is a main-session event.
+      const action: AdmittedWakeAction = { kind: 'wake', ...(forward === undefined ? {} : { runId: newRunId(), forward }), text, mode: fields.mode ?? 'now', ...handoff };
       if (context.content !== 'trusted') action.envelope = context.content;
       return action;
     },
@@ -119,7 +134,8 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
       const text = requireText(fields.text, context, 'text');
       const channel = resolveChannel(fields.channel);
       if (deps.configuredChannels !== undefined) checkConfigured(channel, deps.configuredChannels, context);
-      const action: NotifyAction = { kind: 'notify', runId: newRunId(), text, name: optionalText(fields.name) ?? defaultName(context.origin), channel, origin: context.origin };
+      const handoff = handoffFields(context.handoff, targets, { origin: context.origin, untrusted: false, forwardable: false });
+      const action: NotifyAction = { kind: 'notify', runId: newRunId(), text, name: optionalText(fields.name) ?? defaultName(context.origin), channel, ...handoff };
       const to = optionalText(fields.to);
       recipients.checkAdmission(channel, to, lastChannel);
       if (to !== undefined) action.to = to;
@@ -129,7 +145,7 @@ export function createActionBuilder(deps: ActionBuilderDeps): ActionBuilder {
 }
 
 /** The builder a configuration asks for: its model allow-list and its channels' recipient lists. */
-export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels' | 'hooks'> & Partial<Pick<Config, 'models'>>): ActionBuilder {
+export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'channels' | 'hooks'> & Partial<Pick<Config, 'models' | 'targets'>>): ActionBuilder {
   const defaults = config.agents.defaults;
   const { allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey, allowedAgentIds } = config.hooks;
   return createActionBuilder({
@@ -139,6 +155,7 @@ export function createConfiguredActionBuilder(config: Pick<Config, 'agents' | 'c
     sessions: createSessionKeyPolicy({ allowRequestSessionKey, allowedSessionKeyPrefixes, defaultSessionKey }),
     allowedAgentIds,
     configuredChannels: configuredChannelNames(config.channels),
+    targets: targetPolicyOf(config.targets ?? {}, defaults.forward),
   });
 }
 

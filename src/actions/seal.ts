@@ -19,6 +19,7 @@ export interface SealedAction {
  * patterns, folding it once for both. An agent message gets its own envelope (it is a whole prompt);
  * a wake text is sanitised and marked untrusted, and the heartbeat prompt wraps every untrusted event
  * line of a turn in one envelope, so the security notice is said once per prompt, not once per event.
+ * A forwarded wake (docs/forward.md) is wrapped like a message: no heartbeat prompt of ours holds it.
  * Pure apart from the envelope's random id: the store's writer thread runs it before each write,
  * `hookgate try` to show the prompt.
  */
@@ -30,6 +31,7 @@ export function sealAction(admitted: AdmittedAction): SealedAction {
     const { wrapped, suspicious, invisible } = inspectUntrusted(action.message, envelope);
     return { action: { ...action, message: wrapped }, suspicious, invisible, trusted: false };
   }
-  const { wrapped, suspicious, invisible } = inspectEventText(action.text, envelope);
+  // A forwarded wake reaches another gateway's model as it is, not inside this heartbeat's prompt: it gets its own envelope.
+  const { wrapped, suspicious, invisible } = action.forward === undefined ? inspectEventText(action.text, envelope) : inspectUntrusted(action.text, envelope);
   return { action: { ...action, text: wrapped }, suspicious, invisible, trusted: false };
 }

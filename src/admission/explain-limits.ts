@@ -1,5 +1,5 @@
 import type { SafeRecord } from '../compiled-template.js';
-import type { MappingRunLimitsView } from './limit-views.js';
+import type { RunLimitSettings } from './limit-views.js';
 import { peekRateLimit, type AdmissionLimits, type CompiledRateLimit } from './rate-limit.js';
 import { renderLimitKey } from './limit-key.js';
 import type { CompiledRunLimitKeys } from './run-limit-keys.js';
@@ -22,7 +22,7 @@ export interface LimitExplanation {
  * The mapping's limits for this delivery, without counting it: the rate limit's verdict from its
  * bucket (when a store is at hand), and the run gates' keys (they delay runs, never refuse them).
  */
-export async function explainLimits(mapping: LimitedMapping, config: MappingRunLimitsView, context: SafeRecord, limits: AdmissionLimits | undefined): Promise<LimitExplanation[]> {
+export async function explainLimits(mapping: LimitedMapping, config: RunLimitSettings, context: SafeRecord, limits: AdmissionLimits | undefined): Promise<LimitExplanation[]> {
   const out: LimitExplanation[] = [];
   if (mapping.rateLimit !== undefined) {
     if (limits === undefined) out.push({ limit: 'rateLimit', key: renderLimitKey(mapping.rateLimit.key, context, mapping.id, 'rateLimit.key'), verdict: 'not checked (no store)' });

@@ -1,5 +1,5 @@
 import { HookError } from '../errors.js';
-import type { AdmittedAction } from '../actions/types.js';
+import { runIdOf, type AdmittedAction } from '../actions/types.js';
 import type { DebounceJoin, QueueDepths } from '../store/port.js';
 
 /** How old the count may be before a request under the limit has it read again (in the background). */
@@ -66,8 +66,8 @@ export function createQueueGuard(options: QueueGuardOptions): QueueGuard {
   };
 
   return async (actions, hook, joins) => {
-    // Agent runs and notifies are queued runs; a wake is an event.
-    const runs = actions.filter((action) => action.kind !== 'wake').length;
+    // Agent runs, notifies and forwarded actions are queued runs; a wake that stays here is an event.
+    const runs = actions.filter((action) => runIdOf(action) !== undefined).length;
     if (runs === 0) return;
     const estimate = counted === undefined ? await fresh(Number.POSITIVE_INFINITY) : counted.queued + counted.admittedSince;
     if (options.now() - (counted?.at ?? 0) >= QUEUE_COUNT_FRESH_MS) void read().catch(() => undefined);
@@ -84,9 +84,9 @@ function unavailable(error: unknown): never {
   throw new HookError('STORE_UNAVAILABLE', 'the store cannot count the queued runs right now, retry later', { retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS, cause: error });
 }
 
-/** The runs a request's joins add: one per group it opens; joining an open group adds none, a wake none. */
+/** The runs a request's joins add: one per group it opens; joining an open group adds none, a wake kept here none. */
 async function newRuns(joins: readonly DebounceJoin[], options: QueueGuardOptions): Promise<number> {
-  const runJoins = joins.filter((join) => join.action.kind !== 'wake');
+  const runJoins = joins.filter((join) => runIdOf(join.action) !== undefined);
   if (runJoins.length === 0 || options.joinsOpenGroup === undefined) return runJoins.length;
   const joinsOpen = await options.joinsOpenGroup(runJoins, options.now());
   return joinsOpen.filter((open) => !open).length;

@@ -1,4 +1,5 @@
 import type { RunView, Store } from '../store/port.js';
+import type { PendingRunRow } from '../store/debounce-port.js';
 
 /** What GET {hooks.path}/runs/<runId> shows for a debounce group that has not fired yet. */
 export interface PendingRunView {
@@ -10,6 +11,34 @@ export interface PendingRunView {
   /** Deliveries merged into it so far. */
   deliveries: number;
   createdAt: string;
+}
+
+/** A pending run as a run list shows it: the single view, and what the run will be called (its newest delivery's hook, name and session). */
+export interface PendingRunListView extends PendingRunView {
+  hook: string;
+  name: string;
+  /** Empty for a notify. */
+  sessionKey: string;
+  /** Set on a notify (text to a channel, no model); absent on agent runs, as in RunView. */
+  kind?: 'notify';
+  /** Set while a firer turns it into its run. */
+  firing?: true;
+}
+
+export function pendingListView(row: PendingRunRow): PendingRunListView {
+  return {
+    runId: row.groupId,
+    status: 'pending',
+    mappingId: row.mappingId,
+    hook: row.hook,
+    name: row.name,
+    sessionKey: row.sessionKey,
+    deliveries: row.deliveries,
+    firesAt: new Date(row.firesAt).toISOString(),
+    createdAt: new Date(row.createdAt).toISOString(),
+    ...(row.kind === 'notify' ? { kind: 'notify' as const } : {}),
+    ...(row.status === 'firing' ? { firing: true as const } : {}),
+  };
 }
 
 /**

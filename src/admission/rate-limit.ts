@@ -13,14 +13,16 @@ import { renderLimitKey } from './limit-key.js';
  * it are refused right after matching, before templates and transforms, without a store access.
  */
 export interface CompiledRateLimit {
+  /** Whose buckets: the mapping's id, or a preset's, whose mappings share one bucket per key. */
+  owner: string;
   limit: number;
   periodMs: number;
   over: 'skip' | 'reject';
   key: CompiledTemplate | undefined;
 }
 
-export function compileRateLimit(config: RateLimitConfig, compileKey: (source: string) => CompiledTemplate | undefined): CompiledRateLimit {
-  return { limit: config.limit, periodMs: config.periodSeconds * 1000, over: config.over ?? 'skip', key: config.key === undefined ? undefined : compileKey(config.key) };
+export function compileRateLimit(config: RateLimitConfig, owner: string, compileKey: (source: string) => CompiledTemplate | undefined): CompiledRateLimit {
+  return { owner, limit: config.limit, periodMs: config.periodSeconds * 1000, over: config.over ?? 'skip', key: config.key === undefined ? undefined : compileKey(config.key) };
 }
 
 /** What admission needs for rate limits: the store's buckets, what this process learned of them, a clock and who hears of refusals. */
@@ -44,14 +46,14 @@ export interface PendingRateLimit {
   refused(retryAfterMs: number): RateLimitSkip;
 }
 
-export function rateBucket(mappingId: string, key: string): string {
-  return `rate:${mappingId}:${key}`;
+export function rateBucket(owner: string, key: string): string {
+  return `rate:${owner}:${key}`;
 }
 
 /** The delivery's verdict from its key's bucket as it stands, counting nothing and never throwing (`hookgate try`, and admission's early refusal). */
 export async function peekRateLimit(mappingId: string, rule: CompiledRateLimit, context: SafeRecord, limits: AdmissionLimits, now = limits.now()): Promise<RateLimitVerdict> {
   const key = renderLimitKey(rule.key, context, mappingId, 'rateLimit.key');
-  const verdict = await limits.store.rateHit(rateBucket(mappingId, key), { limit: rule.limit, periodMs: rule.periodMs }, now, true);
+  const verdict = await limits.store.rateHit(rateBucket(rule.owner, key), { limit: rule.limit, periodMs: rule.periodMs }, now, true);
   if (verdict.allowed) return { verdict: 'admitted', key, retryAfterMs: 0 };
   return { verdict: rule.over === 'reject' ? 'rejected' : 'skipped', key, retryAfterMs: verdict.retryAfterMs };
 }
@@ -64,7 +66,7 @@ export async function peekRateLimit(mappingId: string, rule: CompiledRateLimit, 
 export function admitRateLimit(mappingId: string, rule: CompiledRateLimit, context: SafeRecord, limits: AdmissionLimits): RateLimitSkip | PendingRateLimit {
   const now = limits.now();
   const key = renderLimitKey(rule.key, context, mappingId, 'rateLimit.key');
-  const hit: RateHitRequest = { bucket: rateBucket(mappingId, key), rule: { limit: rule.limit, periodMs: rule.periodMs }, now };
+  const hit: RateHitRequest = { bucket: rateBucket(rule.owner, key), rule: { limit: rule.limit, periodMs: rule.periodMs }, now };
   const refuse = (retryAfterMs: number): RateLimitSkip => {
     limits.onLimited?.(mappingId, rule.over);
     if (rule.over === 'reject') {

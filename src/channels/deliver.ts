@@ -5,6 +5,7 @@ import { scrubUrls } from './http.js';
 import { splitForRendering, splitMessage } from './split.js';
 import { DeliveryError, type Channel, type SendOptions } from './types.js';
 import type { DeliveryOutcome } from '../store/port-types.js';
+import { contentMark, idMark, type OwnMark } from '../own-messages.js';
 
 // Declared once, on the store port that keeps it (a run's and a heartbeat's `delivery`).
 export type { DeliveryOutcome } from '../store/port-types.js';
@@ -24,6 +25,11 @@ export interface DeliverOptions {
   logger?: Logger;
   /** Sender text (a notify): every part is neutralised whatever the channel's markup setting. */
   untrusted?: boolean;
+  /**
+   * Keeps the marks of each message posted (src/own-messages.ts): its recipient and text before it
+   * is posted (a part is not posted until they are kept), its id after.
+   */
+  remember?: (marks: readonly OwnMark[]) => Promise<void>;
 }
 
 const DEFAULTS = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
@@ -71,8 +77,9 @@ async function sendPart(channel: Channel, to: string, part: string, options: Del
   for (let attempt = 1; ; attempt++) {
     if (aborted(options.signal)) return { attempts: attempt - 1, error: 'delivery aborted' };
     try {
-      if (sendOptions === undefined) await channel.send(to, part, options.signal);
-      else await channel.send(to, part, options.signal, sendOptions);
+      await rememberBeforePosting(channel, to, part, options, sendOptions);
+      const posted = sendOptions === undefined ? await channel.send(to, part, options.signal) : await channel.send(to, part, options.signal, sendOptions);
+      if (posted !== undefined) await rememberPosted(channel, posted.id, options);
       return { attempts: attempt };
     } catch (error) {
       const retryable = error instanceof DeliveryError && error.retryable && !aborted(options.signal);
@@ -87,6 +94,30 @@ async function sendPart(channel: Channel, to: string, part: string, options: Del
         return { attempts: attempt, error: 'delivery aborted' };
       }
     }
+  }
+}
+
+/**
+ * The recipient and text of the part, kept before the request leaves: the sender's webhook for the
+ * message may arrive before the service's answer (and its id) does. Not kept: not posted (retried).
+ */
+async function rememberBeforePosting(channel: Channel, to: string, part: string, options: DeliverOptions, sendOptions: SendOptions | undefined): Promise<void> {
+  const posting = options.remember === undefined ? undefined : channel.posting?.(to, part, sendOptions);
+  if (posting === undefined) return;
+  try {
+    await options.remember?.([contentMark(posting.target, posting.body)]);
+  } catch (error) {
+    throw new DeliveryError(`could not record the message before posting it, so it was not posted (${describe(error)})`, { retryable: true, cause: error });
+  }
+}
+
+/** The id the service answered; the message is posted, so a failure to keep it is only logged (its content mark still holds for a while). */
+async function rememberPosted(channel: Channel, id: string, options: DeliverOptions): Promise<void> {
+  if (options.remember === undefined || id.trim() === '') return;
+  try {
+    await options.remember([idMark(id)]);
+  } catch (error) {
+    options.logger?.warn({ event: 'delivery.own_message_unrecorded', channel: channel.name, err: describe(error) }, 'could not record the id of a posted message');
   }
 }
 

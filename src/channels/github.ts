@@ -2,10 +2,11 @@ import Type from 'typebox';
 import { ConfigError } from '../errors.js';
 import { defineChannel } from './define.js';
 import { createAppTokens, type AppTokens } from './github-app.js';
+import { postDiscussionComment } from './github-discussions.js';
 import { detail, field, joinUrl, pathSegment, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
 import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError, type Rendering } from './types.js';
+import { DeliveryError, type PostedMessage, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.github.com';
 /** GitHub refuses comment bodies above 65,536 characters. */
@@ -14,17 +15,19 @@ const MAX_CHARS = 65_536;
 const PART_CHARS = 60_000;
 /** GitHub's advice when a secondary rate limit names no wait: at least a minute. */
 const SECONDARY_LIMIT_WAIT_MS = 60_000;
-const TARGET = /^([^/#]+)\/([^/#]+)#([1-9][0-9]{0,9})$/;
+/** `owner/repo#12` (an issue or pull request) or `owner/repo#discussion-12`. */
+const TARGET = /^([^/#]+)\/([^/#]+)#(discussion-)?([1-9][0-9]{0,9})$/;
 /** A user or organisation: alphanumerics and single hyphens, not at either end; an Enterprise Managed User adds `_<shortcode>`. */
 const OWNER = /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:_[A-Za-z0-9]+)?$/;
 const OWNER_MAX = 39;
 const REPO = /^[A-Za-z0-9._-]{1,100}$/;
-const EXPECTED = 'owner/repo#number: a GitHub owner (letters, digits, single hyphens, at most 39) and repository (letters, digits, `.`, `_`, `-`, at most 100, not `.` or `..`)';
+const EXPECTED =
+  'owner/repo#number (an issue or pull request) or owner/repo#discussion-number: a GitHub owner (letters, digits, single hyphens, at most 39) and repository (letters, digits, `.`, `_`, `-`, at most 100, not `.` or `..`)';
 
 /** GitHub REST: https://docs.github.com/rest/issues/comments#create-an-issue-comment (issues and pull requests alike). */
 export const githubChannel = defineChannel({
   name: 'github',
-  summary: 'A comment on a GitHub issue or pull request (REST issue comments). `to` is `owner/repo#number`.',
+  summary: 'A comment on a GitHub issue or pull request (REST issue comments), or on a discussion (GraphQL). `to` is `owner/repo#number` or `owner/repo#discussion-number`.',
   configSchema: Type.Object(
     {
       token: Type.Optional(
@@ -63,15 +66,25 @@ export const githubChannel = defineChannel({
       name: 'github',
       maxMessageChars: PART_CHARS,
       rendering,
-      async send(to, text, signal, options?: SendOptions) {
+      async send(to, text, signal, options?: SendOptions): Promise<PostedMessage | undefined> {
         const target = parseTarget(requireRecipient(to, 'owner/repo#number'));
         if (target === undefined) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
-        const url = joinUrl(baseUrl, `repos/${pathSegment(target.owner)}/${pathSegment(target.repo)}/issues/${target.number}/comments`);
         const token = app === undefined ? (config.token as string) : await app.tokenFor(target.owner, target.repo, signal);
-        const reply = await post(deps.fetch, url, { headers: { ...headers, authorization: `Bearer ${token}` }, json: { body: rendering.render(text, options) }, signal });
-        if (reply.status === 201) return;
-        if (reply.status === 401 && app !== undefined) app.invalidate(target.owner, target.repo);
-        throw failure(reply, target, now(), app);
+        const authorized = { ...headers, authorization: `Bearer ${token}` };
+        const fail = (reply: HttpReply): DeliveryError => {
+          if (reply.status === 401 && app !== undefined) app.invalidate(target.owner, target.repo);
+          return failure(reply, target, now(), app);
+        };
+        const body = rendering.render(text, options);
+        if (target.discussion) return posted(await postDiscussionComment({ fetch: deps.fetch, baseUrl, headers: authorized, failure: fail }, target, body, signal));
+        const url = joinUrl(baseUrl, `repos/${pathSegment(target.owner)}/${pathSegment(target.repo)}/issues/${target.number}/comments`);
+        const reply = await post(deps.fetch, url, { headers: authorized, json: { body }, signal });
+        if (reply.status !== 201) throw fail(reply);
+        return posted(field(reply.json, 'node_id'));
+      },
+      posting(to, text, options?: SendOptions) {
+        const target = parseTarget(to.trim());
+        return target === undefined ? undefined : { target: `${target.owner}/${target.repo}#${target.discussion ? 'discussion-' : ''}${target.number}`, body: rendering.render(text, options) };
       },
     };
   },
@@ -81,15 +94,21 @@ interface Target {
   owner: string;
   repo: string;
   number: string;
+  discussion: boolean;
+}
+
+/** The comment's node id: what `issue_comment` and `discussion_comment` webhooks carry as `comment.node_id`. */
+function posted(id: unknown): PostedMessage | undefined {
+  return typeof id === 'string' && id !== '' ? { id } : undefined;
 }
 
 /** An issue or pull request as GitHub names it, or undefined: nothing else may reach a URL. */
 function parseTarget(to: string): Target | undefined {
   const match = TARGET.exec(to);
   if (match === null) return undefined;
-  const [, owner = '', repo = '', number = ''] = match;
+  const [, owner = '', repo = '', discussion, number = ''] = match;
   const ownerFits = owner.length <= OWNER_MAX && OWNER.test(owner);
-  return ownerFits && REPO.test(repo) && repo !== '.' && repo !== '..' ? { owner, repo, number } : undefined;
+  return ownerFits && REPO.test(repo) && repo !== '.' && repo !== '..' ? { owner, repo, number, discussion: discussion !== undefined } : undefined;
 }
 
 /**
@@ -110,7 +129,7 @@ function failure(reply: HttpReply, target: Target, now: number, app: AppTokens |
     case 403:
       return new DeliveryError(`GitHub: ${message}: ${credential} may not comment on ${where} (needs Issues: write, and Pull requests: write for pull requests) (HTTP 403)`, { ...base, retryable: false });
     case 404:
-      return new DeliveryError(`GitHub: ${where}#${target.number} not found, or ${credential} has no access to ${where} (HTTP 404)`, { ...base, retryable: false });
+      return new DeliveryError(`GitHub: ${where}#${target.discussion ? 'discussion-' : ''}${target.number} not found, or ${credential} has no access to ${where} (HTTP 404)`, { ...base, retryable: false });
     case 410:
       return new DeliveryError(`GitHub: issues are disabled on ${where} (HTTP 410)`, { ...base, retryable: false });
     default:

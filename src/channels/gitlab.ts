@@ -3,7 +3,7 @@ import { defineChannel } from './define.js';
 import { detail, field, isRetryableStatus, joinUrl, pathSegment, post, requireRecipient, untilEpochSeconds, type HttpReply } from './http.js';
 import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError, type Rendering } from './types.js';
+import { DeliveryError, type PostedMessage, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://gitlab.com';
 /** GitLab refuses notes above 1,000,000 characters. */
@@ -49,12 +49,19 @@ export const gitlabChannel = defineChannel({
       name: 'gitlab',
       maxMessageChars: PART_CHARS,
       rendering,
-      async send(to, text, signal, options?: SendOptions) {
+      async send(to, text, signal, options?: SendOptions): Promise<PostedMessage | undefined> {
         const target = parseTarget(requireRecipient(to, 'group/project#iid or group/project!iid'));
         if (target === undefined) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
         const url = joinUrl(api, `projects/${pathSegment(target.project)}/${target.kind}/${target.iid}/notes`);
         const reply = await post(deps.fetch, url, { headers, json: { body: rendering.render(text, options) }, signal });
         if (reply.status !== 201) throw failure(reply, target, now());
+        // The note id, as note webhooks carry it (`object_attributes.id`).
+        const id = field(reply.json, 'id');
+        return typeof id === 'number' || (typeof id === 'string' && id !== '') ? { id: String(id) } : undefined;
+      },
+      posting(to, text, options?: SendOptions) {
+        const target = parseTarget(to.trim());
+        return target === undefined ? undefined : { target: `${target.project}${target.kind === 'issues' ? '#' : '!'}${target.iid}`, body: rendering.render(text, options) };
       },
     };
   },

@@ -72,13 +72,13 @@ function transportError(error: unknown, callerSignal: AbortSignal | undefined, t
 }
 
 /** undici puts the system error code (ECONNREFUSED, ENOTFOUND …) on the cause; its message may quote the URL. */
-function networkCode(error: unknown): string {
+export function networkCode(error: unknown): string {
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   if (typeof cause?.code === 'string') return cause.code;
   return error instanceof Error ? error.name : 'unknown';
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;

@@ -3,7 +3,7 @@ import { defineChannel } from './define.js';
 import { detail, field, joinUrl, post, requireRecipient, type HttpReply } from './http.js';
 import { allowed, MarkupSchema, MentionsSchema, neutraliseMarkdown, type SendOptions } from './markup.js';
 import { parseRetryAfterMs } from '../retry.js';
-import { DeliveryError, type Rendering } from './types.js';
+import { DeliveryError, type PostedMessage, type Rendering } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.linear.app';
 /** Linear documents no comment limit; 50,000 characters keeps one comment readable. */
@@ -47,13 +47,19 @@ export const linearChannel = defineChannel({
       name: 'linear',
       maxMessageChars: PART_CHARS,
       rendering,
-      async send(to, text, signal, options?: SendOptions) {
+      async send(to, text, signal, options?: SendOptions): Promise<PostedMessage | undefined> {
         const issueId = requireRecipient(to, 'a Linear issue identifier (ENG-123) or id');
         if (!TARGET.test(issueId)) throw new DeliveryError(`\`to\` must be ${EXPECTED}`, { retryable: false });
         const body = rendering.render(text, options);
         const reply = await post(deps.fetch, url, { headers, json: { query: MUTATION, variables: { input: { issueId, body } } }, signal });
-        if (reply.status === 200 && field(reply.json, 'data', 'commentCreate', 'success') === true) return;
-        throw failure(reply, issueId, now());
+        if (reply.status !== 200 || field(reply.json, 'data', 'commentCreate', 'success') !== true) throw failure(reply, issueId, now());
+        // The comment id, as Comment webhooks carry it (`data.id`).
+        const id = field(reply.json, 'data', 'commentCreate', 'comment', 'id');
+        return typeof id === 'string' && id !== '' ? { id } : undefined;
+      },
+      posting(to, text, options?: SendOptions) {
+        const issueId = to.trim();
+        return TARGET.test(issueId) ? { target: issueId, body: rendering.render(text, options) } : undefined;
       },
     };
   },

@@ -4,7 +4,7 @@ import { parseRetryAfterMs } from '../retry.js';
 import { detail, field, httpFailure, joinUrl, post, requireRecipient, type HttpReply } from './http.js';
 import { allowed, MarkupSchema, type SendOptions } from './markup.js';
 import { splitThread } from './threads.js';
-import { DeliveryError } from './types.js';
+import { DeliveryError, type PostedMessage } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://slack.com/api';
 /** The only host a `response_url` may name, besides the configured baseUrl's (a proxy, a test double). */
@@ -39,25 +39,42 @@ export const slackChannel = defineChannel({
     return {
       name: 'slack',
       maxMessageChars: MAX_CHARS,
-      async send(to, text, signal, options?: SendOptions) {
+      async send(to, text, signal, options?: SendOptions): Promise<PostedMessage | undefined> {
         const message = messageFields(text, allowed(config.markup, options));
-        if (/^[a-z][a-z0-9+.-]*:\/\//i.test(to.trim())) {
+        if (isUrl(to)) {
           const reply = await post(deps.fetch, responseUrl(to.trim(), baseOrigin), { json: message, signal });
-          if (reply.status === 200) return;
+          if (reply.status === 200) return undefined;
           throw httpFailure(reply, `Slack refused the response_url message: ${detail(reply.text, 'no reason given')}`);
         }
         const { recipient, thread } = splitThread(to);
         const channel = requireRecipient(recipient, 'a Slack channel id');
         const json = { channel, ...message, ...(thread === undefined ? {} : { thread_ts: thread }) };
-        checkAnswer(await post(deps.fetch, url, { headers, json, signal }));
+        return postedMessage(checkAnswer(await post(deps.fetch, url, { headers, json, signal })));
+      },
+      // What a message event of this post carries: its conversation and text (a response_url's answer sends no event).
+      posting(to, text, options?: SendOptions) {
+        if (isUrl(to)) return undefined;
+        const { recipient } = splitThread(to);
+        return recipient === '' ? undefined : { target: recipient, body: messageFields(text, allowed(config.markup, options))['text'] as string };
       },
     };
   },
 });
 
-function checkAnswer(reply: HttpReply): void {
+function isUrl(to: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(to.trim());
+}
+
+/** `<channel>:<ts>`: how message events name the message chat.postMessage answered (`event.channel`, `event.ts`). */
+function postedMessage(reply: HttpReply): PostedMessage | undefined {
+  const channel = field(reply.json, 'channel');
+  const ts = field(reply.json, 'ts');
+  return typeof channel === 'string' && typeof ts === 'string' && channel !== '' && ts !== '' ? { id: `${channel}:${ts}` } : undefined;
+}
+
+function checkAnswer(reply: HttpReply): HttpReply {
   if (reply.status !== 200) throw httpFailure(reply, detail(field(reply.json, 'error'), 'Slack refused the message'));
-  if (field(reply.json, 'ok') === true) return;
+  if (field(reply.json, 'ok') === true) return reply;
   // Slack reports most failures as HTTP 200 with ok:false and a machine-readable error.
   const error = detail(field(reply.json, 'error'), 'unknown_error');
   throw new DeliveryError(`Slack error: ${error}`, {

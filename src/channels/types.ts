@@ -26,14 +26,35 @@ export interface Rendering {
   render(text: string, options?: SendOptions): string;
 }
 
+/** A message the service accepted, named as its webhooks name it later (src/own-messages.ts). */
+export interface PostedMessage {
+  /** GitHub: the comment's node id; GitLab: the note id; Linear: the comment id; Slack: `<channel>:<ts>`. */
+  id: string;
+}
+
+/** Where a send() would post and the exact text it would post, known before posting (src/own-messages.ts). */
+export interface Posting {
+  /** The recipient as the sender's webhooks name it (`owner/repo#12`, `group/project!3`, an issue id, a channel id). */
+  target: string;
+  body: string;
+}
+
 /** One configured chat service. `send` posts exactly one message; splitting and retries belong to deliverText. */
 export interface Channel {
   readonly name: string;
   readonly maxMessageChars: number;
   /** Set when send() posts a rendering of the text rather than the text. */
   readonly rendering?: Rendering;
-  /** Posts one piece (at most maxMessageChars characters, its rendering at most rendering.maxChars) as one message. Throws DeliveryError. */
-  send(to: string, text: string, signal?: AbortSignal, options?: SendOptions): Promise<void>;
+  /**
+   * Posts one piece (at most maxMessageChars characters, its rendering at most rendering.maxChars) as one message.
+   * Resolves with the message's id where the service answers one that its webhooks carry. Throws DeliveryError.
+   */
+  send(to: string, text: string, signal?: AbortSignal, options?: SendOptions): Promise<PostedMessage | void>;
+  /**
+   * What send() with the same arguments would post, for channels whose messages come back as
+   * webhooks (github, gitlab, linear, slack); undefined for a recipient whose messages do not.
+   */
+  posting?(to: string, text: string, options?: SendOptions): Posting | undefined;
 }
 
 export interface DeliveryErrorOptions {

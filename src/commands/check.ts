@@ -21,7 +21,7 @@ import { presetNames } from '../config/preset-schema.js';
  * one-screen summary with warnings and notes (exit 0).
  */
 export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
-  const { values } = parseCommandLine({ args: argv, options: { config: { type: 'string' } }, strict: true });
+  const { values } = parseCheckArgs(argv);
   const path = configPathFrom(values.config, io.env, io.cwd);
   let config: ResolvedConfig;
   try {
@@ -49,6 +49,10 @@ export async function runCheck(argv: string[], io: CommandIo): Promise<number> {
   notes.push(...(transforms?.unused ?? []).map((file) => `note: transform ${file} is used by no mapping (nothing runs it until a mapping names it)`));
   io.stdout(summarise(config, notes, transforms?.passed ?? []));
   return 0;
+}
+
+export function parseCheckArgs(argv: string[]) {
+  return parseCommandLine({ args: argv, options: { config: { type: 'string' } }, strict: true });
 }
 
 async function checkMappings(config: ResolvedConfig, notes: string[]): Promise<void> {
@@ -98,6 +102,7 @@ function summarise(config: ResolvedConfig, notes: string[], examples: string[]):
     ...catalogLines(config.models.providers),
     `providers     echo${Object.keys(config.models.providers).filter((id) => id !== 'echo').map((id) => `, ${id}`).join('')}`,
     `channels      log${Object.keys(config.channels).filter((name) => name !== 'log').map((name) => `, ${name}`).join('')}`,
+    `targets       ${targetsSummary(config)}`,
     `store         ${describeStore(storage)}`,
     ...notes,
   ];
@@ -115,6 +120,13 @@ function catalogLines(providers: ResolvedConfig['models']['providers']): string[
       return `catalog       ${id} → ambiguous (${[...catalogs].filter(([, list]) => list.includes(id)).map(([provider]) => provider).join(', ')}): name it as provider/model`;
     }
   });
+}
+
+/** `home (openclaw), inbox (http); every action forwarded to home`: never a URL (it may carry a credential) or a secret. */
+function targetsSummary(config: ResolvedConfig): string {
+  const names = Object.entries(config.targets).map(([name, target]) => `${name} (${target.kind})`);
+  const front = config.agents.defaults.forward === undefined ? '' : `; every wake and agent action forwarded to ${config.agents.defaults.forward} unless its mapping names another`;
+  return `${names.length === 0 ? 'none' : names.join(', ')}${front}`;
 }
 
 /** The store line: the SQLite file, or the PostgreSQL URL without its password. */

@@ -9,13 +9,17 @@ import { createGmailWatcher, type GmailWatcher } from '../sources/gmail/watcher.
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 
+export function parseGmailRunArgs(argv: string[]) {
+  return parseCommandLine({ args: argv, options: { config: { type: 'string' }, url: { type: 'string' } }, strict: true });
+}
+
 /**
  * `hookgate gmail run`: the watcher in the foreground, for an ingress that runs elsewhere. It pulls
  * (push needs `hookgate serve`) and posts each message to {url} with the hook token; its own state
  * (history id, admitted ids) is in storage.path of the config. Exit 1 when the watcher stops.
  */
 export async function runGmailRun(argv: string[], io: CommandIo): Promise<number | undefined> {
-  const { values } = parseCommandLine({ args: argv, options: { config: { type: 'string' }, url: { type: 'string' } }, strict: true });
+  const { values } = parseGmailRunArgs(argv);
   const url = values.url;
   let config: ResolvedConfig;
   try {

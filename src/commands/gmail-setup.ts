@@ -43,22 +43,28 @@ export interface SetupSeams {
 
 type Args = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
 
+/** The command line alone (--account and --project may still come from the config's hooks.gmail block). */
+export function parseGmailSetupArgs(argv: string[]): Args {
+  const args: Args = parseCommandLine({ args: argv, options: OPTIONS, strict: true }).values;
+  if (args.mode !== 'pull' && args.mode !== 'push') throw new UsageError(`--mode is pull or push, not ${JSON.stringify(args.mode)}`);
+  if (args.mode === 'push' && (args['push-endpoint'] === undefined || args['push-service-account'] === undefined)) {
+    throw new UsageError('--mode push needs --push-endpoint and --push-service-account');
+  }
+  return args;
+}
+
 /**
  * `hookgate gmail setup`: every step prints what it did; a failing step says what is missing.
  * Exit 0 done, 1 a step failed; a wrong command line throws UsageError (the CLI exits 2).
  */
 export async function runGmailSetup(argv: string[], io: CommandIo, seams: SetupSeams = {}): Promise<number> {
-  const args: Args = parseCommandLine({ args: argv, options: OPTIONS, strict: true }).values;
+  const args = parseGmailSetupArgs(argv);
   const defaults = setupDefaultsFrom(configPathFrom(args.config, io.env, io.cwd));
   if (args.account === undefined && defaults.account !== undefined) args.account = defaults.account;
   if (args.project === undefined && defaults.project !== undefined) args.project = defaults.project;
   args.topic ??= defaults.topic ?? DEFAULT_TOPIC;
   if (defaults.from.length > 0) io.stdout(`✓ ${defaults.from.join(' and ')} taken from the config's hooks.gmail block (the command line wins)\n`);
   if (args.account === undefined || args.project === undefined) throw new UsageError('setup needs --account and --project (or a hooks.gmail block with account and topic "projects/<project>/topics/<name>")');
-  if (args.mode !== 'pull' && args.mode !== 'push') throw new UsageError(`--mode is pull or push, not ${JSON.stringify(args.mode)}`);
-  if (args.mode === 'push' && (args['push-endpoint'] === undefined || args['push-service-account'] === undefined)) {
-    throw new UsageError('--mode push needs --push-endpoint and --push-service-account');
-  }
   try {
     await setup(args, io, seams);
     return 0;

@@ -16,6 +16,11 @@ export interface CommandEntry {
   usage: string;
   /** Loaded only when the command runs, so `hookgate token` never loads the service. */
   load: () => Promise<CommandRun>;
+  /**
+   * The command's own parsing of its command line, without running it: throws UsageError where the
+   * command would. test/cli/docs-commands.test.ts parses every command the docs show with it.
+   */
+  parse: () => Promise<(argv: string[]) => unknown>;
 }
 
 /** Option lines every usage shares, so they read the same in every command's help. */
@@ -45,6 +50,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./serve.js')).runServe,
+    parse: async () => (await import('./serve.js')).parseServeArgs,
   },
   {
     name: 'check',
@@ -61,6 +67,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./check.js')).runCheck,
+    parse: async () => (await import('./check.js')).parseCheckArgs,
   },
   {
     name: 'try',
@@ -73,14 +80,16 @@ would receive. Exit 0 matched, 2 no mapping matched or a wrong command line, 1 a
 
 options:
   --payload FILE  the JSON request body (required)
-  --header K:V    a request header (repeatable); a signed mapping's signature headers given here
-                  are checked against the payload file's bytes (e.g. from \`hookgate sign\`)
+  --header K:V    a request header (repeatable; K=V too, e.g. X-GitHub-Event=pull_request); a
+                  signed mapping's signature headers given here are checked against the payload
+                  file's bytes (e.g. from \`hookgate sign\`)
   --query K=V     a query parameter (repeatable)
 ${CONFIG_OPTION}
   --json          print one JSON object instead of text
 ${HELP_OPTION}
 `,
     load: async () => (await import('./try.js')).runTry,
+    parse: async () => (await import('./try.js')).parseTryArgs,
   },
   {
     name: 'status',
@@ -98,6 +107,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./status.js')).runStatus,
+    parse: async () => (await import('./status.js')).parseStatusArgs,
   },
   {
     name: 'sign',
@@ -120,6 +130,7 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./sign.js')).runSign,
+    parse: async () => (await import('./sign.js')).parseSignArgs,
   },
   {
     name: 'runs',
@@ -147,6 +158,35 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./runs.js')).runRuns,
+    parse: async () => (await import('./runs.js')).parseRunsArgs,
+  },
+  {
+    name: 'relay',
+    summary: 'pull a relay target\'s events from a public Hookgate and hand them to a local gateway',
+    usage: `usage: hookgate relay --from URL --target NAME [--token TOKEN] --to TARGET [--config FILE]
+                      [--consumer NAME] [--wait SECONDS] [--max COUNT]
+
+Runs next to an agent gateway behind NAT (docs/relay.md): pulls the events of the edge's relay
+target NAME (GET {hooks.path}/relay/NAME/events, a long poll), hands each to TARGET, one of the
+config's targets (openclaw, hermes or http) under the event's id, and acknowledges it on the edge
+once TARGET took it. Keeps nothing on disk: an event not acknowledged comes back after its lease
+and TARGET dedupes on its id. Reconnects with backoff; SIGINT or SIGTERM stops it (exit 0).
+Exit 1: the edge refused the token or has no such target, or TARGET cannot be used; 2: a wrong
+command line.
+
+options:
+  --from URL       the edge's hooks URL, e.g. https://edge.example/hooks
+  --target NAME    the relay target on the edge
+  --token TOKEN    one of its tokens (default: $HOOKGATE_RELAY_TOKEN, which keeps it out of ps)
+  --to TARGET      the local target events are handed to
+${CONFIG_OPTION}
+  --consumer NAME  this consumer's name on the edge (default: <host>-<pid>)
+  --wait SECONDS   how long one pull waits for events, 1-55 (default 30)
+  --max COUNT      events per pull, 1-100 (default 10)
+${HELP_OPTION}
+`,
+    load: async () => (await import('./relay.js')).runRelay,
+    parse: async () => (await import('./relay.js')).parseRelayArgs,
   },
   {
     name: 'presets',
@@ -162,6 +202,7 @@ options:
 ${HELP_OPTION}
 `,
     load: async () => (await import('./presets.js')).runPresets,
+    parse: async () => (await import('./presets.js')).parsePresetsArgs,
   },
   {
     name: 'token',
@@ -174,6 +215,7 @@ options:
 ${HELP_OPTION}
 `,
     load: async () => (await import('./token.js')).runToken,
+    parse: async () => (await import('./token.js')).parseTokenArgs,
   },
   {
     name: 'gmail',
@@ -207,5 +249,6 @@ ${CONFIG_OPTION}
 ${HELP_OPTION}
 `,
     load: async () => (await import('./gmail.js')).runGmail,
+    parse: async () => (await import('./gmail.js')).parseGmailArgs,
   },
 ];

@@ -6,14 +6,20 @@ import type { CommandIo } from './io.js';
 
 /** `hookgate presets [NAME] [--json]`: the built-in presets, their default events, options and noise rules. */
 export async function runPresets(argv: string[], io: CommandIo): Promise<number> {
+  const { values, chosen } = parsePresetsArgs(argv);
+  if (values.json === true) io.stdout(`${JSON.stringify(chosen.map(presetJson), null, 2)}\n`);
+  else io.stdout(`${chosen.map(presetText).join('\n')}`);
+  return 0;
+}
+
+/** A wrong command line (an unknown preset name included) throws UsageError (src/cli.ts prints it with the usage, exit 2). */
+export function parsePresetsArgs(argv: string[]) {
   const { values, positionals } = parseCommandLine({ args: argv, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   if (positionals.length > 1) throw new UsageError('give at most one preset name');
   const [only] = positionals;
   const chosen = only === undefined ? PRESETS : PRESETS.filter((preset) => preset.name === only);
   if (chosen.length === 0) throw new UsageError(unknownPresetMessage(only ?? '', PRESETS.map((preset) => preset.name)));
-  if (values.json === true) io.stdout(`${JSON.stringify(chosen.map(presetJson), null, 2)}\n`);
-  else io.stdout(`${chosen.map(presetText).join('\n')}`);
-  return 0;
+  return { values, chosen };
 }
 
 function presetJson(preset: PresetDefinition): Record<string, unknown> {

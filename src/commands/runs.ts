@@ -37,7 +37,8 @@ export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
   }
 }
 
-function parseRunsArgs(argv: string[]): { sub: 'retry' | 'start'; runId: string; config: string | undefined; url: string | undefined; json: boolean } {
+/** A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2). */
+export function parseRunsArgs(argv: string[]): { sub: 'retry' | 'start'; runId: string; config: string | undefined; url: string | undefined; json: boolean } {
   const { values, positionals } = parseCommandLine({
     args: argv,
     allowPositionals: true,

@@ -6,13 +6,8 @@ import { startService, type Service } from '../service.js';
 import { parseCommandLine, parsePortOption, UsageError } from './args.js';
 import type { CommandIo } from './io.js';
 
-/**
- * `hookgate serve [--config FILE] [--port N] [--host ADDRESS] [--no-watch]`: runs until
- * SIGTERM/SIGINT, then shuts down cleanly. SIGHUP reloads the mappings; so does any change to the
- * config file or the transforms directory unless --no-watch (e.g. on file systems without change
- * events). --port and --host override gateway.port and gateway.bind for this process.
- */
-export async function runServe(argv: string[], io: CommandIo): Promise<number | undefined> {
+/** A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2). */
+export function parseServeArgs(argv: string[]) {
   const { values } = parseCommandLine({
     args: argv,
     options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, watch: { type: 'boolean', default: true } },
@@ -21,6 +16,17 @@ export async function runServe(argv: string[], io: CommandIo): Promise<number | 
   });
   const port = values.port === undefined ? undefined : parsePortOption(values.port);
   if (values.host?.trim() === '') throw new UsageError('--host wants an address, e.g. 127.0.0.1 or 0.0.0.0');
+  return { values, port };
+}
+
+/**
+ * `hookgate serve [--config FILE] [--port N] [--host ADDRESS] [--no-watch]`: runs until
+ * SIGTERM/SIGINT, then shuts down cleanly. SIGHUP reloads the mappings; so does any change to the
+ * config file or the transforms directory unless --no-watch (e.g. on file systems without change
+ * events). --port and --host override gateway.port and gateway.bind for this process.
+ */
+export async function runServe(argv: string[], io: CommandIo): Promise<number | undefined> {
+  const { values, port } = parseServeArgs(argv);
   const path = configPathFrom(values.config, io.env, io.cwd);
   let loaded;
   try {

@@ -43,7 +43,7 @@ export async function runSign(argv: string[], io: CommandIo): Promise<number> {
 }
 
 /** A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2). */
-function parseSignArgs(argv: string[]) {
+export function parseSignArgs(argv: string[]) {
   const parsed = parseCommandLine({
     args: argv,
     allowPositionals: true,

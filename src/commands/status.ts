@@ -2,10 +2,12 @@ import { configPathFrom, loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { openStore } from '../store/open.js';
-import { StoreMissingError, type BudgetRule, type DebounceGroupView, type HeartbeatRow, type LimitOverview, type RunView, type Store } from '../store/port.js';
+import { StoreMissingError, type BudgetRule, type DebounceGroupView, type HeartbeatRow, type LimitOverview, type ModelCalls, type RunView, type Store } from '../store/port.js';
 import { budgetRulesOf } from '../runtime/gates/run-limits.js';
 import { configuredRunLimits } from '../mapping/configured-run-limits.js';
 import { formatLimits } from './status-limits.js';
+import { formatModelCalls, readModelCalls } from './status-model-calls.js';
+import { budgetsShown, type BudgetChange } from './status-budgets.js';
 import { parseCommandLine } from './args.js';
 import type { CommandIo } from './io.js';
 import { describePostgresUrl } from '../store/postgres/url.js';
@@ -14,6 +16,8 @@ import { findRunningServer } from '../server-state.js';
 import { storageOfBrokenConfig } from './status-fallback.js';
 import Value from 'typebox/value';
 import { StorageSchema } from '../config/storage-schema.js';
+import { handoffFacts } from '../store/handoff-types.js';
+import { formatRelayStatus, readRelayStatus, relayTargetNames, type RelayStatus } from '../relay/status.js';
 
 const RECENT_RUNS = 10;
 const OPEN_GROUPS = 20;
@@ -22,6 +26,8 @@ export interface StatusReport {
   store: string;
   events: { pending: number };
   runs: Record<RunView['status'], number>;
+  /** Model calls started in the last hour, by origin: agent runs and heartbeats. */
+  modelCalls: ModelCalls;
   lastHeartbeat: { id: number; status: string; startedAt: string; finishedAt?: string; events: number; error?: string; delivery?: unknown } | null;
   recentRuns: RunView[];
   /** The config reload state the service last recorded (null: no service has recorded one). */
@@ -30,10 +36,16 @@ export interface StatusReport {
   gmail: GmailStatus[];
   /** Debounce groups waiting to fire, soonest first (at most OPEN_GROUPS). */
   debounce: { open: number; groups: DebounceGroupView[] };
-  /** Runs waiting by reason, budget use per window, provider circuits, the busiest rate-limit keys. */
+  /** Runs waiting by reason, budget use per window (the budgets the running server enforces), provider circuits, the busiest rate-limit keys. */
   limits: LimitOverview;
+  /** Budgets the config file sets otherwise than the running server enforces (absent: none, or no server runs). */
+  budgetChanges?: BudgetChange[];
   /** The server running on this store, as it answers /readyz (null: none runs; absent: not asked). */
   server?: ServerStatus | null;
+  /** Each relay target of the config: its backlog, oldest event, consumers last seen, drops (docs/relay.md). */
+  relay: RelayStatus[];
+  /** When the store was read (ms): ages are measured from it. */
+  readAt: number;
 }
 
 export interface ServerStatus {
@@ -59,7 +71,7 @@ export interface GmailStatus {
  * Exit 0; 1 for a bad config, a missing or unreadable store (a wrong command line: UsageError, 2).
  */
 export async function runStatus(argv: string[], io: CommandIo): Promise<number> {
-  const args = parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+  const args = parseStatusArgs(argv);
   let store: Store | undefined;
   const configPath = configPathFrom(args.values.config, io.env, io.cwd);
   try {
@@ -71,7 +83,9 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
     const where = config.storage.url === undefined ? config.storage.path : describePostgresUrl(config.storage.url);
-    const report = { ...(await readStatus(store, where, budgetRulesOf(config.agents.defaults.budget, configuredRunLimits(config.hooks)))), server: await askRunningServer(config.storage) };
+    const budgets = await budgetsShown(store.state, budgetRulesOf(config.agents.defaults.budget, configuredRunLimits(config.hooks)), config.storage.url === undefined ? findRunningServer(config.storage) : 'shared');
+    const read = await readStatus(store, where, budgets.rules, store.now(), relayTargetNames(config.targets));
+    const report = { ...read, ...(budgets.changes.length === 0 ? {} : { budgetChanges: budgets.changes }), server: await askRunningServer(config.storage) };
     io.stdout(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   } catch (error) {
@@ -82,6 +96,10 @@ export async function runStatus(argv: string[], io: CommandIo): Promise<number> 
   } finally {
     await store?.close();
   }
+}
+
+export function parseStatusArgs(argv: string[]) {
+  return parseCommandLine({ args: argv, options: { config: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
 }
 
 /** The store and the server on it as the broken file still names them; the caller then prints the file's error. */
@@ -115,12 +133,13 @@ async function askRunningServer(storage: { path: string; url?: string | undefine
   }
 }
 
-export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = store.now()): Promise<StatusReport> {
+export async function readStatus(store: Store, where: string, budgets: readonly BudgetRule[] = [], now = store.now(), relayTargets: readonly string[] = []): Promise<StatusReport> {
   const heartbeat = await store.session.lastHeartbeat();
   return {
     store: where,
     events: { pending: (await store.depths()).pendingEvents },
     runs: await store.runs.countByStatus(),
+    modelCalls: await readModelCalls(store, now),
     lastHeartbeat: heartbeat === undefined ? null : heartbeatView(heartbeat),
     recentRuns: (await store.runs.listViews({ limit: RECENT_RUNS })).runs,
     config: (await readReloadState(store.state)) ?? null,
@@ -133,6 +152,8 @@ export async function readStatus(store: Store, where: string, budgets: readonly 
     })),
     debounce: { open: await store.debounce.countOpen(), groups: await store.debounce.listOpen(OPEN_GROUPS) },
     limits: await store.limits.overview(budgets, now),
+    relay: await readRelayStatus(store, relayTargets, now),
+    readAt: now,
   };
 }
 
@@ -155,13 +176,15 @@ export function formatStatus(report: StatusReport): string {
     ...formatServer(report.server),
     `pending events: ${report.events.pending}`,
     `runs: ${runs.queued} queued, ${runs.running} running (finished: ${runs.ok} ok, ${runs.error} error, ${runs.timeout} timeout, ${runs.interrupted} interrupted)`,
+    formatModelCalls(report.modelCalls),
     `last heartbeat: ${formatHeartbeat(report.lastHeartbeat)}`,
     `config reload: ${formatReload(report.config)}`,
     recentRunsHeading(report.recentRuns),
     ...report.recentRuns.flatMap(formatRun),
     ...report.gmail.map(formatGmail),
     ...formatDebounce(report.debounce),
-    ...formatLimits(report.limits),
+    ...formatLimits(report.limits, report.budgetChanges),
+    ...report.relay.flatMap((status) => formatRelayStatus(status, report.readAt)),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -207,6 +230,7 @@ function formatRun(run: RunView): string[] {
   const times = [`created ${run.createdAt}`, run.startedAt && `started ${run.startedAt}`, run.finishedAt && `finished ${run.finishedAt}`];
   const outcome = run.delivery === undefined ? run.status : `${run.status}, ${deliveryLabel(run.delivery)}`;
   const lines = [`  ${run.runId}  ${outcome.padEnd(11)} ${JSON.stringify(run.name)}  ${times.filter(Boolean).join(', ')}`];
+  if (run.handoff !== undefined) lines.push(`      ${run.kind ?? 'forward'} to ${[run.handoff.target, ...handoffFacts(run.handoff)].join(', ')}`);
   if (run.error !== undefined && run.status !== 'ok') lines.push(`      error: ${run.error}`);
   for (const note of run.notes ?? []) lines.push(`      note: ${note}`);
   if (run.delivery?.status === 'failed') {

@@ -1,5 +1,5 @@
 import type { SignatureFailure } from '../auth/signatures/index.js';
-import { authenticateCandidates, type CandidateVerdict } from '../http/candidate-auth.js';
+import { authenticateCandidates, type CandidateVerdict, type VerifiedEntry } from '../http/candidate-auth.js';
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 
 /** One candidate mapping of the path: its scheme and whether the request is authenticated for it; never a header value or a secret. */
@@ -31,6 +31,8 @@ export interface TrySignatureCheck {
   signature: TrySignature;
   /** The mappings the request is authenticated for, as the service decides; undefined when not checked or refused. */
   authenticated: ReadonlySet<string> | undefined;
+  /** The mapping whose signature verified first, with what its scheme read (the delivery's replay key is its). */
+  verified?: VerifiedEntry;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function checkTrySignature(
   const query = new URLSearchParams(request.query).toString();
   const verdict = await authenticateCandidates(candidates, { body: request.body, headers: request.headers, query, nowSeconds: Math.floor(Date.now() / 1000) }, () => 'valid');
   const checked = { ...base, ...resultOf(verdict, signature === undefined), ...(candidates.length > 1 ? { candidates: candidates.map((candidate) => candidateOf(candidate, verdict)) } : {}) };
-  return { signature: checked, authenticated: verdict.ok ? verdict.authenticated : undefined };
+  return { signature: checked, authenticated: verdict.ok ? verdict.authenticated : undefined, ...(verdict.ok && verdict.signed !== undefined ? { verified: verdict.signed } : {}) };
 }
 
 function resultOf(verdict: CandidateVerdict, firstUnsigned: boolean): Pick<TrySignature, 'result' | 'startsAt'> {

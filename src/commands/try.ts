@@ -11,10 +11,13 @@ import { startTransformRunner } from '../mapping/live-engine.js';
 import { usesTransforms } from '../config/mapping-schema.js';
 import { parseCommandLine, UsageError } from './args.js';
 import { checkTrySignature, formatTrySignature } from './try-signature.js';
+import { findReplay, formatReplay, replayJson, storeMayAnswer } from './try-replay.js';
+import { headerArgs, queryArgs } from './request-args.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/port.js';
 import { createRateRefusals } from '../admission/rate-refusals.js';
 import type { AdmissionLimits } from '../admission/rate-limit.js';
+import type { OwnMessageLookup } from '../admission/own-messages.js';
 
 export interface TryIo {
   stdout: (s: string) => void;
@@ -30,7 +33,7 @@ class PayloadError extends Error {}
  * `hookgate try`: runs a payload through the mappings exactly as a request would be, without
  * a store, a listener or the network, and shows why each mapping did or did not match, what
  * the winner rendered, and the enveloped text the agent would read.
- * Exit 0 matched, 2 no mapping matched, 1 error (config, payload, or the mapping rejected it).
+ * Exit 0 matched (actions or a skip), 2 no mapping matched, 1 error (config, payload, or the mapping rejected it).
  * A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2).
  */
 export async function runTry(argv: string[], io: TryIo): Promise<number> {
@@ -45,21 +48,24 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
     const transforms = usesTransforms(config.hooks.mappings) ? await startTransformRunner(config.hooks, silentLogger()) : undefined;
     runner = transforms;
     const builder = createConfiguredActionBuilder(config);
-    const limits = await openLimitStore(config);
+    const limits = await openLimitStore(config, args.headers);
     store = limits?.store;
-    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits });
-    const { signature, authenticated } = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
+    const engine = await createMappingEngine({ hooks: config.hooks, builder, transforms, logger: silentLogger(), rateLimits: limits?.rateLimits, ownMessages: limits?.ownMessages });
+    const { signature, authenticated, verified } = await checkTrySignature(engine, { name: args.name, payload, body, headers: args.headers, query: args.query });
     // As the service: the walk runs only the mappings the request is authenticated for (refused or unchecked: as if correctly signed).
     const authenticatedFor = authenticated === undefined ? {} : { authenticatedFor: (mapping: RoutedMapping) => Promise.resolve(authenticated.has(mapping.id)) };
     const explanation = await engine.explain({ name: args.name, payload, headers: args.headers, query: args.query, ...authenticatedFor });
     explanation.notes.unshift(...configAdvisories(config));
+    const delivery = { name: explanation.name, payload, body, headers: args.headers };
+    const replay = store === undefined ? undefined : await findReplay(store, delivery, engine.candidates(args.name, payload), verified);
     const shown = explanation.mapping !== undefined || signature.candidates !== undefined;
     io.stdout(
       args.json
-        ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature }, null, 2)}\n`
-        : `${shown ? formatTrySignature(signature) : ''}${formatExplanation(explanation, engine.warnings)}`,
+        ? `${JSON.stringify({ ...explanationJson(explanation, engine.warnings), signature, replay: replayJson(replay) }, null, 2)}\n`
+        : `${shown ? formatTrySignature(signature) : ''}${formatExplanation(explanation, engine.warnings)}${formatReplay(replay)}`,
     );
-    if (explanation.mapping === undefined) return 2;
+    // Passed over by every mapping is an answer (200 skipped), as docs/mappings.md says: 2 is for no mapping at all.
+    if (explanation.mapping === undefined && explanation.outcome?.kind !== 'skip') return 2;
     const badSignature = signature.result !== undefined && signature.result !== 'valid' && signature.result !== 'not-given';
     return explanation.error === undefined && !badSignature ? 0 : 1;
   } catch (error) {
@@ -75,14 +81,17 @@ export async function runTry(argv: string[], io: TryIo): Promise<number> {
 }
 
 /**
- * The store's rate-limit buckets, to say whether a delivery would be admitted right now (read
- * only: try counts nothing). Only opened when a mapping has a rateLimit and the store exists.
+ * The store's rate-limit buckets and the service's own messages, to say whether a delivery would
+ * be admitted right now, and its stored first answers, to say whether it would be a replay (read
+ * only: try counts nothing). Only opened when one of them may apply and the store exists.
  */
-async function openLimitStore(config: ResolvedConfig): Promise<{ store: Store; rateLimits: AdmissionLimits } | undefined> {
-  if (!config.hooks.mappings.some((mapping) => mapping.rateLimit !== undefined)) return undefined;
+async function openLimitStore(config: ResolvedConfig, headers: Record<string, string>): Promise<{ store: Store; rateLimits: AdmissionLimits; ownMessages: OwnMessageLookup } | undefined> {
+  // The sender presets check for the service's own messages (ownMessages), as a mapping may.
+  const ownMessagesChecked = config.hooks.presets.length > 0 || config.hooks.mappings.some((mapping) => mapping.ownMessages !== undefined);
+  if (!ownMessagesChecked && !storeMayAnswer(config.hooks, headers)) return undefined;
   try {
     const store = await openStore(config.storage, { logger: silentLogger(), idempotencyTtlMs: config.hooks.idempotencyTtlHours * 3_600_000, role: 'command' });
-    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: () => store.now() } };
+    return { store, rateLimits: { store: store.limits, refusals: createRateRefusals(), now: () => store.now() }, ownMessages: { store: store.ownMessages, now: () => store.now() } };
   } catch {
     return undefined; // no store yet (or unreachable): the verdict says "not checked"
   }
@@ -97,7 +106,8 @@ interface TryArgs {
   json: boolean;
 }
 
-function parseTryArgs(argv: string[]): TryArgs {
+/** A wrong command line throws UsageError (src/cli.ts prints it with the usage, exit 2). */
+export function parseTryArgs(argv: string[]): TryArgs {
   const { values, positionals } = parseCommandLine({
     args: argv,
     allowPositionals: true,
@@ -116,21 +126,11 @@ function parseTryArgs(argv: string[]): TryArgs {
   return {
     name,
     payload: values.payload,
-    headers: pairs(values.header ?? [], ':', (key) => key.toLowerCase()),
-    query: pairs(values.query ?? [], '=', (key) => key),
+    headers: headerArgs(values.header ?? []),
+    query: queryArgs(values.query ?? []),
     config: values.config,
     json: values.json,
   };
-}
-
-function pairs(items: string[], separator: string, normalise: (key: string) => string): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const item of items) {
-    const at = item.indexOf(separator);
-    if (at <= 0) throw new UsageError(`"${item}" is not of the form K${separator}V`);
-    out[normalise(item.slice(0, at).trim())] = item.slice(at + 1).trim();
-  }
-  return { ...out };
 }
 
 /** The file's bytes (a signature covers them exactly) and the JSON object they hold. */

@@ -7,44 +7,50 @@ const period = Type.Integer({ minimum: 1, description: 'Length of the period, in
 const key = (what: string) =>
   Type.Optional(Type.String({ description: `Template rendered from the delivery: ${what} has its own bucket per key. Empty or absent: one shared bucket for the mapping.` }));
 
+const rateLimitFields = {
+  limit: limit('Deliveries admitted per period and key'),
+  periodSeconds: period,
+  key: key('each rendered key'),
+  over: Type.Optional(
+    Type.Union([Type.Literal('skip'), Type.Literal('reject')], {
+      description: 'Past the limit: `skip` (default) answers 200 {"ok":true,"skipped":"rate-limit"} and does nothing; `reject` answers 429 RATE_LIMITED with Retry-After and stores nothing.',
+    }),
+  ),
+};
+const throttleFields = {
+  limit: limit('Run starts per period and key'),
+  periodSeconds: period,
+  burst: Type.Optional(Type.Integer({ minimum: 0, description: 'Extra starts allowed back to back after a quiet spell. Default 0.' })),
+  key: key('each rendered key'),
+};
+const concurrencyFields = {
+  limit: limit('Runs of one key executing at once'),
+  key: key('each rendered key'),
+};
+const budgetFields = {
+  runsPerHour: Type.Optional(limit('Run starts per rolling hour')),
+  runsPerDay: Type.Optional(limit('Run starts per rolling 24 hours')),
+};
+const closed = (description: string) => ({ additionalProperties: false, description }) as const;
+
 export const RateLimitSchema = Type.Object(
-  {
-    limit: limit('Deliveries admitted per period and key'),
-    periodSeconds: period,
-    key: key('each rendered key'),
-    over: Type.Optional(
-      Type.Union([Type.Literal('skip'), Type.Literal('reject')], {
-        description: 'Past the limit: `skip` (default) answers 200 {"ok":true,"skipped":"rate-limit"} and does nothing; `reject` answers 429 RATE_LIMITED with Retry-After and stores nothing.',
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'Admission rate limit (GCRA): at most `limit` deliveries per `periodSeconds` per key; checked before templates and transforms.' },
+  rateLimitFields,
+  closed('Admission rate limit (GCRA): at most `limit` deliveries per `periodSeconds` per key; checked before templates and transforms.'),
 );
 
 export const ThrottleSchema = Type.Object(
-  {
-    limit: limit('Run starts per period and key'),
-    periodSeconds: period,
-    burst: Type.Optional(Type.Integer({ minimum: 0, description: 'Extra starts allowed back to back after a quiet spell. Default 0.' })),
-    key: key('each rendered key'),
-  },
-  { additionalProperties: false, description: 'Runs are admitted (202) but start at most `limit` per `periodSeconds` per key (plus `burst`); the rest wait queued, in arrival order.' },
+  throttleFields,
+  closed('Runs are admitted (202) but start at most `limit` per `periodSeconds` per key (plus `burst`); the rest wait queued, in arrival order.'),
 );
 
 export const ConcurrencySchema = Type.Object(
-  {
-    limit: limit('Runs of one key executing at once'),
-    key: key('each rendered key'),
-  },
-  { additionalProperties: false, description: 'At most `limit` runs per key execute at once (on top of agents.defaults.maxConcurrent; across instances on PostgreSQL).' },
+  concurrencyFields,
+  closed('At most `limit` runs per key execute at once (on top of agents.defaults.maxConcurrent; across instances on PostgreSQL).'),
 );
 
 export const BudgetSchema = Type.Object(
-  {
-    runsPerHour: Type.Optional(limit('Run starts per rolling hour')),
-    runsPerDay: Type.Optional(limit('Run starts per rolling 24 hours')),
-  },
-  { additionalProperties: false, description: 'Run starts per rolling hour and/or day. Past it runs wait queued (never dropped) until the window frees; `hookgate runs start <id> --force` starts one past it.' },
+  budgetFields,
+  closed('Run starts per rolling hour and/or day. Past it runs wait queued (never dropped) until the window frees; `hookgate runs start <id> --force` starts one past it.'),
 );
 
 export const CircuitBreakerSchema = Type.Object(
@@ -78,6 +84,23 @@ export const MappingLimitFields = {
   throttle: Type.Optional(ThrottleSchema),
   concurrency: Type.Optional(ConcurrencySchema),
   budget: Type.Optional(BudgetSchema),
+};
+
+/**
+ * A sender preset's flow-control options (presets/sender.ts): the same keys, applied to every
+ * mapping of the preset with one bucket, count or budget for the preset as a whole.
+ */
+export const PresetLimitFields = {
+  rateLimit: Type.Optional(
+    Type.Object(rateLimitFields, closed('As a mapping\'s `rateLimit`, over all the preset\'s deliveries: its event types share one bucket per rendered key.')),
+  ),
+  throttle: Type.Optional(Type.Object(throttleFields, closed('As a mapping\'s `throttle`, over all the preset\'s runs: one bucket per rendered key, whatever the event type.'))),
+  concurrency: Type.Optional(
+    Type.Object(concurrencyFields, closed('As a mapping\'s `concurrency`, over all the preset\'s runs: at most `limit` per rendered key at once, whatever the event type.')),
+  ),
+  budget: Type.Optional(
+    Type.Object(budgetFields, closed('Run starts of the whole preset (all its event types together) per rolling hour and/or day, as a mapping\'s `budget`; shown as `preset:<name>` in `hookgate status`.')),
+  ),
 };
 
 /** The service-wide fields, spread into agents.defaults. */

@@ -4,6 +4,16 @@ import { SignatureSchema } from './signature-schema.js';
 import { DebounceSchema, EventFieldSchema, EventsSchema, FilterSchema } from './admission-schema.js';
 import { MappingLimitFields } from './limits-schema.js';
 
+/** `forward` and `callback`: on a mapping and on a preset entry (docs/forward.md). */
+export const HandoffFields = {
+  forward: Type.Optional(
+    Type.String({ minLength: 1, description: 'Hand the wake or agent action to this target (`targets.<name>`) instead of running it here; everything before (signatures, filters, debounce, the envelope) is unchanged.' }),
+  ),
+  callback: Type.Optional(
+    Type.String({ minLength: 1, description: 'When the run ends (here or forwarded), POST a signed `hookgate.run.finished.v1` document to this target, with the same durable retries.' }),
+  ),
+};
+
 /** One custom hook: how `POST {hooks.path}/<name>` turns a payload into a wake or agent action. */
 export const MappingSchema = Type.Object(
   {
@@ -38,6 +48,12 @@ export const MappingSchema = Type.Object(
     deliver: Type.Optional(Type.Boolean({ description: 'Send the agent reply to the channel. Default true.' })),
     channel: Type.Optional(Type.String({ minLength: 1, description: 'Delivery channel; default `last`.' })),
     to: Type.Optional(Type.String({ description: 'Template: recipient on the channel.' })),
+    noRecipient: Type.Optional(
+      Type.Union([Type.Literal('fallback'), Type.Literal('skip')], {
+        description:
+          'When `to` is unset or renders empty for a delivery: `fallback` (default) sends the agent reply to the channel\'s last recipient or agents.defaults.delivery; `skip` does not send it (the run\'s delivery is `skipped`, saying why). The sender presets set `skip` when they fill `to` with the entity a delivery came from.',
+      }),
+    ),
     model: Type.Optional(Type.String({ description: 'Template: model override (alias or provider/model id).' })),
     thinking: Type.Optional(Type.String({ description: 'Template: thinking-level override (e.g. low, medium, high).' })),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Maximum duration of the agent run, in seconds.' })),
@@ -63,6 +79,30 @@ export const MappingSchema = Type.Object(
           subject: Type.Optional(Type.String({ description: 'Template: subject shown in the envelope header.' })),
         },
         { additionalProperties: false, description: 'Metadata of the untrusted-content envelope. Ignored when allowUnsafeExternalContent is true.' },
+      ),
+    ),
+    ownMessages: Type.Optional(
+      Type.Object(
+        {
+          channel: Type.String({ minLength: 1, description: 'The channel the service posts such messages with (`github`, `gitlab`, `linear`, `slack`).' }),
+          id: Type.String({
+            minLength: 1,
+            description:
+              'Template: the message\'s id as the channel\'s API answered it (GitHub: `{{comment.node_id}}`; GitLab: `{{object_attributes.id}}`; Linear: `{{data.id}}`; Slack: `{{event.channel}}:{{event.ts}}`).',
+          }),
+          to: Type.Optional(Type.String({ description: 'Template: the recipient it was posted to, as `to` names it on the channel (`{{repository.full_name}}#{{issue.number}}`). With `text`.' })),
+          text: Type.Optional(
+            Type.String({
+              description:
+                'Template: the message\'s text (`{{comment.body}}`). With `to`, a message is also recognised by its recipient and text, kept before it is posted: its webhook may arrive before the API\'s answer with the id.',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'A delivery that is a message this service posted itself (a reply posted with a personal token comes back as a user\'s comment) is answered `200 {"ok":true,"skipped":"self"}`, not acted on. Checked once `events` match, before `filter` (docs/flow-control.md).',
+        },
       ),
     ),
     signature: Type.Optional(SignatureSchema),
@@ -99,6 +139,13 @@ export const MappingSchema = Type.Object(
       }),
     ),
     ...MappingLimitFields,
+    ...HandoffFields,
+    allowRequestCallback: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'Targets a request may name as its `callback` (the `callback` query parameter); another name is refused with 400. docs/forward.md.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { SignatureSchema } from './signature-schema.js';
 import { DebounceSchema } from './admission-schema.js';
+import { PresetLimitFields } from './limits-schema.js';
+import { HandoffFields } from './mapping-schema.js';
 
 /**
  * The signature keys a preset entry takes as a mapping's `signature` does (`scheme` is the
@@ -46,6 +48,12 @@ export const PresetEntrySchema = Type.Object(
       Type.Unknown({ description: 'A filter tree (as a mapping\'s `filter`) that every delivery must also pass, on top of the preset\'s own noise filters.' }),
     ),
     action: Type.Optional(Type.Union([Type.Literal('agent'), Type.Literal('wake')], { description: '`agent` (default): an agent run per delivery; `wake`: a main-session event.' })),
+    wakeMode: Type.Optional(
+      Type.Union([Type.Literal('now'), Type.Literal('next-heartbeat')], {
+        description:
+          'When the main session hears of a run\'s summary (or of a `wake` event): `next-heartbeat` (default) at its next scheduled heartbeat, so a delivery costs one model call; `now` (default with `action: "wake"`) wakes it at once, a second model call per run.',
+      }),
+    ),
     deliver: Type.Optional(Type.Boolean({ description: 'Send the agent reply to the channel. Default true.' })),
     channel: Type.Optional(Type.String({ minLength: 1, description: 'Delivery channel; default `last`.' })),
     to: Type.Optional(Type.String({ description: 'Template: recipient on the channel.' })),
@@ -57,6 +65,8 @@ export const PresetEntrySchema = Type.Object(
     allowUnsafeExternalContent: Type.Optional(
       Type.Boolean({ description: 'DANGEROUS: the sender\'s text reaches the agent without the untrusted-content envelope.' }),
     ),
+    ...PresetLimitFields,
+    ...HandoffFields,
   },
   { additionalProperties: false, description: 'A preset with options; a plain string is the preset with its defaults.' },
 );

@@ -37,12 +37,25 @@ function walk(node: SchemaNode, path: string, rows: Row[]): void {
     for (const child of Object.values(node.patternProperties)) walk(child, `${path}.<id>`, rows);
   }
   if (node.items !== undefined && node.items.properties !== undefined) walk(node.items, `${path}[]`, rows);
+  walkKinds(node, path, rows);
   // A union with one object form (a preset's name or its entry with options): that form's keys.
   for (const [union, prefix] of [[node.anyOf, path], [node.items?.anyOf, `${path}[]`]] as const) {
     const objects = (union ?? []).filter((option) => option.properties !== undefined);
     const [only] = objects;
     if (objects.length !== 1 || only?.properties === undefined) continue;
     for (const [key, child] of Object.entries(only.properties)) walk(child, `${prefix}.${key}`, rows);
+  }
+}
+
+/** A union over `kind` (a target: openclaw, hermes, http): each kind's keys, its description saying which kind. */
+function walkKinds(node: SchemaNode, path: string, rows: Row[]): void {
+  const kinds = (node.anyOf ?? []).filter((option) => option.properties?.['kind']?.const !== undefined);
+  if (kinds.length === 0 || kinds.length !== node.anyOf?.length) return;
+  for (const kind of kinds) {
+    const name = String(kind.properties?.['kind']?.const);
+    const own: Row[] = [];
+    for (const [key, child] of Object.entries(kind.properties ?? {})) if (key !== 'kind') walk(child, `${path}.${key}`, own);
+    rows.push(...own.map((row) => ({ ...row, description: `(kind \`${name}\`) ${row.description}` })));
   }
 }
 

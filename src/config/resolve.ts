@@ -6,12 +6,13 @@ import { ConfigError, type ConfigIssue } from '../errors.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { usesTransforms } from './mapping-schema.js';
 import { nearestName } from '../near-name.js';
-import { collapseLiteralUnions } from '../schema-errors.js';
+import { collapseLiteralUnions, narrowObjectUnions } from '../schema-errors.js';
 import { createProviders } from '../providers/index.js';
 import { silentLogger } from '../log.js';
 import { createSessionKeyPolicy } from '../actions/session-keys.js';
 import { foldOpenClawConfig } from './openclaw-fold.js';
 import { postgresUrlProblem } from '../store/postgres/url.js';
+import { targetIssues } from './target-references.js';
 
 export type ResolvedConfig = Config & {
   /** Directory relative paths in the file are resolved against. */
@@ -77,13 +78,19 @@ function unknownKeyMessage(pointer: string): string {
   for (const segment of segments) {
     const node = schema as { properties?: Record<string, unknown>; patternProperties?: Record<string, unknown>; items?: unknown };
     if (node.properties !== undefined && Object.hasOwn(node.properties, segment)) schema = node.properties[segment];
-    else if (node.items !== undefined && /^\d+$/.test(segment)) schema = node.items;
+    else if (node.items !== undefined && /^\d+$/.test(segment)) schema = objectFormOf(node.items);
     else if (node.patternProperties !== undefined) schema = Object.values(node.patternProperties)[0];
     else return 'unknown key';
   }
-  const known = (schema as { properties?: Record<string, unknown> }).properties;
+  const known = (objectFormOf(schema) as { properties?: Record<string, unknown> }).properties;
   const near = known === undefined ? undefined : nearestName(key, Object.keys(known));
   return near === undefined ? 'unknown key' : `unknown key; did you mean "${near}"?`;
+}
+
+/** A union with one object form (a preset's name, or its entry with options) has that form's keys. */
+function objectFormOf(schema: unknown): unknown {
+  const forms = (schema as { anyOf?: unknown[] }).anyOf?.filter((form) => (form as { type?: unknown }).type === 'object') ?? [];
+  return forms.length === 1 ? forms[0] : schema;
 }
 
 // Checked once per load or reload: typebox's interpreter (Value) costs less than compiling a
@@ -93,12 +100,13 @@ function schemaIssues(value: unknown): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   let providersFailed = false;
   const seen = new Set<string>();
-  for (const error of collapseLiteralUnions(Value.Errors(ConfigSchema, value))) {
+  for (const error of narrowObjectUnions(collapseLiteralUnions(Value.Errors(ConfigSchema, value)), ConfigSchema, value)) {
     let issue: ConfigIssue;
     if (error.instancePath.startsWith('/models/providers/')) {
       providersFailed = true; // a union over `api`: its per-branch errors are noise, see providerIssues
       continue;
     }
+    if (error.instancePath.startsWith('/targets/')) continue; // a union over `kind`: reported by targetIssues
     if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
       issue = { path: error.instancePath, message: unknownKeyMessage(error.instancePath) };
     } else if (error.keyword === 'additionalProperties') {
@@ -140,6 +148,7 @@ function crossFieldIssues(config: Config): ConfigIssue[] {
     issues.push({ path: '/hooks/token', message: 'must differ from gateway.auth.token (use a dedicated hook token)' });
   }
   issues.push(...sessionKeyIssues(hooks));
+  issues.push(...targetIssues(config));
   if (Array.isArray(hooks.presets)) issues.push(...gmailConfigIssues(hooks.gmail, presetNames(hooks.presets), hooks.enabled === true));
   if (typeof hooks.path !== 'string') return issues;
   issues.push(...consoleOverlap(gateway.console?.path, normaliseHooksPath(hooks.path)));

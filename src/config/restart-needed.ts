@@ -9,6 +9,7 @@ import type { ResolvedConfig } from './load.js';
 const STARTUP_SECTIONS: ReadonlyArray<readonly [string, (config: ResolvedConfig) => unknown]> = [
   ['models.providers', (config) => config.models.providers],
   ['channels', (config) => config.channels],
+  ['targets', (config) => config.targets],
   ['agents', (config) => config.agents],
   ['gateway', (config) => config.gateway],
   ['storage', (config) => config.storage],

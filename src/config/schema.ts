@@ -7,6 +7,7 @@ import { ConsoleConfigSchema } from '../console/config-schema.js';
 import { GmailSchema } from './gmail-schema.js';
 import { StorageSchema } from './storage-schema.js';
 import { DefaultsLimitFields } from './limits-schema.js';
+import { TargetsConfigSchema } from '../forward/config-schema.js';
 
 /**
  * The one source of truth for the configuration file. Every field has a description (the
@@ -237,6 +238,12 @@ const AgentDefaultsSchema = Type.Object(
       }),
     ),
     timeoutSeconds: Type.Number({ exclusiveMinimum: 0, default: 600, description: 'Default maximum duration of an agent run.' }),
+    forward: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A target (`targets.<name>`) every wake and agent action is handed to instead of running here, unless its mapping names another: a pure front door. docs/forward.md.',
+      }),
+    ),
     maxConcurrent: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Agent runs executing at once.' }),
     ...DefaultsLimitFields,
     heartbeat: Type.Object(
@@ -275,6 +282,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {}, description: 'Model providers.' },
     ),
     channels: ChannelsConfigSchema,
+    targets: TargetsConfigSchema,
     storage: StorageSchema,
     logging: Type.Object(
       {

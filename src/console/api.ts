@@ -1,14 +1,13 @@
 import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HookError } from '../errors.js';
-import type { RunStatus } from '../store/port.js';
 import { retryResponse, startResponse } from '../http/run-routes.js';
 import type { ConsolePorts } from './ports.js';
 import type { ConsoleSessions } from './session.js';
 import { mappingViews } from './mapping-views.js';
 import { playground } from './playground.js';
+import { RUN_LIST_STATUSES, runList, type RunListFilter, type RunListStatus } from './run-list.js';
 
-const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'ok', 'error', 'timeout', 'interrupted'];
 const MAX_PAGE = 200;
 
 export interface ApiDeps {
@@ -34,7 +33,7 @@ export function mountApi(router: Router, base: string, deps: ApiDeps): void {
   router.get(`${base}/session`, read((ctx) => ({ csrf: sessions.require(ctx) })));
   router.get(`${base}/overview`, read(() => overview(deps)));
   router.get(`${base}/requests`, read((ctx) => requests(deps, ctx)));
-  router.get(`${base}/runs`, read((ctx) => ports.runs(runFilter(ctx))));
+  router.get(`${base}/runs`, read((ctx) => runList(ports, runFilter(ctx))));
   router.get(`${base}/runs/:runId`, read(async (ctx) => ({ run: found(await ports.run(ctx.params['runId'] ?? '')) })));
   router.get(`${base}/main-session`, read(async () => ({ pending: await ports.pendingEvents(100, deps.showPayloads), heartbeats: await ports.heartbeats(20) })));
   router.get(`${base}/mappings`, read(() => ({ mappings: mappingViews(ports.mappingSources(), ports.requestLog.counts()) })));
@@ -62,6 +61,8 @@ async function overview(deps: ApiDeps) {
     store: { writable: ports.storeWritable() },
     debounce: (await ports.debounceGroups?.(20)) ?? null,
     limits: (await ports.limits?.()) ?? null,
+    relay: (await ports.relay?.()) ?? [],
+    now: deps.now(),
   };
 }
 
@@ -76,15 +77,15 @@ function requests(deps: ApiDeps, ctx: Context) {
   return { requests: entries, latest: deps.ports.requestLog.latestSeq(), ...(entries.length === limit && last !== undefined ? { next: last.seq } : {}) };
 }
 
-function runFilter(ctx: Context) {
+function runFilter(ctx: Context): RunListFilter {
   const status = single(ctx, 'status');
-  if (status !== undefined && !RUN_STATUSES.includes(status as RunStatus)) throw badQuery(`status must be one of ${RUN_STATUSES.join(', ')}`);
+  if (status !== undefined && !RUN_LIST_STATUSES.includes(status as RunListStatus)) throw badQuery(`status must be one of ${RUN_LIST_STATUSES.join(', ')}`);
   const hook = single(ctx, 'hook');
   const sessionKey = single(ctx, 'session');
   const before = single(ctx, 'before');
   return {
     limit: pageLimit(ctx),
-    ...(status === undefined ? {} : { status: status as RunStatus }),
+    ...(status === undefined ? {} : { status: status as RunListStatus }),
     ...(hook === undefined ? {} : { hook }),
     ...(sessionKey === undefined ? {} : { sessionKey }),
     ...(before === undefined ? {} : { before }),

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { runOrPendingView } from '../admission/pending-view.js';
+import { pendingListView, runOrPendingView } from '../admission/pending-view.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { AuthThrottle } from '../auth/throttle.js';
@@ -14,6 +14,7 @@ import { loadConsoleAssets } from './assets.js';
 import { consoleMiddleware } from './mount.js';
 import type { ConsolePorts } from './ports.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
+import type { RelayStatus } from '../relay/status.js';
 
 export interface ConsoleParts {
   middleware: Middleware;
@@ -33,6 +34,8 @@ export interface ConsoleWiring {
   hooks: () => ResolvedConfig['hooks'];
   storeWritable: () => boolean;
   reloadState?: () => unknown;
+  /** The relay targets' state (src/relay/status.ts); none → no relay card. */
+  relay?: () => Promise<RelayStatus[]>;
   throttle: AuthThrottle;
   logger: Logger;
 }
@@ -74,6 +77,10 @@ function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePor
   const { runs, session } = wiring.store;
   return {
     runs: (filter) => runs.listViews(filter),
+    async pendingRuns(filter) {
+      const page = await wiring.store.debounce.listPendingRuns(filter);
+      return { ...page, runs: page.runs.map(pendingListView) };
+    },
     // A debounce group that has not fired yet is shown as the pending run it will become.
     run: (runId) => runOrPendingView(wiring.store, runId),
     runCounts: () => runs.countByStatus(),
@@ -98,5 +105,6 @@ function consolePorts(wiring: ConsoleWiring, requestLog: RequestLog): ConsolePor
     ...(wiring.reloadState === undefined ? {} : { reloadState: wiring.reloadState }),
     requestLog,
     debounceGroups: async (limit) => ({ open: await wiring.store.debounce.countOpen(), groups: await wiring.store.debounce.listOpen(limit) }),
+    ...(wiring.relay === undefined ? {} : { relay: wiring.relay }),
   };
 }

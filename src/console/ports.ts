@@ -1,12 +1,16 @@
 import type { DebounceGroupView, EventView, ForceOutcome, HeartbeatView, LimitOverview, RetryOutcome, RunFilter, RunStatus, RunView } from '../store/port.js';
 import type { HookRequest } from '../mapping/engine.js';
-import type { PendingRunView } from '../admission/pending-view.js';
+import type { PendingRunListView, PendingRunView } from '../admission/pending-view.js';
+import type { PendingRunFilter } from '../store/debounce-port.js';
 import type { MappingSource } from '../mapping/mapping-records.js';
 import type { RequestLog } from './request-log.js';
+import type { RelayStatus } from '../relay/status.js';
 
 /** What the console reads and does, given by the composition root (src/service.ts); no SQL here. */
 export interface ConsolePorts {
   runs(filter: RunFilter): Promise<{ runs: RunView[]; next?: string }>;
+  /** Debounce groups that will become runs, as the run list pages runs. */
+  pendingRuns(filter: PendingRunFilter): Promise<{ runs: PendingRunListView[]; next?: string }>;
   /** A run, or the debounce group (not fired yet) that will become it. */
   run(runId: string): Promise<RunView | PendingRunView | undefined>;
   runCounts(): Promise<Record<RunStatus, number>>;
@@ -29,4 +33,6 @@ export interface ConsolePorts {
   requestLog: RequestLog;
   /** Debounce groups waiting to fire, soonest first, and how many are open. */
   debounceGroups?: (limit: number) => Promise<{ open: number; groups: DebounceGroupView[] }>;
+  /** Each relay target's backlog, oldest event, consumers and drops (docs/relay.md); absent or empty without relay targets. */
+  relay?: () => Promise<RelayStatus[]>;
 }

@@ -59,7 +59,7 @@ function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number
     hook: ctx.path.slice(hooksPath.length).replace(/^\/+|\/+$/g, '').slice(0, 200),
     status: ctx.status,
     durationMs,
-    mappingIds: [...new Set(actions.flatMap((action) => (action.origin.mappingId === undefined ? [] : [action.origin.mappingId])))],
+    mappingIds: mappingIdsOf(ctx, actions),
     actions: actions.map((action) => (action.kind === 'wake' ? `wake:${action.mode}` : `${action.kind}:${action.runId}`)),
     ...(code === undefined ? {} : { code }),
     ...(idempotencyKey === '' ? {} : { idempotencyKey: idempotencyKey.slice(0, 256) }),
@@ -69,6 +69,13 @@ function entryOf(ctx: Context, hooksPath: string, at: number, durationMs: number
     ...(ctx.state['debounced'] === true ? { debounced: true } : {}),
     ...(shown !== undefined && payload !== undefined ? { payload: redactPayload(payload), headers: redactHeaders(ctx.req.headers, shown) } : {}),
   };
+}
+
+/** The mappings whose actions the request produced; for a skipped delivery, the mapping whose reason it was answered with. */
+function mappingIdsOf(ctx: Context, actions: readonly AdmittedAction[]): string[] {
+  const skippedBy = ctx.state['skippedBy'];
+  if (actions.length === 0 && typeof skippedBy === 'string') return [skippedBy];
+  return [...new Set(actions.flatMap((action) => (action.origin.mappingId === undefined ? [] : [action.origin.mappingId])))];
 }
 
 /** GET {hooks.path}/runs/<id> is a status poll, not a hook request: it would crowd the page out. */

@@ -18,7 +18,7 @@ const NOTICE = escapeRegExp(SECURITY_NOTICE);
  * and the first end marker with the id is the real one.
  */
 const ENVELOPE = new RegExp(
-  `(?:${NOTICE}\\n)?${markerPattern(startMarker, '([0-9a-f]+)')}\\n(?:[^\\n]*\\n)*?---\\n([\\s\\S]*?)\\n${markerPattern(endMarker, '\\1')}`,
+  `(?:${NOTICE}\\n)?${markerPattern(startMarker, '([0-9a-f]+)')}\\n((?:[^\\n]*\\n)*?)---\\n([\\s\\S]*?)\\n${markerPattern(endMarker, '\\1')}`,
   'g',
 );
 const LONE_NOTICE = new RegExp(`${NOTICE}\\n?`, 'g');
@@ -29,6 +29,16 @@ const LONE_NOTICE = new RegExp(`${NOTICE}\\n?`, 'g');
  * model receives — that stays enveloped.
  */
 export function unwrapEnvelopes(text: string): string {
+  return replaceEnvelopes(text, (content) => content);
+}
+
+/**
+ * Every envelope replaced by what `open` makes of its content and its header lines (`Source: …`,
+ * `From: …`, sanitised when wrapped), and any remaining security notice removed. For text handed
+ * to a gateway that wraps it in its own envelope (docs/forward.md): the model sees one, not two.
+ */
+export function replaceEnvelopes(text: string, open: (content: string, headers: string[]) => string): string {
   if (!text.includes('<<<') && !text.includes('SECURITY NOTICE')) return text;
-  return text.replace(ENVELOPE, (_match, _id: string, content: string) => content).replace(LONE_NOTICE, '');
+  const replaced = text.replace(ENVELOPE, (_match, _id: string, headers: string, content: string) => open(content, headers.split('\n').filter((line) => line !== '')));
+  return replaced.replace(LONE_NOTICE, '');
 }

@@ -14,8 +14,8 @@ export interface AdmissionDeps {
 }
 
 /** The skipped answer: a returned value, not an error (the sender did nothing wrong). */
-export function skippedResponse(reason: 'event' | 'filter', event: string | undefined): AcceptedResponse {
-  if (reason === 'filter') return { status: 200, body: { ok: true, skipped: 'filter' } };
+export function skippedResponse(reason: 'event' | 'filter' | 'self', event: string | undefined): AcceptedResponse {
+  if (reason === 'filter' || reason === 'self') return { status: 200, body: { ok: true, skipped: reason } };
   return { status: 200, body: event === undefined ? { ok: true, skipped: 'event' } : { ok: true, skipped: 'event', event } };
 }
 

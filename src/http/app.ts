@@ -23,6 +23,8 @@ import { createForwardedForNotice } from './forwarded-notice.js';
 import { hookGate } from './signature-auth.js';
 import { subscriptionCheck } from './subscription-check.js';
 import { mountRunRoutes, type RunRouteDeps } from './run-routes.js';
+import { mountRelayRoutes } from './relay-routes.js';
+import type { RelayEdge } from '../relay/edge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ReloadState } from '../config/reload-state.js';
 import { metricsEndpoint } from '../metrics/http.js';
@@ -68,6 +70,8 @@ export interface AppDeps {
   bodyBudget?: BodyBudget;
   /** Where body deadlines and transfer rates are timed; default the real clock (tests inject a manual one). */
   clock?: Clock;
+  /** Relay targets' pull API (relay-routes.ts) and each target's tokens; none → no relay routes. */
+  relay?: { edge: RelayEdge; tokens: ReadonlyMap<string, readonly string[]> };
 }
 
 /** Builds the Koa app; it never listens (the server and tests decide that). */
@@ -153,6 +157,10 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
     clientAddress: createClientAddressResolver(gateway.trustedProxies),
   });
   mountRunRoutes(router, prefix, { hook: auth, operator }, deps);
+  if (deps.relay !== undefined && deps.relay.tokens.size > 0) {
+    const clientAddress = createClientAddressResolver(gateway.trustedProxies);
+    mountRelayRoutes(router, prefix, { ...deps.relay, hookTokenOf: hookTokenCheck(tokenDeps), gatewayToken: gateway.auth?.token, throttle: deps.throttle, clientAddress });
+  }
   // Runs are looked up one at a time; without an id this is a wrong URL (404), not a wrong method.
   router.get(`${prefix}/runs`, auth, () => {
     throw new HookError('NOT_FOUND', `a run id is required: GET ${prefix}/runs/<runId>`);

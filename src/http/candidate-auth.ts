@@ -19,8 +19,13 @@ export interface VerifiedEntry {
 export type CandidateVerdict =
   | { ok: true; authenticated: ReadonlySet<string>; signed: VerifiedEntry; token: undefined }
   | { ok: true; authenticated: ReadonlySet<string>; signed: undefined; token: { entry: RoutedMapping } }
-  /** `failure`: the first candidate's signature failure, when that is what refused the request. */
-  | { ok: false; refusal: HookError; failure: { scheme: string; reason: SignatureFailure } | undefined };
+  /**
+   * `failure`: the first candidate's signature failure, when that is what refused the request.
+   * `unverified`: refused for want of the hook token by a first candidate that takes it, though the
+   * request carried the signature headers of these later candidates (none verified): the first
+   * mapping keeps the signed ones from answering (for the operator's log, never the response).
+   */
+  | { ok: false; refusal: HookError; failure: { scheme: string; reason: SignatureFailure } | undefined; unverified?: readonly RoutedMapping[] };
 
 /**
  * Every signed candidate's signature is verified, each once, in mapping order, whichever verifies:
@@ -49,7 +54,11 @@ export async function authenticateCandidates(candidates: readonly RoutedMapping[
     return { ok: false, refusal: signatureRefusal(name, firstVerdict.reason), failure: { scheme: name, reason: firstVerdict.reason } };
   }
   const presence = tokenOf();
-  if (first === undefined || presence !== 'valid') return { ok: false, refusal: tokenRefusal('hook token', presence === 'invalid'), failure: undefined };
+  if (first === undefined || presence !== 'valid') {
+    const refused = { ok: false as const, refusal: tokenRefusal('hook token', presence === 'invalid'), failure: undefined };
+    const unverified = candidates.filter((candidate) => candidate.signature !== undefined && carriesSignature(candidate.signature, request.headers));
+    return unverified.length === 0 ? refused : { ...refused, unverified };
+  }
   const takers = candidates.filter((candidate) => takesToken(candidate.signature, request.headers));
   return { ok: true, authenticated: new Set(takers.map((taker) => taker.id)), signed: undefined, token: { entry: first } };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { HookError } from '../errors.js';
 import type { AdmittedAction, AcceptedResponse } from '../actions/types.js';
@@ -15,6 +14,7 @@ import type { PendingRateLimit, RateLimitSkip } from '../admission/rate-limit.js
 import type { QueueGuard } from '../admission/max-queued.js';
 import { refuseUnsupportedFields, requestIdempotencyKey } from './openclaw-fields.js';
 import { waitForCompletion, type ReadCompletion } from './run-completion.js';
+import { fingerprintOf } from './replay-key.js';
 
 export interface HookHandlerDeps {
   store: IngressStore;
@@ -47,22 +47,24 @@ export function createHookHandlers(deps: HookHandlerDeps) {
     const key = signed?.deliveryKey ?? requestIdempotencyKey(ctx, { openclawHeaders: deps.openclawHeaders === true, body });
     // What a scheme signed instead of the raw body (Twilio): another spelling of it is a replay, not a conflict.
     const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(hook, signed?.signedContent ?? rawBodyOf(ctx)) };
+    // A delivery the service recognised by its signature (not by a key the client chose) is told it is a replay.
+    const marked = signed !== undefined;
     if (idempotency !== undefined) {
       const previous = await deps.store.replay(idempotency.key, idempotency.fingerprint);
-      if (previous !== undefined) return send(ctx, previous, hook, true, deps.logger);
+      if (previous !== undefined) return send(ctx, previous, hook, { replayed: true, marked }, deps.logger);
     }
     const { actions, response, joins, rateLimit, rateLimited } = await produce();
     if (rateLimited === true) return answer(ctx, response);
     await deps.queueGuard?.(actions, hook, deps.admission === undefined ? undefined : joins);
     ctx.state['actions'] = actions; // the console's request log shows what a request produced
     const guards = { ...(idempotency === undefined ? {} : { idempotency }), ...(rateLimit === undefined ? {} : { rateHit: rateLimit.hit }) };
-    if (joins !== undefined && deps.admission !== undefined) return join(ctx, hook, joins, guards, rateLimit, deps.admission);
+    if (joins !== undefined && deps.admission !== undefined) return join(ctx, hook, joins, guards, rateLimit, deps.admission, marked);
     const outcome = await deps.store.accept({ actions, response, ...guards });
     if (outcome.kind === 'rate-limited') return sendRateLimited(ctx, hook, (rateLimit as PendingRateLimit).refused(outcome.retryAfterMs));
-    send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
+    send(ctx, outcome.response, hook, { replayed: outcome.kind === 'replayed', marked }, deps.logger);
   }
 
-  async function join(ctx: Context, hook: string, joins: DebounceJoin[], guards: Omit<DebounceAcceptance, 'joins'>, rateLimit: PendingRateLimit | undefined, admission: AdmissionDeps): Promise<void> {
+  async function join(ctx: Context, hook: string, joins: DebounceJoin[], guards: Omit<DebounceAcceptance, 'joins'>, rateLimit: PendingRateLimit | undefined, admission: AdmissionDeps, marked: boolean): Promise<void> {
     const at = (admission.now ?? Date.now)();
     const outcome = await admission.debounce.join({ joins, ...guards }, at);
     if (outcome.kind === 'rate-limited') return sendRateLimited(ctx, hook, (rateLimit as PendingRateLimit).refused(outcome.retryAfterMs));
@@ -77,12 +79,13 @@ export function createHookHandlers(deps: HookHandlerDeps) {
       ctx.state['actions'] = joins.map((entry, index) => (entry.action.kind === 'wake' ? entry.action : { ...entry.action, runId: outcome.groups[index]?.groupId ?? entry.action.runId }));
       ctx.state['debounced'] = true;
     }
-    send(ctx, outcome.response, hook, outcome.kind === 'replayed', deps.logger);
+    send(ctx, outcome.response, hook, { replayed: outcome.kind === 'replayed', marked }, deps.logger);
   }
 
   /** Refused by the mapping's rate limit (counted where it decided, src/flow-control.ts); the request log says which key. */
   function rateLimitSkipped(ctx: Context, hook: string, skip: RateLimitSkip): Produced {
     ctx.state['skipped'] = `rate-limit, key ${skip.key === '' ? '(shared)' : skip.key}`;
+    ctx.state['skippedBy'] = skip.mappingId;
     deps.logger.info({ event: 'hook.skipped', hook, mappingId: skip.mappingId, reason: skip.reason }, 'hook skipped');
     return { actions: [], response: { status: 200, body: { ok: true, skipped: 'rate-limit' } }, rateLimited: true };
   }
@@ -100,7 +103,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
         refuseUnsupportedFields('wake', payload);
         const request = validateWake(payload);
         // Wrapped as any payload text is: the heartbeat prompt puts it inside its envelope.
-        const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: { source: 'Webhook' } });
+        const action = deps.builder.wake(request, { origin: { hook: 'wake' }, via: 'direct', content: { source: 'Webhook' }, handoff: { received: tokenRequest() } });
         return { actions: [action], response: { status: 200, body: { ok: true, mode: action.mode } } };
       }),
 
@@ -117,6 +120,7 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           origin: { hook: 'agent' },
           via: 'direct',
           content: task === undefined ? { source: 'Webhook' } : { source: 'Webhook', task },
+          handoff: { received: tokenRequest() },
         });
         return { actions: [action], response: { status: 202, body: { ok: true, runId: action.runId } } };
       });
@@ -138,9 +142,10 @@ export function createHookHandlers(deps: HookHandlerDeps) {
           ...(ctx.state[AUTHENTICATED_FOR_STATE] === undefined ? {} : { authenticatedFor: ctx.state[AUTHENTICATED_FOR_STATE] as NonNullable<HookRequest['authenticatedFor']> }),
         });
         if (outcome.kind === 'no-match') throw engine.serves(name) ? noMappingMatched(name, ctx.state['payload'] as Record<string, unknown>) : unknownHook(name);
-        if (outcome.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
+        if (outcome.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter' || outcome.reason === 'self')) {
           deps.admission?.observer?.skipped(outcome.mappingId, outcome.reason);
           ctx.state['skipped'] = outcome.event === undefined ? outcome.reason : `${outcome.reason} ${outcome.event}`;
+          ctx.state['skippedBy'] = outcome.mappingId;
           deps.logger.info({ event: 'hook.skipped', hook: name, mappingId: outcome.mappingId, reason: outcome.reason, eventType: outcome.event }, 'hook skipped');
           return { actions: [], response: skippedResponse(outcome.reason, outcome.event) };
         }
@@ -197,6 +202,11 @@ async function answerOnCompletion(ctx: Context, deps: HookHandlerDeps, boundMs: 
   }
 }
 
+/** /wake and /agent carry the hook token, never a sender's signature (the facts a target learns when they are forwarded). */
+function tokenRequest(): { scheme: string; verified: boolean; receivedAt: string } {
+  return { scheme: 'token', verified: false, receivedAt: new Date().toISOString() };
+}
+
 function signedState(ctx: Context): SignedState | undefined {
   return ctx.state[SIGNED_STATE] as SignedState | undefined;
 }
@@ -218,10 +228,17 @@ function answer(ctx: Context, response: AcceptedResponse): void {
   if (response.body !== null) ctx.body = response.body;
 }
 
-function send(ctx: Context, response: AcceptedResponse, hook: string, replayed: boolean, logger: Logger): void {
+/**
+ * `replayed`: the answer is a stored first response (`Idempotent-Replayed: true`). `marked`: the
+ * delivery was recognised by its signature, so its body also says `"replayed": true` after every
+ * field of the first answer; a client's own Idempotency-Key gets the first body exactly
+ * (docs/spec-decisions.md).
+ */
+function send(ctx: Context, response: AcceptedResponse, hook: string, replay: { replayed: boolean; marked: boolean }, logger: Logger): void {
+  const { replayed } = replay;
   ctx.status = response.status;
   if (replayed) ctx.set('Idempotent-Replayed', 'true');
-  if (response.body !== null) ctx.body = response.body;
+  if (response.body !== null) ctx.body = replayed && replay.marked ? { ...response.body, replayed: true } : response.body;
   logger.info({ event: replayed ? 'hook.replayed' : 'hook.accepted', hook, status: response.status }, 'hook accepted');
 }
 
@@ -243,16 +260,6 @@ function noMappingMatched(name: string, payload: Record<string, unknown>): HookE
 function quoted(text: string): string {
   const points = Array.from(text.replace(/[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/gu, '\uFFFD'));
   return JSON.stringify(points.length > 100 ? `${points.slice(0, 100).join('')}…` : points.join(''));
-}
-
-/**
- * Over the body's bytes, not the parsed payload: parsing folds different bodies together
- * (`{"x":1e400}` and `{"x":null}`, duplicate keys), and a retry is the same request only byte for byte.
- * A signed request whose scheme signs decoded content instead (Twilio) gives that content.
- */
-function fingerprintOf(hook: string, rawBody: Buffer | string): string {
-  // A string is hashed as its UTF-8 bytes: the same digest as the Buffer of the same body.
-  return createHash('sha256').update(hook).update('\n').update(rawBody).digest('base64url');
 }
 
 // The request as the mapping engine takes it; the engine itself removes credentials (auth headers,

@@ -25,7 +25,7 @@ export function refuseUnsupportedFields(route: 'wake' | 'agent', body: Record<st
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;
 
-function checkedKey(value: unknown, name: string): string {
+export function checkedKey(value: unknown, name: string): string {
   const trimmed = typeof value === 'string' ? value.trim() : undefined;
   if (trimmed === undefined || !KEY_SHAPE.test(trimmed)) {
     throw new HookError('INVALID_IDEMPOTENCY_KEY', `${name} must be 1 to 256 visible ASCII characters`);

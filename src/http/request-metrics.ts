@@ -28,5 +28,7 @@ export function routeOf(method: string, path: string, hooksPath: string | undefi
   if (name === '') return 'other';
   if (name === 'wake' || name === 'agent') return name;
   if (name.startsWith('runs/') && (method === 'GET' || method === 'HEAD')) return 'runs';
+  // A relay pull is a long poll: counted apart, so it never stretches the hooks' latencies.
+  if (/^relay\/[^/]+\/(events|ack)$/.test(name) && (method === 'GET' || method === 'POST')) return 'relay';
   return 'mapped';
 }

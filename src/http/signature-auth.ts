@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { SIGNATURE_HEADER_NAMES, type CompiledSignature, type HeaderMap } from '../auth/signatures/index.js';
+import { SIGNATURE_HEADER_NAMES, type HeaderMap } from '../auth/signatures/index.js';
 import type { MappingEngine, RoutedMapping } from '../mapping/engine.js';
 import type { VerifiedSignature } from '../mapping/transform-port.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -12,6 +11,8 @@ import type { BodyLimits } from './body.js';
 import { budgetRefusal, chargeOf } from './body-budget.js';
 import { authenticateCandidates, type VerifiedEntry } from './candidate-auth.js';
 import { readSignedBody, type SignedBody } from './signed-body.js';
+import { replayKeyOf } from './replay-key.js';
+import { createShadowNotice, type ShadowNotice } from './shadow-notice.js';
 
 /** What a signed request leaves on ctx.state for the hook handler once it is authenticated. */
 export interface SignedState {
@@ -59,7 +60,7 @@ export interface HookGateDeps extends AuthGuardDeps {
  * unauthenticated request, nor a mapping the request is not authenticated for.
  */
 export function hookGate(deps: HookGateDeps): Middleware {
-  const withClock = { ...deps, nowSeconds: deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000)) };
+  const withClock = { ...deps, nowSeconds: deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000)), shadowNotice: createShadowNotice(deps.logger) };
   // Not async itself: the common unsigned request goes straight on to the token check.
   return (ctx, next) => {
     const name = deps.nameOf(ctx);
@@ -70,7 +71,7 @@ export function hookGate(deps: HookGateDeps): Middleware {
   };
 }
 
-type GateDeps = HookGateDeps & { nowSeconds: () => number };
+type GateDeps = HookGateDeps & { nowSeconds: () => number; shadowNotice: ShadowNotice };
 
 /** A hook name a signed mapping may serve: body first, then the candidates' schemes decide. */
 async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: MappingEngine, name: string): Promise<void> {
@@ -96,6 +97,7 @@ async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: Mapp
   const verdict = await authenticateCandidates(candidates, request, () => deps.tokenOf(ctx, attempt.client));
   if (!verdict.ok) {
     if (verdict.failure !== undefined) deps.metrics?.signatureFailed(verdict.failure.scheme, verdict.failure.reason);
+    if (verdict.unverified !== undefined) deps.shadowNotice(engine, name, candidates[0] as RoutedMapping, verdict.unverified);
     return attempt.failed(verdict.refusal);
   }
   attempt.succeeded();
@@ -138,24 +140,6 @@ async function admitSigned(ctx: Context, deps: GateDeps, signed: { entry: Verifi
     return;
   }
   await admitted();
-}
-
-/**
- * Per mapping. A delivery id the signature covers is the key, so a sender's retry (same id, signed
- * anew) replays. Otherwise the id proves nothing (anyone could send a captured request again under a
- * fresh one), so the key is the digest of what was signed: the signed time, if any, and the body —
- * or, where the scheme signs something else (Twilio's URL and decoded fields), that, so no other
- * spelling of the same signed content is a new delivery.
- */
-function replayKeyOf(mappingId: string, signature: CompiledSignature, id: string | undefined, timestamp: number | undefined, signed: Buffer | string): string {
-  if (signature.scheme.replayKey === 'delivery-id' && id !== undefined) return deliveryKeyOf(mappingId, id);
-  const digest = createHash('sha256').update(`${timestamp ?? ''}\n`).update(signed).digest('base64url');
-  return `signed-content:${mappingId}:${digest}`;
-}
-
-/** Per mapping; the id is hashed so any length or character a provider uses fits the key column. */
-function deliveryKeyOf(mappingId: string, id: string): string {
-  return `signature:${mappingId}:${createHash('sha256').update(id).digest('base64url')}`;
 }
 
 /**

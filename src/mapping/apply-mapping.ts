@@ -1,6 +1,7 @@
 import { HookError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ActionBuilder } from '../actions/build.js';
+import type { ReceivedFacts } from '../actions/handoff.js';
 import type { AdmittedAction } from '../actions/types.js';
 import type { CompiledMapping } from './compiled.js';
 import { buildTemplateContext, type SafeRecord } from './context.js';
@@ -114,7 +115,8 @@ async function runItem(mapping: CompiledMapping, request: PreparedRequest, item:
     item.safePayload === request.safePayload ? request.templateContext() : buildTemplateContext(item.safePayload, { headers: request.safeHeaders, query: request.safeQuery, path: request.name, now: request.now });
   trace.rendered = renderFields(mapping, kind, context, override);
   noteLiteralOnly(mapping, trace.rendered, notes);
-  trace.action = withRunLimitKeys(buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name }), mapping.runLimitKeys, context, mapping.id);
+  const handoff = { received: receivedFacts(request), requestCallback: request.query['callback'] };
+  trace.action = withRunLimitKeys(buildAction(deps.builder, { mapping, kind, rendered: trace.rendered, override, hookName: request.name, ...handoff }), mapping.runLimitKeys, context, mapping.id);
   const debounce = mapping.admission?.debounce;
   if (debounce !== undefined) trace.debounceKey = debounce.key(context).trim();
   return trace;
@@ -151,4 +153,11 @@ async function runTransform(mapping: CompiledMapping, request: PreparedRequest, 
     deps.logger.error({ event: 'transform.failed', hook: request.name, mappingId: mapping.id, err: error }, 'transform failed');
     throw new HookError('TRANSFORM_FAILED', 'hook mapping failed', { cause: error });
   }
+}
+
+/** What a target learns of the request: how it was authenticated, the sender's delivery id, when it came. */
+function receivedFacts(request: PreparedRequest): ReceivedFacts {
+  const signature = request.signature;
+  if (signature === undefined) return { scheme: 'token', verified: false, receivedAt: request.now };
+  return { scheme: signature.scheme, verified: true, receivedAt: request.now, ...(signature.id === null ? {} : { deliveryId: signature.id }) };
 }

@@ -12,6 +12,8 @@ import { TemplateSyntaxError, type CompiledTemplate, type TemplateCompiler } fro
 import { compileAdmission } from '../admission/compile-admission.js';
 import { TransformLoadError, type TransformHandle, type TransformPort } from './transform-port.js';
 import { compileLimits } from '../admission/compile-limits.js';
+import { runLimitOwnerOf } from '../admission/limit-views.js';
+import { compileOwnMessages } from '../admission/own-messages.js';
 import { compileSecretHeaderAccess } from './secret-header-access.js';
 
 export interface CompileDeps {
@@ -40,8 +42,9 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   const { config, pointer } = source;
   const issues: ConfigIssue[] = [];
   const warnings: string[] = [];
+  const who = source.subject ?? `mapping "${source.id}"`;
   const problem = (field: string, message: string): void => {
-    issues.push({ path: `${pointer}/${field}`, message: `mapping "${source.id}": ${message}` });
+    issues.push({ path: `${pointer}/${field}`, message: `${who}: ${message}` });
   };
   const path = checkPath(config, problem);
   const templates = compileTemplates(config, deps.templates, problem);
@@ -50,12 +53,13 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   checkSessionFields(config, source.id, deps.builder, problem);
   checkAgentId(config.agentId, deps.allowedAgentIds, problem);
   if (config.forEach !== undefined && isForbiddenKey(config.forEach)) problem('forEach', `"${config.forEach}" cannot be a forEach field`);
-  const limits = compileLimits(config, deps.templates, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
+  const limits = compileLimits(config, runLimitOwnerOf(source.id, source.limitOwner), deps.templates, problem, (message) => warnings.push(`${who}: ${message}`));
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
   const allowSecretHeaders = compileSecretHeaderAccess(config.allowSecretHeaders, signature, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
   const admission = compileAdmission(config, deps.templates, problem);
   const required = compileRequired(config.required, (message) => problem('required', message));
+  const ownMessages = compileOwnMessages(config, deps.templates, problem, ownChannel(config, problem));
   if ((config.action ?? 'agent') === 'wake') {
     const unused = (['sessionKey', 'sessionMode', 'agentId'] as const).filter((field) => config[field] !== undefined);
     if (unused.length > 0) warnings.push(`mapping "${source.id}": ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} not used by a wake mapping (a wake event always goes to the main session)`);
@@ -76,6 +80,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     wakeMode: config.wakeMode,
     deliver: config.deliver,
     channel: config.channel,
+    skipWithoutRecipient: config.noRecipient === 'skip',
     timeoutSeconds: config.timeoutSeconds,
     templates,
     trusted: config.allowUnsafeExternalContent === true,
@@ -86,14 +91,32 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     allowSecretHeaders,
     persistentSessionKey: config.sessionMode === 'persistent' ? persistentKey(source.id) : undefined,
     admission,
+    ownMessages,
     required,
     blankRenders: blankRenders(config, templates),
     ...limits,
+    ...handoffOf(config),
   };
   return { mapping, issues, warnings };
 }
 
 type Problem = (field: string, message: string) => void;
+
+/** The channel of `ownMessages` by its canonical name (`teams` is `msteams`); `last` names no channel. */
+function ownChannel(config: MappingConfig, problem: Problem): string | undefined {
+  if (config.ownMessages === undefined) return undefined;
+  const name = normalizeChannelName(config.ownMessages.channel);
+  if (name !== undefined && name !== 'last') return name;
+  problem('ownMessages/channel', name === 'last' ? 'ownMessages.channel names the channel the service posts with, not "last"' : unknownChannelMessage(config.ownMessages.channel));
+  return undefined;
+}
+
+/** The mapping's targets; names are checked with the whole config (src/config/target-references.ts). */
+function handoffOf(config: MappingConfig): { handoff?: CompiledMapping['handoff'] } {
+  const { forward, callback, allowRequestCallback } = config;
+  if (forward === undefined && callback === undefined && allowRequestCallback === undefined) return {};
+  return { handoff: { forward, callback, requestCallbacks: allowRequestCallback } };
+}
 
 function checkPath(config: MappingConfig, problem: Problem): string | undefined {
   if (config.match?.path === undefined) return undefined;
@@ -161,7 +184,7 @@ function checkContentSource(config: MappingConfig, problem: Problem, warnings: s
 
 const ACTION_ARTICLES = { agent: 'an agent', wake: 'a wake', notify: 'a notify' } as const;
 /** Fields a notify never reads: it calls no model and has no session. */
-const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'envelope', 'allowUnsafeExternalContent'] as const;
+const UNUSED_BY_NOTIFY = ['sessionKey', 'sessionMode', 'agentId', 'model', 'thinking', 'timeoutSeconds', 'wakeMode', 'deliver', 'noRecipient', 'envelope', 'allowUnsafeExternalContent', 'forward'] as const;
 
 /**
  * Channel and a model without template syntax are known at load, so a typo or a model outside

@@ -10,6 +10,7 @@ export type MappingAction = 'wake' | 'agent' | 'notify';
 import type { CompiledRateLimit } from '../admission/rate-limit.js';
 import type { CompiledRunLimitKeys } from '../admission/run-limit-keys.js';
 import type { MappingRunLimitsView } from '../admission/limit-views.js';
+import type { CompiledOwnMessages } from '../admission/own-messages.js';
 
 /** Fields whose values are templates, rendered per request (per item with forEach). */
 export const TEMPLATED_FIELDS = ['text', 'message', 'name', 'sessionKey', 'to', 'model', 'thinking', 'from', 'subject'] as const;
@@ -26,6 +27,8 @@ export interface CompiledMapping {
   readonly wakeMode: WakeMode | undefined;
   readonly deliver: boolean | undefined;
   readonly channel: string | undefined;
+  /** `noRecipient: "skip"`: an agent reply whose `to` is unset or rendered empty is not delivered. */
+  readonly skipWithoutRecipient?: boolean;
   readonly timeoutSeconds: number | undefined;
   readonly templates: Readonly<Partial<Record<TemplatedField, CompiledTemplate>>>;
   /** The mapping opted out of the envelope (allowUnsafeExternalContent). */
@@ -41,6 +44,8 @@ export interface CompiledMapping {
   readonly persistentSessionKey: string | undefined;
   /** `events`, `filter` and `debounce` (src/admission/); undefined when the mapping has none. */
   readonly admission?: CompiledAdmission | undefined;
+  /** `ownMessages`: how a delivery names a message the service posted (skipped as "self"). */
+  readonly ownMessages?: CompiledOwnMessages | undefined;
   /** `required`: payload fields checked before the mapping runs. */
   readonly required?: readonly FieldPath[];
   /** What each template with fields renders when none of them is present (its literal text), for `hookgate try`. */
@@ -51,6 +56,15 @@ export interface CompiledMapping {
   readonly runLimitKeys?: CompiledRunLimitKeys | undefined;
   /** The mapping's throttle, concurrency and budget as configured (described by `hookgate try`; the runtime's gates take them from the engine in force, MappingEngine.runLimits). */
   readonly runLimits?: MappingRunLimitsView | undefined;
+  /** `forward`, `callback` and `allowRequestCallback` (docs/forward.md). */
+  readonly handoff?: MappingHandoff | undefined;
+}
+
+export interface MappingHandoff {
+  forward?: string | undefined;
+  callback?: string | undefined;
+  /** Targets a request's `callback` query parameter may name. */
+  requestCallbacks?: readonly string[] | undefined;
 }
 
 /** Where each templated field lives in the mapping record, for error paths. */

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { PRESETS } from '../../presets/index.js';
-import { hasRunLimits, runLimitsOf, type MappingRunLimitsView } from '../admission/limit-views.js';
+import { hasRunLimits, runLimitOwnerOf, runLimitsOf, type MappingRunLimitsView } from '../admission/limit-views.js';
 import { collectMappingSources } from './mapping-records.js';
 
 /**
@@ -9,8 +9,8 @@ import { collectMappingSources } from './mapping-records.js';
  */
 export function configuredRunLimits(hooks: Config['hooks']): Map<string, MappingRunLimitsView> {
   const table = new Map<string, MappingRunLimitsView>();
-  for (const { id, config } of collectMappingSources(hooks, PRESETS).sources) {
-    const limits = runLimitsOf(config);
+  for (const { id, config, limitOwner } of collectMappingSources(hooks, PRESETS).sources) {
+    const limits = runLimitsOf(config, runLimitOwnerOf(id, limitOwner));
     if (hasRunLimits(limits)) table.set(id, limits);
   }
   return table;

@@ -7,14 +7,17 @@ import { compileMapping, trimSlashes } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { createMatchIndex, sourceHolds } from './match.js';
 import { runMapping } from './apply-mapping.js';
-import { admit } from '../admission/admit.js';
+import { admit, type AdmissionVerdict } from '../admission/admit.js';
+import type { PreparedRequest } from './apply-mapping.js';
 import { collectMappingSources } from './mapping-records.js';
+import { shadowingWarnings } from './shadowing.js';
 import { createTemplateCompiler } from './template.js';
 import type { TransformPort } from './transform-port.js';
 import { SIGNATURE_HEADER_NAMES } from '../auth/signatures/index.js';
 import { admitRateLimit, type AdmissionLimits, type PendingRateLimit } from '../admission/rate-limit.js';
+import { isOwnMessage, type OwnMessageLookup } from '../admission/own-messages.js';
 import { explainRequest, type Explanation } from './explain.js';
-import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped, tellingSkip } from './prepared-request.js';
 import type { HookRequest, MappingOutcome, RoutedMapping } from './hook-request.js';
 import { hasRunLimits, type MappingRunLimitsView } from '../admission/limit-views.js';
 
@@ -61,6 +64,8 @@ export interface MappingEngineOptions {
   presets?: readonly PresetDefinition[];
   /** The store's rate-limit buckets: without it (`hookgate check`) a mapping's rateLimit is not applied. */
   rateLimits?: AdmissionLimits | undefined;
+  /** What the service posted: without it a mapping's ownMessages is not checked. */
+  ownMessages?: OwnMessageLookup | undefined;
 }
 
 /** Compiles every template and loads every transform; throws ConfigError listing every problem with its path. */
@@ -68,10 +73,11 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
   const { sources, issues } = collectMappingSources(options.hooks, options.presets ?? PRESETS);
   const compileDeps = { templates: createTemplateCompiler(), builder: options.builder, transforms: options.transforms, allowedAgentIds: options.hooks.allowedAgentIds };
   const results = await Promise.all(sources.map((source) => compileMapping(source, compileDeps)));
-  issues.push(...results.flatMap((result) => result.issues));
+  // A preset's mappings share its entry's options: a problem or warning about one of them is said once.
+  issues.push(...unique(results.flatMap((result) => result.issues), (issue) => `${issue.path}\n${issue.message}`));
   if (issues.length > 0) throw new ConfigError(issues);
   const mappings = results.flatMap((result) => (result.mapping === undefined ? [] : [result.mapping]));
-  const warnings = Object.freeze(results.flatMap((result) => result.warnings));
+  const warnings = Object.freeze(unique([...results.flatMap((result) => result.warnings), ...shadowingWarnings(sources)], (warning) => warning));
   for (const warning of warnings) options.logger.warn({ event: 'mapping.warning' }, warning);
   const index = createMatchIndex(mappings);
   const signatureHeaders: ReadonlySet<string> = new Set([...SIGNATURE_HEADER_NAMES, ...mappings.flatMap((mapping) => mapping.signature?.secretHeaders ?? [])]);
@@ -89,14 +95,16 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       const candidates = index.candidates(name).filter((mapping) => sourceHolds(mapping, source));
       if (candidates.length === 0) return { kind: 'no-match' };
       const served = await authenticatedCandidates(request, candidates);
-      let passedOver: MappingOutcome | undefined;
+      let passedOver: ReturnType<typeof skipped> | undefined;
       const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
       for (const mapping of served) {
         // The request as this mapping may see it (the secret-looking headers it opted into).
         const view = requestFor(prepared, mapping.allowSecretHeaders);
         const verdict = admit(mapping.admission, view);
+        // Once its events match, whatever its filter says: the service's own message is skipped as such.
+        if (await ownMessage(mapping, verdict, view, options.ownMessages)) return { kind: 'skip', mappingId: mapping.id, reason: 'self', event: verdict.event };
         if (!verdict.pass) {
-          passedOver ??= skipped(mapping.id, verdict);
+          passedOver = tellingSkip(passedOver, skipped(mapping.id, verdict));
           continue;
         }
         // After events and filter (a delivery passed over is not counted); a bucket known full refuses before templates and transforms.
@@ -122,9 +130,24 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       return index.serves(trimSlashes(name));
     },
     async explain(request) {
-      return explainRequest(mappings, request, now(), { ...runDeps, rateLimits: options.rateLimits }, { hooksPath: options.hooks.path, signatureHeaders });
+      return explainRequest(mappings, request, now(), { ...runDeps, rateLimits: options.rateLimits, ownMessages: options.ownMessages }, { hooksPath: options.hooks.path, signatureHeaders });
     },
   };
+}
+
+async function ownMessage(mapping: CompiledMapping, verdict: AdmissionVerdict, view: PreparedRequest, lookup: OwnMessageLookup | undefined): Promise<boolean> {
+  if (mapping.ownMessages === undefined || lookup === undefined || (!verdict.pass && verdict.reason === 'event')) return false;
+  return isOwnMessage(mapping.ownMessages, limitContext(view), lookup);
+}
+
+function unique<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = keyOf(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**

@@ -81,11 +81,18 @@ function formatItem(item: ItemTrace, position: number, count: number): string[] 
 
 /** Where the reply (or the notify) goes and which conversation the run continues, as resolved for this request. */
 function routeLines(action: AdmittedAction): string[] {
-  if (action.kind === 'wake') return [];
+  const callback = action.callback === undefined ? [] : [`  when the run ends: callback to ${action.callback}`];
+  if (action.kind !== 'notify' && action.forward !== undefined) {
+    // The target runs it (docs/forward.md): its channels and sessions are its own.
+    const how = action.relay === true ? 'held for its consumers to pull (hookgate relay, docs/relay.md)' : 'the run is the handoff';
+    return [`  forwarded to ${action.forward} (not run here; ${how})`, ...callback];
+  }
+  if (action.kind === 'wake') return callback;
+  if (action.kind === 'agent' && action.undeliverable !== undefined) return [`  reply not delivered: ${action.undeliverable}`, `  session key: ${action.sessionKey}`, ...callback];
   const to = action.to === undefined ? '(none given: the last recipient used on that channel)' : action.to;
   const lines = [`  reply goes to: ${action.channel} → ${to}`];
   if (action.kind === 'agent') lines.push(`  session key: ${action.sessionKey}`);
-  return lines;
+  return [...lines, ...callback];
 }
 
 function block(title: string, text: string, indent: string): string[] {
@@ -96,12 +103,13 @@ function resultLine(explanation: Explanation): string {
   const error = explanation.error;
   if (error !== undefined) return `error ${error.status} ${error.code}: ${error.message}${error.detail === undefined ? '' : `\n  why: ${error.detail}`}`;
   const outcome = explanation.outcome;
+  if (outcome?.kind === 'skip' && outcome.reason === 'self') return `skipped (self${outcome.event === undefined ? '' : ` ${outcome.event}`}) → 200 {"ok":true,"skipped":"self"} (a message this service posted)`;
   if (outcome?.kind === 'skip' && (outcome.reason === 'event' || outcome.reason === 'filter')) {
     return `skipped (${outcome.reason}${outcome.event === undefined ? '' : ` ${outcome.event}`}) → 200 {"ok":true,"skipped":"${outcome.reason}"} (every matching mapping passed it over)`;
   }
   if (outcome?.kind === 'skip') return `skipped (${outcome.reason}) → 204`;
   const actions = actionsOf(explanation);
-  const kinds = [...new Set(actions.map((action) => action.kind))].join('+');
+  const kinds = [...new Set(actions.map((action) => (action.kind !== 'notify' && action.forward !== undefined ? `${action.kind} forwarded to ${action.forward}` : action.kind)))].join('+');
   const status = actions.some((action) => action.kind === 'agent') ? 202 : 200;
   return `result: ${actions.length} ${kinds} action${actions.length === 1 ? '' : 's'} → ${status} (dry run: nothing stored)`;
 }

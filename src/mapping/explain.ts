@@ -1,16 +1,17 @@
 import { HookError, type ErrorCode } from '../errors.js';
 import type { AdmittedAction } from '../actions/types.js';
 import { sealAction } from '../actions/seal.js';
-import { admit } from '../admission/admit.js';
+import { admit, type AdmissionVerdict } from '../admission/admit.js';
 import type { ConditionTrace } from '../admission/filter-eval.js';
 import { explainLimits, type LimitExplanation } from '../admission/explain-limits.js';
 import type { AdmissionLimits } from '../admission/rate-limit.js';
+import { isOwnMessage, type OwnMessageLookup } from '../admission/own-messages.js';
 import { RESERVED_NAMES } from './compile.js';
 import type { CompiledMapping } from './compiled.js';
 import { mismatchReason } from './match.js';
-import { runMapping, type ItemTrace } from './apply-mapping.js';
+import { runMapping, type ItemTrace, type PreparedRequest } from './apply-mapping.js';
 import type { HookRequest, MappingOutcome } from './hook-request.js';
-import { identify, limitContext, prepare, requestFor, routedOf, skipped } from './prepared-request.js';
+import { identify, limitContext, prepare, requestFor, routedOf, skipped, tellingSkip } from './prepared-request.js';
 
 /** Everything `hookgate try` shows: what was considered, what won, what it rendered and built. */
 export interface Explanation {
@@ -60,7 +61,7 @@ export async function explainRequest(
   mappings: readonly CompiledMapping[],
   request: HookRequest,
   now: Date,
-  deps: Parameters<typeof runMapping>[2] & { rateLimits: AdmissionLimits | undefined },
+  deps: Parameters<typeof runMapping>[2] & { rateLimits: AdmissionLimits | undefined; ownMessages?: OwnMessageLookup | undefined },
   where: { hooksPath: string; signatureHeaders: ReadonlySet<string> },
 ): Promise<Explanation> {
   const { name, source } = identify(request);
@@ -71,6 +72,7 @@ export async function explainRequest(
     return explanation;
   }
   let winner: CompiledMapping | undefined;
+  let passedOver: ReturnType<typeof skipped> | undefined;
   for (const mapping of mappings) {
     const reason = mismatchReason(mapping, name, source) ?? (await unauthenticatedReason(mapping, request));
     explanation.considered.push({ mappingId: mapping.id, label: mapping.label, matched: reason === undefined, reason });
@@ -83,14 +85,15 @@ export async function explainRequest(
     if (mapping.admission !== undefined) {
       explanation.admission.push({ mappingId: mapping.id, event: verdict.event, passed: verdict.pass, reason: verdict.pass ? undefined : verdict.reason, conditions });
     }
+    if (await ownMessageExplained(mapping, verdict, prepare(request, name, now, where.signatureHeaders, where.hooksPath), deps.ownMessages, explanation)) return explanation;
     if (verdict.pass) {
       winner = mapping;
       break;
     }
-    explanation.outcome ??= skipped(mapping.id, verdict);
+    passedOver = tellingSkip(passedOver, skipped(mapping.id, verdict));
   }
   if (winner === undefined) {
-    explanation.outcome ??= { kind: 'no-match' };
+    explanation.outcome = passedOver ?? { kind: 'no-match' };
     return explanation;
   }
   explanation.outcome = undefined;
@@ -108,4 +111,18 @@ export async function explainRequest(
   }
   explanation.items = explanation.items.filter((item) => item !== undefined);
   return explanation;
+}
+
+/** As resolve(): once its events match, a message the service posted ends the walk as "self"; without a store it is not checked, and `try` says so. */
+async function ownMessageExplained(mapping: CompiledMapping, verdict: AdmissionVerdict, prepared: PreparedRequest, lookup: OwnMessageLookup | undefined, explanation: Explanation): Promise<boolean> {
+  if (mapping.ownMessages === undefined || (!verdict.pass && verdict.reason === 'event')) return false;
+  if (lookup === undefined) {
+    explanation.notes.push(`mapping "${mapping.id}": whether this is a message the service posted on ${mapping.ownMessages.channel} was not checked (no store to read)`);
+    return false;
+  }
+  if (!(await isOwnMessage(mapping.ownMessages, limitContext(requestFor(prepared, mapping.allowSecretHeaders)), lookup))) return false;
+  explanation.mapping = { id: mapping.id, label: mapping.label };
+  explanation.outcome = { kind: 'skip', mappingId: mapping.id, reason: 'self', event: verdict.event };
+  explanation.notes.push(`a message this service posted on ${mapping.ownMessages.channel} (mapping "${mapping.id}", ownMessages): not acted on`);
+  return true;
 }

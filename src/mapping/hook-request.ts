@@ -36,5 +36,7 @@ export type MappingOutcome =
   | { kind: 'skip'; mappingId: string; reason: 'transform-null' | 'empty-fan-out' }
   /** Every matching mapping passed the delivery over: the first one's reason. */
   | { kind: 'skip'; mappingId: string; reason: 'event' | 'filter'; event: string | undefined }
+  /** The delivery is a message this service posted itself (the mapping's `ownMessages`). */
+  | { kind: 'skip'; mappingId: string; reason: 'self'; event: string | undefined }
   | RateLimitSkip
   | { kind: 'no-match' };

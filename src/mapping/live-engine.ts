@@ -7,6 +7,7 @@ import type { createTransformRunner } from '../sandbox/index.js';
 import type { TransformObserver } from '../sandbox/types.js';
 import { createMappingEngine, type MappingEngine } from './engine.js';
 import type { AdmissionLimits } from '../admission/rate-limit.js';
+import type { OwnMessageLookup } from '../admission/own-messages.js';
 
 type Hooks = ResolvedConfig['hooks'];
 type Runner = ReturnType<typeof createTransformRunner>;
@@ -35,8 +36,15 @@ interface Generation {
 }
 
 /** Throws ConfigError when the mappings or transforms do not load (the service must not start then). */
-export async function createLiveEngine(hooks: Hooks, builder: ActionBuilder, logger: Logger, observer?: TransformObserver, rateLimits?: AdmissionLimits): Promise<LiveEngine> {
-  const build = async (next: Hooks): Promise<Generation> => tracked(await buildEngine(next, builder, logger, observer, rateLimits), drainCapMs(next));
+export async function createLiveEngine(
+  hooks: Hooks,
+  builder: ActionBuilder,
+  logger: Logger,
+  observer?: TransformObserver,
+  rateLimits?: AdmissionLimits,
+  ownMessages?: OwnMessageLookup,
+): Promise<LiveEngine> {
+  const build = async (next: Hooks): Promise<Generation> => tracked(await buildEngine(next, builder, logger, observer, { rateLimits, ownMessages }), drainCapMs(next));
   let live = await build(hooks);
   const draining = new Set<Generation>();
   const retire = async (generation: Generation): Promise<void> => {
@@ -107,12 +115,12 @@ async function buildEngine(
   builder: ActionBuilder,
   logger: Logger,
   observer: TransformObserver | undefined,
-  rateLimits: AdmissionLimits | undefined,
+  stored: { rateLimits: AdmissionLimits | undefined; ownMessages: OwnMessageLookup | undefined },
 ): Promise<{ engine: MappingEngine | undefined; runner: Runner | undefined }> {
   if (!hooks.enabled || (hooks.mappings.length === 0 && hooks.presets.length === 0)) return { engine: undefined, runner: undefined };
   const runner = usesTransforms(hooks.mappings) ? await startTransformRunner(hooks, logger, observer) : undefined;
   try {
-    const engine = await createMappingEngine({ hooks, builder, transforms: runner, logger, rateLimits });
+    const engine = await createMappingEngine({ hooks, builder, transforms: runner, logger, ...stored });
     if (runner !== undefined) await (await import('../sandbox/index.js')).releaseBundler();
     return { engine, runner };
   } catch (error) {

@@ -4,6 +4,7 @@ import type { ConfigIssue } from '../errors.js';
 import type { PresetDefinition } from '../../presets/define.js';
 import { presetEntries, type PresetEntry } from '../config/preset-schema.js';
 import { nearestName } from '../near-name.js';
+import { compileFilter } from '../admission/filter-compile.js';
 
 /** One mapping record with where it came from, before compilation. */
 export interface MappingSource {
@@ -13,6 +14,13 @@ export interface MappingSource {
   pointer: string;
   /** Human label for `hookgate try`, e.g. `hooks.mappings[2]` or `preset gmail`. */
   label: string;
+  /** How its configuration problems name it; default `mapping "<id>"`. A preset's mappings say `preset "<name>"`, once for all of them. */
+  subject?: string;
+  /**
+   * Set on a preset's mappings: what their rate limit, throttle, concurrency and budget are
+   * counted under, together (`preset:github`); a mapping of the user's counts under its own id.
+   */
+  limitOwner?: string;
 }
 
 /**
@@ -32,8 +40,11 @@ export function collectMappingSources(
   }));
   const known = new Map(presets.map((preset) => [preset.name, preset]));
   const seen = new Set<string>();
-  presetEntries(hooks.presets).forEach((entry, index) => {
+  presetEntries(hooks.presets).forEach((written, index) => {
     const pointer = `/hooks/presets/${index}`;
+    // Every preset takes `forward` and `callback` (docs/forward.md): they go onto each of its mappings as they are.
+    const { forward, callback, ...entry } = written;
+    const handoff = { ...(forward === undefined ? {} : { forward }), ...(callback === undefined ? {} : { callback }) };
     const { name } = entry;
     const preset = known.get(name);
     const path = entry.path ?? name;
@@ -51,7 +62,7 @@ export function collectMappingSources(
       const base = entry.path === undefined || entry.path === name ? `preset:${name}` : `preset:${name}:${entry.path}`;
       configs.forEach((config, k) => {
         const id = config.id ?? (configs.length === 1 ? base : `${base}-${k}`);
-        sources.push({ config, id, pointer, label: `preset ${name}` });
+        sources.push({ config: { ...config, ...handoff }, id, pointer, label: `preset ${name}`, subject: `preset "${name}"`, limitOwner: base });
       });
     }
   });
@@ -71,7 +82,11 @@ export function unknownPresetMessage(name: string, known: readonly string[]): st
   return `unknown preset "${name}"${near === undefined ? '' : `; did you mean "${near}"?`} (known: ${known.join(', ') || 'none'})`;
 }
 
-/** Options the preset does not read, a missing credential, then the preset's own checks. */
+/**
+ * Options the preset does not read, a missing credential, the preset's own checks, then the
+ * entry's filter on its own: its mistakes are said once, at the entry's `filter`, not once per
+ * mapping inside the filter the preset merges it into.
+ */
 function presetProblems(preset: PresetDefinition, entry: PresetEntry): Array<{ field: string; message: string }> {
   const problems: Array<{ field: string; message: string }> = [];
   const options = preset.options ?? [];
@@ -83,6 +98,7 @@ function presetProblems(preset: PresetDefinition, entry: PresetEntry): Array<{ f
     problems.push({ field: 'secret', message: `needs exactly one of secret or secrets (the ${preset.scheme} signing secret, e.g. "\${${preset.name.toUpperCase()}_WEBHOOK_SECRET}")` });
   }
   problems.push(...(preset.check?.(entry) ?? []));
+  if (entry.filter !== undefined && allowed.has('filter')) problems.push(...compileFilter(entry.filter).problems);
   return problems;
 }
 

@@ -69,6 +69,18 @@ function lazyContext(safePayload: SafeRecord, parts: ContextParts): () => SafeRe
   return () => (context ??= buildTemplateContext(safePayload, parts));
 }
 
-export function skipped(mappingId: string, verdict: Exclude<AdmissionVerdict, { pass: true }>): MappingOutcome {
+type PassedOver = Extract<MappingOutcome, { reason: 'event' | 'filter' }>;
+
+export function skipped(mappingId: string, verdict: Exclude<AdmissionVerdict, { pass: true }>): PassedOver {
   return { kind: 'skip', mappingId, reason: verdict.reason, event: verdict.event };
+}
+
+/**
+ * The answer when every mapping passed a delivery over: the first mapping whose `events` took it
+ * and whose filter refused it, else the first mapping's reason. A preset's bot filter on its
+ * comment mapping says why a bot's comment was skipped; the mappings before it, which never
+ * listed the event, say nothing about it.
+ */
+export function tellingSkip(sofar: PassedOver | undefined, next: PassedOver): PassedOver {
+  return sofar === undefined || (sofar.reason === 'event' && next.reason === 'filter') ? next : sofar;
 }

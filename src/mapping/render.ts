@@ -1,5 +1,6 @@
 import { HookError } from '../errors.js';
 import type { ActionBuilder, BuildContext } from '../actions/build.js';
+import type { ReceivedFacts } from '../actions/handoff.js';
 import type { AdmittedAction } from '../actions/types.js';
 import type { EnvelopeMeta } from '../envelope/envelope.js';
 import { FIELD_POINTERS, type CompiledMapping, type MappingAction, type TemplatedField } from './compiled.js';
@@ -46,6 +47,10 @@ export interface BuildInput {
   rendered: RenderedFields;
   override: TransformOverride;
   hookName: string;
+  /** What a target or a callback's receiver learns of the request (docs/forward.md). */
+  received?: ReceivedFacts;
+  /** The request's `callback` query parameter, honoured when the mapping's allowRequestCallback lists it. */
+  requestCallback?: string | undefined;
 }
 
 /** Merges override over rendered fields and builds the validated, enveloped action. */
@@ -56,6 +61,11 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
     origin: { hook: input.hookName, mappingId: mapping.id },
     via: 'mapped',
     content: mapping.trusted ? 'trusted' : envelopeMeta(mapping, name ?? input.hookName, rendered),
+    handoff: {
+      forward: override.forward ?? mapping.handoff?.forward,
+      callback: requestCallback(mapping, input.requestCallback) ?? mapping.handoff?.callback,
+      received: input.received,
+    },
   };
   if (kind === 'notify') {
     const fields = { text: override.text ?? rendered.text ?? '', name, channel: override.channel ?? mapping.channel, to: optional(override.to ?? rendered.to) };
@@ -63,6 +73,7 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
   }
   const wakeMode = override.wakeMode ?? mapping.wakeMode;
   if (kind === 'wake') return builder.wake({ text: override.text ?? rendered.text ?? '', mode: wakeMode }, context);
+  const to = optional(override.to ?? rendered.to);
   return builder.agent(
     {
       message: override.message ?? rendered.message ?? '',
@@ -71,7 +82,8 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
       wakeMode,
       deliver: override.deliver ?? mapping.deliver,
       channel: override.channel ?? mapping.channel,
-      to: optional(override.to ?? rendered.to),
+      to,
+      undeliverable: to === undefined && mapping.skipWithoutRecipient === true ? noRecipientReason(mapping.id, override.channel ?? mapping.channel) : undefined,
       model: optional(override.model ?? rendered.model),
       thinking: optional(override.thinking ?? rendered.thinking),
       timeoutSeconds: override.timeoutSeconds ?? mapping.timeoutSeconds,
@@ -79,6 +91,11 @@ export function buildAction(builder: ActionBuilder, input: BuildInput): Admitted
     },
     context,
   );
+}
+
+/** Why an agent reply is not sent (`noRecipient: "skip"`): recorded as the run's skipped delivery. */
+function noRecipientReason(mappingId: string, channel: string | undefined): string {
+  return `no recipient on ${(channel ?? 'last').toLowerCase()}: this delivery names none to reply to (mapping "${mappingId}" leaves "to" empty for it); set "to" to send such replies elsewhere`;
 }
 
 /** A run without a key: the mapping's sessionMode, unless the transform chose one. */
@@ -94,4 +111,12 @@ function envelopeMeta(mapping: CompiledMapping, task: string, rendered: Rendered
   const subject = optional(rendered.subject);
   if (subject !== undefined) meta.subject = subject;
   return meta;
+}
+
+/** A request's own `callback`: only a target the mapping's allowRequestCallback lists (400 otherwise); ignored where none is allowed. */
+function requestCallback(mapping: CompiledMapping, requested: string | undefined): string | undefined {
+  const allowed = mapping.handoff?.requestCallbacks;
+  if (requested === undefined || allowed === undefined) return undefined;
+  if (allowed.includes(requested)) return requested;
+  throw new HookError('INVALID_BODY', `callback "${requested.slice(0, 60)}" is not allowed for this hook (allowRequestCallback: ${allowed.join(', ')})`);
 }

@@ -11,7 +11,7 @@ export interface AdmissionObserver {
 export function createAdmissionMetrics(registers: Registry[], openGroups: (() => Promise<number>) | undefined): AdmissionObserver {
   const skipped = new Counter({
     name: 'hookgate_hook_skipped_total',
-    help: 'Deliveries answered 200 skipped, by mapping and reason (event, filter: every matching mapping passed them over; rate-limit: its rate limit skipped them).',
+    help: 'Deliveries answered 200 skipped, by mapping and reason (event, filter: every matching mapping passed them over; rate-limit: its rate limit skipped them; self: a message the service posted itself).',
     labelNames: ['mapping', 'reason'],
     registers,
   });

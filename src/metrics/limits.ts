@@ -44,7 +44,7 @@ function registerLimitGauges(loadOverview: () => Promise<LimitOverview>, registe
   });
   new Gauge({
     name: 'hookgate_budget_remaining',
-    help: 'Run starts left in each budget window (scope: service or mapping:<id>; window: hour or day).',
+    help: 'Run starts left in each budget window (scope: service, mapping:<id> or preset:<name>; window: hour or day).',
     labelNames: ['scope', 'window'],
     registers,
     async collect() {

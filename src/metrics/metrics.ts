@@ -1,12 +1,13 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { LimitOverview, QueueDepths } from '../store/port.js';
+import type { LimitOverview, QueueDepths, RelayTargetView } from '../store/port.js';
 import { createLimitMetrics, type LimitObserver } from './limits.js';
 import { createGmailMetrics, type GmailObserver } from './gmail.js';
 import { createAdmissionMetrics, type AdmissionObserver } from './admission.js';
+import { createRelayMetrics, type RelayObserver } from './relay.js';
 import { oneReadPerScrape } from './scrape-read.js';
 
 /** Routes requests are counted by: a fixed set, never the raw path, so label cardinality stays bounded. */
-export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'health' | 'metrics' | 'other';
+export type RouteLabel = 'wake' | 'agent' | 'mapped' | 'runs' | 'relay' | 'health' | 'metrics' | 'other';
 
 /** How one transform call ended, as the sandbox reports it. */
 type TransformOutcome = 'ok' | 'skipped' | 'failed' | 'timeout' | 'unavailable';
@@ -28,6 +29,10 @@ export interface Metrics {
   runFinished(status: string): void;
   /** For the runtime: a delivery to this channel failed. */
   deliveryFailed(channel: string): void;
+  /** For the runtime: a model call, an agent run's or a heartbeat's, to this provider. */
+  modelCalled(origin: 'run' | 'heartbeat', provider: string): void;
+  /** For the runtime: one handoff to a target (docs/forward.md) ended: accepted, retry, refused or gave-up. */
+  handedOff(target: string, outcome: string): void;
   /** A store commit was refused (disk full, read-only, I/O error). */
   storeCommitFailed(): void;
   /** A signed request was refused: scheme (registry name) and reason (missing, malformed, mismatch, expired). */
@@ -40,6 +45,8 @@ export interface Metrics {
   readonly admission: AdmissionObserver;
   /** Flow control: deliveries skipped or refused by limits (src/admission/). */
   readonly limits: LimitObserver;
+  /** Relay targets: events pulled, acknowledged and dropped (src/relay/). */
+  readonly relay: RelayObserver;
 }
 
 export interface MetricsOptions {
@@ -58,6 +65,10 @@ export interface MetricsOptions {
   limits?: () => Promise<LimitOverview>;
   /** Bytes of request bodies charged to hooks.bodyBudgetBytes now (BodyBudget.heldBytes); omitted → no gauge. */
   bodyBytesHeld?: () => number;
+  /** The relay targets' backlogs (RelayStore.overview), read at scrape time; omitted → no relay gauges. */
+  relayBacklogs?: () => Promise<RelayTargetView[]>;
+  /** The time the relay gauges measure ages by (the store's). */
+  now?: () => number;
 }
 
 const RUN_STATUSES = new Set(['ok', 'error', 'timeout', 'interrupted']);
@@ -88,7 +99,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const transformFailures = new Counter({ name: 'hookgate_transform_failures_total', help: 'Transform calls that failed, timed out or found no sandbox, by module.', labelNames: ['module', 'outcome'], registers });
   const runsFinished = new Counter({ name: 'hookgate_runs_finished_total', help: 'Agent runs that ended, by status.', labelNames: ['status'], registers });
+  const modelCalls = new Counter({
+    name: 'hookgate_model_calls_total',
+    help: 'Model calls made by this instance, by origin (run: an agent run; heartbeat: a main-session turn) and provider.',
+    labelNames: ['origin', 'provider'],
+    registers,
+  });
   const deliveryFailures = new Counter({ name: 'hookgate_delivery_failures_total', help: 'Failed deliveries, by channel.', labelNames: ['channel'], registers });
+  const handoffs = new Counter({
+    name: 'hookgate_forward_attempts_total',
+    help: 'Handoffs to targets (forwarded actions and callbacks), by target and outcome (accepted, retry, refused, gave-up).',
+    labelNames: ['target', 'outcome'],
+    registers,
+  });
   const storeFailures = new Counter({ name: 'hookgate_store_commit_failures_total', help: 'Store commits refused (disk full, read-only, I/O error).', registers });
   const signatureFailures = new Counter({
     name: 'hookgate_signature_failures_total',
@@ -136,6 +159,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     deliveryFailed(channel) {
       deliveryFailures.inc({ channel: boundedLabel(channel) });
     },
+    modelCalled(origin, provider) {
+      modelCalls.inc({ origin, provider: boundedLabel(provider) });
+    },
+    handedOff(target, outcome) {
+      handoffs.inc({ target: boundedLabel(target), outcome: boundedLabel(outcome) });
+    },
     storeCommitFailed() {
       storeFailures.inc();
     },
@@ -149,6 +178,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     gmail: createGmailMetrics(registers),
     admission: createAdmissionMetrics(registers, options.openDebounceGroups),
     limits: createLimitMetrics(registers, options.limits),
+    relay: createRelayMetrics(registers, options.relayBacklogs, options.now),
   };
 }
 

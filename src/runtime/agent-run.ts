@@ -1,20 +1,19 @@
 import type { AgentAction } from '../actions/types.js';
 import type { FinishedStatus, RunFinish, RunRow } from '../store/port.js';
 import { ACK_SKIP_REASON, isHeartbeatAck } from './ack.js';
-import type { RuntimeObserver } from './ports.js';
 import { callModel, type TurnOutcome } from './provider-call.js';
 import { collectNotes } from './run-notes.js';
 import { deliverReply, type TurnDeps } from './routing.js';
 import { runSummary } from './summary.js';
 import { digestForLog } from '../log-digest.js';
 import { parseStoredAction } from './stored-action.js';
+import { callbackOf } from './callback.js';
 
 export interface AgentRunDeps extends TurnDeps {
   /** The canonical default model, used when the action carries none. */
   defaultModel: string;
   /** Called when a summary with wakeMode `now` was posted. */
   requestHeartbeat: () => void;
-  observer?: RuntimeObserver;
 }
 
 /**
@@ -56,12 +55,14 @@ async function runTurn(deps: AgentRunDeps, row: RunRow, action: AgentAction, not
     label: 'run',
     shutdown: deps.routing.signal,
     note,
+    onCall: (provider) => deps.observer?.modelCalled?.('run', provider),
   });
 }
 
 /** Why a successful reply is not sent: known before the end is recorded, so it is recorded with it. */
 function skipReason(deps: AgentRunDeps, action: AgentAction, reply: string): string | undefined {
   if (!action.deliver) return 'deliver is false';
+  if (action.undeliverable !== undefined) return action.undeliverable;
   if (isHeartbeatAck(reply, deps.defaults.heartbeat.ackMaxChars)) return ACK_SKIP_REASON;
   return undefined;
 }
@@ -91,6 +92,8 @@ function recordEnd(deps: AgentRunDeps, row: RunRow, action: AgentAction | undefi
     ...(skipped !== undefined && action !== undefined ? { skipped: { channel: action.channel, reason: skipped } } : {}),
     notes,
   };
+  const followUp = callbackOf(row, action, { status, at, ...(status === 'ok' ? { reply: detail } : { error: detail }) });
+  if (followUp !== undefined) finish.followUp = followUp;
   return deps.store.runs.finish(row.run_id, finish);
 }
 

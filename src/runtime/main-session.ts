@@ -92,6 +92,7 @@ async function heartbeatTurn(deps: MainSessionDeps): Promise<HeartbeatResult> {
     timeoutSeconds: defaults.timeoutSeconds,
     label: 'heartbeat',
     shutdown: deps.routing.signal,
+    onCall: (provider) => deps.observer?.modelCalled?.('heartbeat', provider),
   });
   if (outcome.kind !== 'ok') {
     await store.session.finishHeartbeat(heartbeatId, { status: 'error', at: clock.now(), error: outcome.error });

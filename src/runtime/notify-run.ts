@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { RuntimeStore } from './ports.js';
 import type { Logger } from '../log.js';
 import { parseStoredAction } from './stored-action.js';
+import { callbackOf } from './callback.js';
 
 export interface NotifyRunDeps {
   store: RuntimeStore;
@@ -39,8 +40,10 @@ export async function executeNotify(deps: NotifyRunDeps, row: RunRow): Promise<v
   const status: FinishedStatus = delivery.status === 'delivered' ? 'ok' : 'error';
   const summary = notifySummary(row.name, delivery);
   const at = deps.clock.now();
-  // The end and its delivery in one transaction: a crash cannot leave a finished notify without it.
-  await deps.store.runs.finish(row.run_id, { status, at, summary, delivery, ...(delivery.status === 'failed' ? { error: delivery.reason } : {}) });
+  // The end, its delivery and its callback in one transaction: a crash cannot leave a finished notify without them.
+  const error = delivery.status === 'failed' ? delivery.reason : undefined;
+  const followUp = callbackOf(row, action, { status, at, error });
+  await deps.store.runs.finish(row.run_id, { status, at, summary, delivery, ...(error === undefined ? {} : { error }), ...(followUp === undefined ? {} : { followUp }) });
   deps.logger.info({ event: 'run.finished', runId: row.run_id, hook: row.hook, kind: 'notify', status, ms: at - startedAt }, 'notify finished');
   deps.observer?.runFinished(status);
 }

@@ -20,6 +20,8 @@ export interface TurnRequest {
   shutdown: AbortSignal;
   /** Receives the provider's notes on this turn (CompletionRequest.note). */
   note?: (text: string) => void;
+  /** Told when the provider is called (not for a model that names no configured provider, nor after shutdown). */
+  onCall?: (providerId: string) => void;
 }
 
 const MAX_ERROR_CHARS = 500;
@@ -52,6 +54,7 @@ export async function callModel(providers: ReadonlyMap<string, ProviderPort>, cl
   }, request.timeoutSeconds * 1000);
   const onShutdown = (): void => controller.abort(new Error('shutdown'));
   request.shutdown.addEventListener('abort', onShutdown, { once: true });
+  request.onCall?.(ref.providerId);
   try {
     const completion = provider.complete({
       model: ref.model,

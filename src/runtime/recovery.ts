@@ -4,6 +4,7 @@ import { summaryEvent } from './agent-run.js';
 import { parseStoredAction } from './stored-action.js';
 import type { RuntimeStore } from './ports.js';
 import { runSummary } from './summary.js';
+import { callbackOf } from './callback.js';
 
 /** A run is started at most this many times: one interruption is retried, a second one is final. */
 export const MAX_RUN_ATTEMPTS = 2;
@@ -22,11 +23,17 @@ export async function recoverUnfinished(store: RuntimeStore, now: number, logger
 }
 
 function decide(row: RunRow, now: number): RecoveryDecision {
-  if (row.attempts < MAX_RUN_ATTEMPTS) return { kind: 'requeue', reason: `interrupted (attempt ${row.attempts}); re-queued after a restart` };
+  // A handoff sent again carries the same id, which the target dedupes on; its own retry limits end it (forward-run.ts).
+  const handoff = row.kind === 'forward' || row.kind === 'callback';
+  if (handoff || row.attempts < MAX_RUN_ATTEMPTS) return { kind: 'requeue', reason: `interrupted (attempt ${row.attempts}); re-queued after a restart` };
   const reason = `run interrupted ${row.attempts} times (restart or shutdown); not retried again`;
   // A notify never reaches the main session, not even as a summary.
-  if (row.kind === 'notify') return { kind: 'finish', end: { status: 'interrupted', at: now, summary: `Notify ${row.name} (interrupted): ${reason}`, error: reason } };
+  if (row.kind === 'notify') {
+    const followUp = callbackOf(row, parseStoredAction(row, 'notify'), { status: 'interrupted', at: now, error: reason });
+    return { kind: 'finish', end: { status: 'interrupted', at: now, summary: `Notify ${row.name} (interrupted): ${reason}`, error: reason, ...(followUp === undefined ? {} : { followUp }) } };
+  }
   const summary = runSummary(row.name, 'interrupted', reason);
   const action = parseStoredAction(row, 'agent');
-  return { kind: 'finish', end: { status: 'interrupted', at: now, summary, error: reason, event: summaryEvent(row, action, summary, now) } };
+  const followUp = callbackOf(row, action, { status: 'interrupted', at: now, error: reason });
+  return { kind: 'finish', end: { status: 'interrupted', at: now, summary, error: reason, event: summaryEvent(row, action, summary, now), ...(followUp === undefined ? {} : { followUp }) } };
 }

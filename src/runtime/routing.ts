@@ -36,6 +36,7 @@ export interface TurnDeps {
   historyBudgetChars: number;
   routing: RoutingDeps;
   logger: Logger;
+  observer?: RuntimeObserver;
 }
 
 /** What to deliver and on whose behalf (a run or a heartbeat), recorded in `deliveries`. */

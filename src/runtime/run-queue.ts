@@ -56,8 +56,8 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
     let rows: RunRow[];
     try {
       await options.ready?.();
-      // With gates, runs held until later are not listed: they would take a slot only to wait again.
-      rows = await options.store.runs.listQueued(options.maxConcurrent - running.size, options.gates === undefined ? undefined : options.clock.now());
+      // Runs held until later (a gate, a forward's retry) are not listed: they would take a slot only to wait again.
+      rows = await options.store.runs.listQueued(options.maxConcurrent - running.size, options.clock.now());
     } catch (error) {
       options.logger.error({ event: 'runs.poll_failed', err: (error as Error).message }, 'could not read the run queue');
       return;

@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { AdmittedAction } from '../actions/types.js';
+import { runIdOf, type AdmittedAction } from '../actions/types.js';
 import { createModelPolicy, type ModelCatalogs } from '../actions/models.js';
 import { deliverText } from '../channels/deliver.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { newTimeOrderedId } from '../actions/ids.js';
-import type { ForceOutcome, RetryOutcome } from '../store/port.js';
+import type { ForceOutcome, RetryOutcome, RunRow } from '../store/port.js';
 import { executeRun } from './agent-run.js';
 import { executeNotify } from './notify-run.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 import { parseDuration } from './duration.js';
 import { createHeartbeatScheduler } from './heartbeat.js';
 import { runHeartbeat } from './main-session.js';
-import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver, RuntimeStore } from './ports.js';
+import type { ChannelPort, DeliverFn, ProviderPort, RuntimeObserver, RuntimeStore, TargetPort } from './ports.js';
+import { executeForward, type ForwardRunDeps } from './forward-run.js';
+import { createRetryWaker } from './forward-retry.js';
 import { recoverUnfinished } from './recovery.js';
 import { startSharedSweep } from './shared-sweep.js';
 import type { RoutingDeps } from './routing.js';
@@ -81,6 +83,8 @@ export interface RuntimeOptions {
   catalogs?: ModelCatalogs;
   /** Run limits (throttle, concurrency keys, budgets, provider circuits: gates/); absent, only maxConcurrent bounds runs. */
   gates?: RunGateOptions;
+  /** The configured targets of forwarded actions and callbacks (docs/forward.md), by name. */
+  targets?: ReadonlyMap<string, TargetPort>;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -93,14 +97,35 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     defaults,
     channels: options.channels,
-    deliver: options.deliver ?? ((channel, to, text, o) => deliverText(channel, to, text, { signal: o.signal, logger, ...(o.untrusted === true ? { untrusted: true } : {}) })),
+    deliver:
+      options.deliver ??
+      ((channel, to, text, o) =>
+        deliverText(channel, to, text, {
+          signal: o.signal,
+          logger,
+          ...(o.untrusted === true ? { untrusted: true } : {}),
+          // What it posts, so the sender's webhook for it is skipped as the service's own (src/own-messages.ts).
+          remember: (marks) => store.ownMessages.remember(channel.name, marks, clock.now()),
+        })),
     recipients: options.recipients ?? ANY_RECIPIENT,
     logger,
     now: () => clock.now(),
     signal: shutdown.signal,
     ...(options.observer === undefined ? {} : { observer: options.observer }),
   };
-  const gates = setUpGates(options.gates, { defaults, defaultModel, providers: options.providers, clock, logger, pump: () => queue.pump() });
+  const targets = options.targets ?? new Map<string, TargetPort>();
+  const gates = setUpGates(options.gates, { defaults, defaultModel, providers: options.providers, targets, clock, logger, pump: () => queue.pump() });
+  const retries = createRetryWaker(clock, () => queue.pump());
+  const handoffs: ForwardRunDeps = {
+    store,
+    clock,
+    logger,
+    targets,
+    signal: shutdown.signal,
+    wakeAt: retries.wakeAt,
+    ...(gates.recordTargetOutcome === undefined ? {} : { recordOutcome: gates.recordTargetOutcome }),
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
+  };
   const common = { store, clock, providers: gates.providers, defaults, historyBudgetChars, routing, logger, ...(options.observer === undefined ? {} : { observer: options.observer }) };
   const heartbeat = createHeartbeatScheduler({
     clock,
@@ -122,7 +147,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     owner: options.instanceId ?? randomUUID(),
     maxConcurrent: defaults.maxConcurrent,
     clock,
-    execute: (row) => (row.kind === 'notify' ? executeNotify(common, row) : executeRun({ ...common, defaultModel, requestHeartbeat }, row)),
+    execute: (row) => execute(row),
     ready: () => recovered,
     logger,
     ...(gates.gatekeeper === undefined ? {} : { gates: gates.gatekeeper }),
@@ -137,6 +162,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   function requestHeartbeat(): void {
     catchUp = undefined;
     heartbeat.request();
+  }
+  function execute(row: RunRow): Promise<void> {
+    if (row.kind === 'notify') return executeNotify(common, row);
+    if (row.kind === 'forward' || row.kind === 'callback') return executeForward(handoffs, row);
+    return executeRun({ ...common, defaultModel, requestHeartbeat }, row);
   }
 
   const inFlight = (): Array<Promise<void>> => [heartbeat.current(), ...queue.inFlight()].filter((p) => p !== undefined);
@@ -162,13 +192,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     notify(actions) {
       if (state !== 'started') return;
-      if (actions.some((action) => action.kind === 'wake' && action.mode === 'now')) requestHeartbeat();
-      if (actions.some((action) => action.kind !== 'wake')) queue.pump();
+      if (actions.some((action) => action.kind === 'wake' && action.forward === undefined && action.mode === 'now')) requestHeartbeat();
+      // A relay run waits for its consumers (src/relay/), never for this queue.
+      if (actions.some((action) => runIdOf(action) !== undefined && !(action.kind !== 'notify' && action.relay === true))) queue.pump();
     },
     async stop() {
       if (state === 'stopped') return;
       state = 'stopped';
       sweep?.stop();
+      retries.stop();
       queue.stop();
       const stopping = heartbeat.stop();
       shutdown.abort();

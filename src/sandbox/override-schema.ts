@@ -30,6 +30,7 @@ export const TransformOverrideSchema = Type.Object(
     model: Type.Optional(Type.String()),
     thinking: Type.Optional(Type.String()),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    forward: Type.Optional(Type.String({ minLength: 1, description: 'A configured target (`targets.<name>`) the action is handed to instead of running here.' })),
   },
   { additionalProperties: false },
 );

@@ -86,6 +86,32 @@ export interface DebounceGroupView {
 }
 
 /**
+ * A group that will become a run (an agent run or a notify), shown as the run it becomes before it
+ * fires: its hook, name and session are its newest delivery's, as the run's will be (debounce-merge.ts).
+ */
+export interface PendingRunRow {
+  groupId: string;
+  mappingId: string;
+  kind: 'agent' | 'notify';
+  status: 'open' | 'firing';
+  hook: string;
+  name: string;
+  /** Empty for a notify (no session). */
+  sessionKey: string;
+  deliveries: number;
+  createdAt: number;
+  firesAt: number;
+}
+
+export interface PendingRunFilter {
+  hook?: string;
+  sessionKey?: string;
+  /** Cursor: only groups opened before this one (by creation time, then id). */
+  before?: string;
+  limit: number;
+}
+
+/**
  * Durable debounce groups (src/admission/debounce.ts fires them). A group is open until its
  * fire time (window re-armed by each join, capped by maxWait), then claimed by exactly one firer,
  * which commits its one action through the ingress under the idempotency key
@@ -111,6 +137,8 @@ export interface DebounceStore {
   view(groupId: string): Promise<DebounceGroupView | undefined>;
   /** Open and firing groups, soonest first. */
   listOpen(limit: number): Promise<DebounceGroupView[]>;
+  /** The groups that become runs (not wake groups), newest first, as the run list pages: `next` is the cursor when more match. */
+  listPendingRuns(filter: PendingRunFilter): Promise<{ runs: PendingRunRow[]; next?: string }>;
   countOpen(): Promise<number>;
   /**
    * For each join, whether it would go into an open group of its key now (adding no run), by the

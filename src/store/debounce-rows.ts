@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AdmittedAction } from '../actions/types.js';
-import type { DebounceGroupView, DebounceJoin, DueGroup, GroupKind, GroupMember } from './debounce-port.js';
+import type { DebounceGroupView, DebounceJoin, DueGroup, GroupKind, GroupMember, PendingRunRow } from './debounce-port.js';
 
 /** A debounce_groups row as both adapters read it (times in ms since the epoch). */
 export interface GroupRow {
@@ -107,4 +107,40 @@ export const NEXT_LOOK_SQL = `SELECT (SELECT MIN(fire_at) FROM debounce_groups W
 export function earliestLook(row: { open_at: number | string | null; lease_at: number | string | null } | undefined): number | undefined {
   const times = [row?.open_at, row?.lease_at].filter((at): at is number | string => at !== null && at !== undefined).map(Number);
   return times.length === 0 ? undefined : Math.min(...times);
+}
+
+/** A pending run as both adapters read it: the group's row with its newest member's hook, name and session key. */
+export interface PendingRunSqlRow {
+  group_id: string;
+  mapping_id: string;
+  kind: string;
+  status: string;
+  deliveries: number | string;
+  created_at: number | string;
+  fire_at: number | string;
+  hook: string | null;
+  name: string | null;
+  session_key: string | null;
+}
+
+export function pendingRunRow(row: PendingRunSqlRow): PendingRunRow {
+  return {
+    groupId: row.group_id,
+    mappingId: row.mapping_id,
+    kind: row.kind === 'notify' ? 'notify' : 'agent',
+    status: row.status === 'firing' ? 'firing' : 'open',
+    hook: row.hook ?? '',
+    name: row.name ?? '',
+    sessionKey: row.session_key ?? '',
+    deliveries: Number(row.deliveries),
+    createdAt: Number(row.created_at),
+    firesAt: Number(row.fire_at),
+  };
+}
+
+/** One page as the run list pages: `next` is the last row's id when more rows matched than the limit. */
+export function pendingRunPage(rows: readonly PendingRunSqlRow[], limit: number): { runs: PendingRunRow[]; next?: string } {
+  const runs = rows.slice(0, limit).map(pendingRunRow);
+  const last = runs[runs.length - 1];
+  return rows.length > limit && last !== undefined ? { runs, next: last.groupId } : { runs };
 }

@@ -56,10 +56,11 @@ export interface RateVerdict {
   retryAfterMs: number;
 }
 
-export type WaitingFor = 'throttle' | 'concurrency' | 'budget' | 'provider-circuit' | 'slot';
+/** `retry`: a forward or callback run waiting to be sent to its target again (docs/forward.md). */
+export type WaitingFor = 'throttle' | 'concurrency' | 'budget' | 'provider-circuit' | 'slot' | 'retry' | 'consumer';
 
 export interface BudgetRule {
-  /** `service`, or `mapping:<id>`. */
+  /** `service`, `mapping:<id>`, or a preset's `preset:<name>` (all its mappings together). */
   scope: string;
   runsPerHour?: number | undefined;
   runsPerDay?: number | undefined;
@@ -86,7 +87,7 @@ export type GateOutcome =
   | { kind: 'claimed'; probe: boolean }
   /** Not queued any more (another claimer got it, or it ended). */
   | { kind: 'taken' }
-  | { kind: 'waiting'; waitingFor: Exclude<WaitingFor, 'slot'>; notBefore: number; scope?: string };
+  | { kind: 'waiting'; waitingFor: Exclude<WaitingFor, 'slot' | 'retry' | 'consumer'>; notBefore: number; scope?: string };
 
 export type CircuitState = 'closed' | 'open' | 'probing';
 

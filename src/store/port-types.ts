@@ -5,6 +5,8 @@
  * an ISO 8601 string (views).
  */
 
+import type { FollowUpRun, HandoffRecord } from './handoff-types.js';
+
 // ---- deliveries (the runtime's channels report these; the store keeps them) ----
 
 export type DeliveryOutcome =
@@ -60,9 +62,18 @@ export interface RunRow {
   not_before?: number | null;
   /** The run's notes (RunView.notes) as a JSON array; absent or null when there are none. */
   notes?: string | null;
+  /** A forward or callback run's HandoffRecord as JSON (its target and the last answer); absent or null before the first attempt. */
+  handoff?: string | null;
+  /** A relay run's target (docs/relay.md); absent or null for any other run. */
+  relay_target?: string | null;
 }
 
-export type RunKind = 'agent' | 'notify';
+/**
+ * `forward`: a wake or agent action handed to a target (docs/forward.md); `callback`: a run-finished
+ * document sent to one; `relay`: an action held for a relay target's consumers (docs/relay.md),
+ * which the runtime never claims.
+ */
+export type RunKind = 'agent' | 'notify' | 'forward' | 'callback' | 'relay';
 
 /** Where a run stands for a caller waiting on it: the reply is set once the run ended with one. */
 export interface RunCompletion {
@@ -88,8 +99,10 @@ export interface RunView {
   /** Set on a run that was retried: the retry's run id (only in the single-run view). */
   retriedBy?: string;
   attempts: number;
-  /** Set on a notify (text sent straight to a channel, no model; its sessionKey is empty); absent on agent runs. */
-  kind?: 'notify';
+  /** Set on a notify (text sent straight to a channel, no model; its sessionKey is empty), a forward and a callback; absent on agent runs. */
+  kind?: Exclude<RunKind, 'agent'>;
+  /** A forward or callback run: its target and what it answered last (docs/forward.md). */
+  handoff?: HandoffRecord;
   /** A queued run: what it waits for (`slot`: a free executor), and the earliest it may start when known. */
   waitingFor?: string;
   notBefore?: string;
@@ -134,6 +147,10 @@ export interface RunFinish {
   notes?: readonly string[];
   /** The run's delivery when it was made before the end (a notify's delivery is its whole run). */
   delivery?: RecordedDelivery;
+  /** A forward or callback run: its target's last answer. */
+  handoff?: HandoffRecord;
+  /** A run to queue in the same transaction (the callback of this run's end). */
+  followUp?: FollowUpRun;
 }
 
 /** What recovery decides for a run a previous (or dead) executor left mid-way. */
@@ -249,4 +266,10 @@ export interface QueueDepths {
   pendingEvents: number;
   /** `debounced`: pending debounce groups that will each become a run (agent or notify groups, open or firing). */
   runs: { queued: number; running: number; debounced: number };
+}
+
+/** Model calls in a window, by origin: agent runs and heartbeats (main-session turns) that started in it. */
+export interface ModelCalls {
+  runs: number;
+  heartbeats: number;
 }

@@ -8,6 +8,7 @@ import type {
   HeartbeatView,
   EventView,
   NewEvent,
+  ModelCalls,
   PendingEvent,
   QueueDepths,
   RecordedDelivery,
@@ -24,12 +25,17 @@ import type {
   TranscriptMessage,
 } from './port-types.js';
 import type { LimitStore, RateHitRequest } from './limit-types.js';
+import type { RunReschedule } from './handoff-types.js';
+import type { RelayStore } from './relay-types.js';
 
 import type { DebounceStore } from './debounce-port.js';
+import type { OwnMark } from '../own-messages.js';
 
 export type * from './port-types.js';
 export type * from './debounce-port.js';
 export type * from './limit-types.js';
+export type * from './handoff-types.js';
+export type * from './relay-types.js';
 export { RETRYABLE_STATUSES } from './port-types.js';
 
 /**
@@ -57,6 +63,10 @@ export interface Store {
   readonly debounce: DebounceStore;
   /** Rate limits, run gates and provider circuits (src/store/limit-types.ts). */
   readonly limits: LimitStore;
+  /** What the service posted itself, so its own messages coming back are skipped (src/own-messages.ts). */
+  readonly ownMessages: OwnMessageStore;
+  /** The events relay targets hold for their consumers (src/store/relay-types.ts, docs/relay.md). */
+  readonly relay: RelayStore;
   /**
    * The time (ms since the epoch) every user of this store goes by: leases, rate-limit and throttle
    * buckets, budget windows, debounce windows, pruning. SQLite: this process's clock (one process
@@ -66,6 +76,12 @@ export interface Store {
   now(): number;
   /** Queue depths for metrics, readiness and agents.defaults.maxQueued: pending events, queued and running runs, pending debounce groups of runs. */
   depths(): Promise<QueueDepths>;
+  /**
+   * Model calls started at or after `since` (ms), of every instance: agent runs by their start (a
+   * run started again after a crash counts its latest start; a notify calls no model) and
+   * heartbeats by theirs. Indexed; for `hookgate status`.
+   */
+  modelCalls(since: number): Promise<ModelCalls>;
   /** Closes the ingress (as ingress.close) and then everything else; later calls reject. Idempotent. */
   close(): Promise<void>;
 }
@@ -122,8 +138,9 @@ export interface IngressStore {
 /** The durable run queue (`runs`). */
 export interface RunStore {
   /**
-   * Up to `limit` queued runs, oldest first (creation time, then insertion order). With `now`, a run
-   * a gate holds until later (`not_before` > now) is left out.
+   * Up to `limit` queued runs for the runtime, oldest first (creation time, then insertion order):
+   * never a relay run (its consumers pull it: `relay`). With `now`, a run a gate holds until later
+   * (`not_before` > now) is left out.
    */
   listQueued(limit: number, now?: number): Promise<RunRow[]>;
   /**
@@ -137,6 +154,11 @@ export interface RunStore {
   finish(runId: string, end: RunFinish): Promise<void>;
   /** A run cut by this instance's shutdown: `interrupted` without finished_at, claim released; recovery takes it up. */
   suspend(runId: string, reason: string): Promise<void>;
+  /**
+   * A forward or callback run whose target could not take it now (docs/forward.md): running →
+   * queued, `waiting_for` 'retry' until `notBefore`, its error and handoff record set, claim released.
+   */
+  reschedule(runId: string, retry: RunReschedule): Promise<void>;
   /**
    * Takes over the runs nobody executes any more: `running` whose claim is not held (SQLite: every
    * run not claimed by this store object, since one process owns the file; PostgreSQL: lease
@@ -222,6 +244,21 @@ export interface DeliveryStore {
   lastRoute(): Promise<StoredRoute | undefined>;
   /** The last recipient a heartbeat reply reached on a channel. */
   lastRecipient(channel: string): Promise<string | undefined>;
+}
+
+/**
+ * Marks of the messages the service posted (src/own-messages.ts), shared by every instance: the
+ * runtime remembers them around each post, admission asks whether a delivery is one of them.
+ */
+export interface OwnMessageStore {
+  /**
+   * Remembers each mark on `channel` until `at + keepMs` (remembered again: the later expiry wins).
+   * Marks expired at `at` are deleted in the same transaction, so the table holds only what is in
+   * force. Resolves once committed: a delivery judged after that sees them.
+   */
+  remember(channel: string, marks: readonly OwnMark[], at: number): Promise<void>;
+  /** Whether one of `marks` is remembered on `channel` and not expired at `at`. */
+  includesAny(channel: string, marks: readonly string[], at: number): Promise<boolean>;
 }
 
 /** Small key-values shared by every instance (e.g. `config.reload`). Last write wins. */

@@ -1,4 +1,5 @@
 import type { CircuitRow } from './limit-types.js';
+import type { HandoffRecord } from './handoff-types.js';
 import type { EventView, GmailStateRow, HeartbeatView, RecordedDelivery, RunRow, RunView, TranscriptMessage } from './port-types.js';
 
 /**
@@ -43,14 +44,27 @@ export function toRunView(row: RunRow): RunView {
   if (row.error !== null) view.error = row.error;
   if (row.delivery !== null) view.delivery = JSON.parse(row.delivery) as RecordedDelivery;
   if (row.retry_of !== null) view.retryOf = row.retry_of;
-  if (row.kind === 'notify') view.kind = 'notify';
+  if (row.kind !== undefined && row.kind !== 'agent') view.kind = row.kind;
+  const handoff = parseHandoff(row.handoff);
+  if (handoff !== undefined) view.handoff = handoff;
   const notes = parseNotes(row.notes);
   if (notes.length > 0) view.notes = notes;
   if (row.status === 'queued') {
-    view.waitingFor = row.waiting_for ?? 'slot';
+    // A relay run waits for a consumer to pull and acknowledge it, never for an executor.
+    view.waitingFor = row.waiting_for ?? (row.kind === 'relay' ? 'consumer' : 'slot');
     if (row.not_before !== undefined && row.not_before !== null && row.waiting_for !== 'concurrency') view.notBefore = iso(row.not_before);
   }
   return view;
+}
+
+function parseHandoff(column: string | null | undefined): HandoffRecord | undefined {
+  if (column === undefined || column === null) return undefined;
+  try {
+    const parsed = JSON.parse(column) as HandoffRecord | null;
+    return typeof parsed?.target === 'string' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** RunFinish.notes as the `notes` column holds them: null when there are none. */

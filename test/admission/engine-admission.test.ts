@@ -48,6 +48,17 @@ describe('events and filters in the engine', () => {
     expect(outcome).toEqual({ kind: 'skip', mappingId: 'prs', reason: 'filter', event: 'pull_request.opened' });
   });
 
+  it('answers with the filter of the first mapping whose events took the delivery, not an earlier mapping\'s event', async () => {
+    const comments = { id: 'comments', match: { path: 'github' }, messageTemplate: 'C', signature: GH, events: ['issue_comment'], filter: { not: { field: 'payload.sender.type', equals: 'Bot' } } };
+    const engine = await engineWith({ mappings: [prs, comments, pushes] });
+    const bot = request('github', { action: 'created', sender: { type: 'Bot' } }, { signature: VERIFIED, headers: { 'x-github-event': 'issue_comment' }, authenticatedFor: async () => true });
+    const skip = { kind: 'skip', mappingId: 'comments', reason: 'filter', event: 'issue_comment.created' };
+    expect(await engine.resolve(bot)).toEqual(skip);
+    const explanation = await engine.explain(bot);
+    expect(explanation.outcome).toEqual(skip);
+    expect(formatExplanation(explanation, [])).toContain('skipped (filter issue_comment.created) → 200 {"ok":true,"skipped":"filter"}');
+  });
+
   it('renders each debounced action\'s key from its own item', async () => {
     const engine = await engineWith({
       mappings: [{ id: 'sentry', match: { path: 'sentry' }, action: 'wake', textTemplate: '{{issues.[0].title}}', forEach: 'issues', debounce: { key: '{{issues.[0].id}}', windowSeconds: 600 } }],

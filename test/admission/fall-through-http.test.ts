@@ -31,7 +31,7 @@ describe('fall-through between mappings of one path', () => {
     svc = undefined;
   });
 
-  it('routes pushes to a wake and pull requests to an agent, and skips the rest with the first reason', async () => {
+  it('routes pushes to a wake and pull requests to an agent, and skips the rest with the reason of the mapping that took the event', async () => {
     svc = await startTestService({
       hooks: {
         mappings: [
@@ -46,14 +46,12 @@ describe('fall-through between mappings of one path', () => {
     const pr = await deliver(svc, 'pull_request', { action: 'opened', number: 3 }, SECRET, { 'x-team': 'core' });
     expect(pr).toMatchObject({ status: 202, body: { ok: true } });
     expect(svc.db.prepare('SELECT action FROM runs').all().map((row) => JSON.parse(String(row['action'])).origin.mappingId)).toEqual(['prs']);
-    // The filter of "prs" rejects, "other-secret" does not verify, "token-only" takes no signature: the first reason answers.
-    expect(await deliver(svc, 'pull_request', { action: 'opened', number: 4 }, SECRET, { 'x-team': 'web' })).toEqual({
-      status: 200,
-      body: { ok: true, skipped: 'event', event: 'pull_request.opened' },
-    });
+    // "pushes" does not list the event, the filter of "prs" rejects, "other-secret" does not verify, "token-only"
+    // takes no signature: the filter of "prs", the first mapping that took the event type, answers.
+    expect(await deliver(svc, 'pull_request', { action: 'opened', number: 4 }, SECRET, { 'x-team': 'web' })).toEqual({ status: 200, body: { ok: true, skipped: 'filter' } });
     const events = svc.db.prepare('SELECT text FROM events').all().map((row) => String(row['text']));
     expect(events.some((text) => text.includes('must not be reached') || text.includes('token mapping'))).toBe(false);
-    expect(svc.logs.filter((line) => line['event'] === 'hook.skipped')).toEqual([expect.objectContaining({ mappingId: 'pushes', reason: 'event', eventType: 'pull_request.opened' })]);
+    expect(svc.logs.filter((line) => line['event'] === 'hook.skipped')).toEqual([expect.objectContaining({ mappingId: 'prs', reason: 'filter', eventType: 'pull_request.opened' })]);
   });
 
   it('lets a token-authenticated request fall through to mappings that take the token', async () => {
@@ -70,6 +68,7 @@ describe('fall-through between mappings of one path', () => {
       return { status: response.status, body: await response.json() };
     };
     expect(await post({ kind: 'build' })).toEqual({ status: 200, body: { ok: true, mode: 'now' } });
-    expect(await post({ kind: 'lint' })).toEqual({ status: 200, body: { ok: true, skipped: 'event', event: 'lint' } });
+    // "rest" takes every event type and its filter refuses: its reason answers, not the event list of "typed".
+    expect(await post({ kind: 'lint' })).toEqual({ status: 200, body: { ok: true, skipped: 'filter' } });
   });
 });

@@ -25,7 +25,7 @@ const FLOW_RULES: IForbiddenRuleType[] = [
   {
     name: 'leaves-import-nothing-of-ours',
     severity: 'error',
-    from: { path: '^src/(errors|log|log-digest|retry|schema-errors|heartbeat-token|near-name|server-state)[.]ts$' },
+    from: { path: '^src/(errors|log|log-digest|retry|schema-errors|heartbeat-token|near-name|server-state|own-messages)[.]ts$' },
     to: { path: '^src/' },
   },
   { name: 'admission-below-mapping', severity: 'error', from: { path: '^src/admission/' }, to: { path: '^src/mapping/' } },
@@ -34,7 +34,7 @@ const FLOW_RULES: IForbiddenRuleType[] = [
   {
     name: 'nothing-below-http-imports-http',
     severity: 'error',
-    from: { path: '^src/(actions|admission|auth|channels|config|envelope|mapping|metrics|providers|runtime|sandbox|sources|store)/' },
+    from: { path: '^src/(actions|admission|auth|channels|config|envelope|mapping|metrics|providers|relay|runtime|sandbox|sources|store)/' },
     to: { path: '^src/http/' },
   },
   {

@@ -22,7 +22,8 @@ export interface Answer {
   text?: string;
 }
 
-export type Handler = (request: Recorded) => Answer;
+/** An answer now, or later (a fake that calls back into the service before answering, as GitHub may send a webhook first). */
+export type Handler = (request: Recorded) => Answer | Promise<Answer>;
 
 export interface FakeService {
   baseUrl: string;
@@ -41,11 +42,20 @@ export async function startFakeService(handler: Handler): Promise<FakeService> {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const recorded: Recorded = { method: req.method ?? '', url: req.url ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, text, json: parse(text) };
       requests.push(recorded);
-      const answer = handler(recorded);
-      const body = answer.json === undefined ? (answer.text ?? '') : JSON.stringify(answer.json);
-      const type = answer.json === undefined ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
-      res.writeHead(answer.status, { 'content-type': type, ...answer.headers });
-      res.end(body);
+      void Promise.resolve()
+        .then(() => handler(recorded))
+        .then(
+          (answer) => {
+            const body = answer.json === undefined ? (answer.text ?? '') : JSON.stringify(answer.json);
+            const type = answer.json === undefined ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+            res.writeHead(answer.status, { 'content-type': type, ...answer.headers });
+            res.end(body);
+          },
+          (error: unknown) => {
+            res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+            res.end(`fake service handler failed: ${(error as Error).message}`);
+          },
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

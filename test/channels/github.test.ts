@@ -2,6 +2,7 @@ import { generateKeyPairSync, verify } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverText } from '../../src/channels/deliver.js';
 import { githubChannel } from '../../src/channels/github.js';
+import { graphqlUrl } from '../../src/channels/github-discussions.js';
 import { ConfigError } from '../../src/errors.js';
 import { bodyOf, recordingSleep, startFakeService, testDeps, type Answer, type FakeService, type Recorded } from './fake-service.js';
 
@@ -47,6 +48,7 @@ function githubApi(state: State) {
       state.issued.push(`${token}:${JSON.stringify(bodyOf(request)['repositories'])}`);
       return { status: 201, json: { token, expires_at: new Date(NOW + 3600_000).toISOString(), permissions: { issues: 'write' } } };
     }
+    if (request.method === 'POST' && request.path === '/graphql') return graphqlApi(state, request);
     const match = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(request.path);
     if (request.method !== 'POST' || match === null) return githubError(404, 'Not Found');
     const auth = request.headers.authorization ?? '';
@@ -58,8 +60,32 @@ function githubApi(state: State) {
     const body = bodyOf(request)['body'];
     if (typeof body !== 'string' || body.length > 65_536) return githubError(422, 'Validation Failed');
     state.comments.push(body);
-    return { status: 201, json: { id: state.comments.length, body, html_url: `https://github.com/octo-org/api/issues/${match[3]}#issuecomment-${state.comments.length}` } };
+    return { status: 201, json: { id: state.comments.length, node_id: `IC_${state.comments.length}`, body, html_url: `https://github.com/octo-org/api/issues/${match[3]}#issuecomment-${state.comments.length}` } };
   };
+}
+
+/** GitHub GraphQL as documented: `repository.discussion(number)` and `addDiscussionComment` (octo-org/api has discussion 7). */
+function graphqlApi(state: State, request: Recorded): Answer {
+  const auth = request.headers.authorization ?? '';
+  if (auth !== `Bearer ${TOKEN}` && !/^Bearer ghs_installation\d+$/.test(auth)) return githubError(401, 'Bad credentials');
+  const { query, variables } = bodyOf(request) as { query?: string; variables?: Record<string, unknown> };
+  const next = state.queue.shift();
+  if (next !== undefined) return next;
+  if (query?.includes('repository(owner: $owner, name: $name) { discussion(number: $number) { id } }') === true) {
+    const known = variables?.['owner'] === 'octo-org' && variables['name'] === 'api' && variables['number'] === 7;
+    if (!known) {
+      const message = `Could not resolve to a Discussion with the number of ${String(variables?.['number'])}.`;
+      return { status: 200, json: { data: { repository: { discussion: null } }, errors: [{ type: 'NOT_FOUND', path: ['repository', 'discussion'], message }] } };
+    }
+    return { status: 200, json: { data: { repository: { discussion: { id: 'D_kwDOdisc7' } } } } };
+  }
+  if (query?.includes('addDiscussionComment(input: $input) { comment { id } }') === true) {
+    const input = variables?.['input'] as { discussionId?: unknown; body?: unknown } | undefined;
+    if (input?.discussionId !== 'D_kwDOdisc7' || typeof input.body !== 'string') return { status: 200, json: { data: null, errors: [{ type: 'NOT_FOUND', message: 'Could not resolve to a node' }] } };
+    state.comments.push(input.body);
+    return { status: 200, json: { data: { addDiscussionComment: { comment: { id: `DC_${state.comments.length}` } } } } };
+  }
+  return { status: 200, json: { errors: [{ message: 'Parse error' }] } };
 }
 
 describe('github channel', () => {
@@ -81,6 +107,39 @@ describe('github channel', () => {
     expect(request?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(request?.headers['x-github-api-version']).toBe('2022-11-28');
     expect(bodyOf(request)).toEqual({ body: 'Looks good.' });
+  });
+
+  it('answers the comment\'s node id (what its issue_comment webhook carries), and what it would post before posting it', async () => {
+    const { channel } = await setUp();
+    expect(await channel.send('octo-org/api#12', 'Looks @good.')).toEqual({ id: 'IC_1' });
+    expect(channel.posting?.('Octo-Org/api#12', 'Looks @good.')).toEqual({ target: 'Octo-Org/api#12', body: `Looks @${ZWSP}good.` });
+    expect(channel.posting?.('octo-org/api#discussion-7', 'x')).toEqual({ target: 'octo-org/api#discussion-7', body: 'x' });
+    expect(channel.posting?.('octo-org/..#1', 'x')).toBeUndefined();
+  });
+
+  it('comments on a discussion through GraphQL: finds it by number, adds the comment, answers its node id', async () => {
+    const { state, service, channel } = await setUp();
+    expect(await channel.send('octo-org/api#discussion-7', 'Answered in @docs.')).toEqual({ id: 'DC_1' });
+    expect(service.requests.map((request) => request.path)).toEqual(['/graphql', '/graphql']);
+    expect(bodyOf(service.requests[0])['variables']).toEqual({ owner: 'octo-org', name: 'api', number: 7 });
+    expect(bodyOf(service.requests[1])['variables']).toEqual({ input: { discussionId: 'D_kwDOdisc7', body: `Answered in @${ZWSP}docs.` } });
+    expect(service.requests[1]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(state.comments).toEqual([`Answered in @${ZWSP}docs.`]);
+  });
+
+  it('fails a discussion that is not found at once, and retries a GraphQL rate limit', async () => {
+    const { channel } = await setUp();
+    const missing = await deliverText(channel, 'octo-org/api#discussion-8', 'hi', { sleep: recordingSleep().sleep });
+    expect(missing).toMatchObject({ status: 'failed', attempts: 1, reason: 'github: GitHub: discussion #8 of octo-org/api not found, or the credential has no access to its discussions' });
+    const limited = await setUp({ token: TOKEN }, [{ status: 200, json: { errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded' }] } }]);
+    const { sleep, waits } = recordingSleep();
+    expect(await deliverText(limited.channel, 'octo-org/api#discussion-7', 'hi', { sleep })).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(waits).toEqual([30_000]);
+  });
+
+  it('finds GraphQL beside the REST API of GitHub Enterprise Server', () => {
+    expect(graphqlUrl('https://api.github.com')).toBe('https://api.github.com/graphql');
+    expect(graphqlUrl('https://ghe.example.com/api/v3/')).toBe('https://ghe.example.com/api/graphql');
   });
 
   it('keeps @ visible but neutralises every mention, and shows images and link targets as text', async () => {
@@ -144,7 +203,7 @@ describe('github channel', () => {
 
   it('refuses a `to` that is not owner/repo#number without a request', async () => {
     const { service, channel } = await setUp();
-    expect(await deliverText(channel, 'octo-org/api', 'hi')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/^github: `to` must be owner\/repo#number: a GitHub owner/) });
+    expect(await deliverText(channel, 'octo-org/api', 'hi')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/^github: `to` must be owner\/repo#number \(an issue or pull request\) or owner\/repo#discussion-number: a GitHub owner/) });
     expect(service.requests).toHaveLength(0);
   });
 

@@ -28,8 +28,11 @@ export const BAD_GITHUB = [
   'acme/a b#1',
   'acme/api/x#1',
   'acme/api#0',
+  'acme/api#discussion-0',
+  'acme/api#discussions-3',
+  'acme/api#discussion-',
 ];
-export const GOOD_GITHUB = ['acme/api#12', 'acme/.github#3', 'acme/a..b#1', 'a-c-m-e/x_y.z-1#99', 'octocat_acme/api#2', `${'a'.repeat(39)}/${'r'.repeat(100)}#1`];
+export const GOOD_GITHUB = ['acme/api#12', 'acme/api#discussion-7', 'acme/.github#3', 'acme/a..b#1', 'a-c-m-e/x_y.z-1#99', 'octocat_acme/api#2', `${'a'.repeat(39)}/${'r'.repeat(100)}#1`];
 
 /** Nor a GitLab project: `.`/`..` segments, `.git`/`.atom` endings, empty segments, a leading `-`, escapes. */
 export const BAD_GITLAB = ['acme/..#1', 'acme/../x#1', 'acme/./x#1', '../x#1', 'acme/x.git#1', 'acme/x.atom!2', 'acme/-x#1', 'acme//x#1', '/acme/x#1', 'acme/x/#1', 'acme/x%2F..#1', 'acme#1', 'acme/x#0'];
@@ -114,7 +117,7 @@ describe('ids that other channels put into a URL path', () => {
   let service: FakeService | undefined;
   afterEach(async () => service?.close());
 
-  const failure = (sent: Promise<void>) =>
+  const failure = (sent: Promise<unknown>) =>
     sent.then(
       () => 'sent',
       (error: unknown) => (error instanceof DeliveryError && !error.retryable ? 'refused' : error),

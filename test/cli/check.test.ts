@@ -34,6 +34,23 @@ describe('hookgate check', () => {
     expect(out.split('\n').length).toBeLessThan(25);
   });
 
+  it('warns when a mapping of its own comes before a preset on the preset\'s path and takes the hook token', async () => {
+    // The shape examples/hookgate.json5 had: a token mapping on /hooks/github, then the github preset added.
+    writeFileSync(
+      join(dir, 'hookgate.json5'),
+      `{ hooks: { enabled: true, token: "abc",
+          presets: [{ name: "github", secret: "gh-webhook-secret" }],
+          mappings: [{ id: "github", match: { path: "github" }, action: "agent", messageTemplate: "{{action}}" }] } }`,
+    );
+    const code = await runCli(['check'], io());
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const warning = out.split('\n').find((line) => line.startsWith('warning: mapping "github"'));
+    expect(warning).toMatch(/^warning: mapping "github" \(hooks\.mappings\[0\]\) comes first on path "github" and takes the hook token, before the signed preset github/);
+    expect(warning).toContain('401 "missing hook token"');
+    expect(out).not.toContain('gh-webhook-secret');
+  });
+
   it('says so when the file does not exist', async () => {
     const code = await runCli(['check', '--config', join(dir, 'missing.json5')], io());
     expect(code).toBe(1);

@@ -1,10 +1,12 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import JSON5 from 'json5';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { configPathFrom, loadConfigFile } from '../../src/config/load.js';
+import { runCaptured } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples/hookgate.json5');
@@ -48,6 +50,29 @@ describe('examples/hookgate.json5 copied to ./hookgate.json5 (the default config
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the example with the github preset added, as docs/presets.md says', () => {
+  let dir: string;
+  const env = { GITHUB_WEBHOOK_SECRET: 'example-github-secret' };
+  beforeEach(() => {
+    dir = projectLikeDir();
+    const config = JSON5.parse(readFileSync(join(dir, 'hookgate.json5'), 'utf8')) as { hooks: { presets: unknown[] } };
+    config.hooks.presets.push({ name: 'github', secret: '\${GITHUB_WEBHOOK_SECRET}' });
+    writeFileSync(join(dir, 'hookgate.json5'), JSON.stringify(config));
+    writeFileSync(join(dir, 'delivery.json'), readFileSync(join(ROOT, 'test/fixtures/corpora/github/payloads/pull_request.opened.json')));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('leaves the preset its path: check warns of nothing in the way, sign signs for the preset', async () => {
+    const check = await runCaptured(['check'], { env, cwd: dir });
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).not.toMatch(/never reached|takes the hook token|comes first/);
+    const sign = await runCaptured(['sign', 'github', '--payload', 'delivery.json'], { env, cwd: dir });
+    expect(sign.stderr).toBe('');
+    expect(sign.code).toBe(0);
+    expect(sign.stdout).toMatch(/^# mapping "preset:github\/pull_request", scheme github/);
   });
 });
 

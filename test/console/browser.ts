@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 
 /** Debian's chromium package; CHROMIUM_PATH overrides. */
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -58,4 +58,29 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** Screenshots land in test-artifacts/console/ (git-ignored); HOOKGATE_UPDATE_SCREENSHOTS=1 also copies them to docs/console/. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const artifacts = join(process.cwd(), 'test-artifacts', 'console');
+  mkdirSync(artifacts, { recursive: true });
+  const file = join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file as `${string}.png`, fullPage: true });
+  if (process.env['HOOKGATE_UPDATE_SCREENSHOTS'] === '1') {
+    const docs = join(process.cwd(), 'docs', 'console');
+    mkdirSync(docs, { recursive: true });
+    copyFileSync(file, join(docs, `${name}.png`));
+  }
+}
+
+/** A page of the browser, logged in to the console at `consoleUrl` with the gateway token, as a user does it. */
+export async function loggedInPage(chromium: LaunchedBrowser, consoleUrl: string, token: string): Promise<Page> {
+  const page = await chromium.browser.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(consoleUrl, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('form[data-testid="login"]');
+  await page.type('input[name="token"]', token);
+  await page.click('button[type="submit"]');
+  await page.waitForSelector('nav .brand');
+  return page;
 }

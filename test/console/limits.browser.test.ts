@@ -4,7 +4,7 @@ import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_TOKEN, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
-import { browserAvailability, launchChromium, type LaunchedBrowser } from './browser.js';
+import { browserAvailability, launchChromium, loggedInPage, type LaunchedBrowser } from './browser.js';
 import { GATEWAY_TOKEN, post, startConsoleService } from './support.js';
 
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
@@ -32,13 +32,7 @@ describe.skipIf(!availability.run)('run limits in the console (headless Chromium
     waitingRunId = (await post(`${svc.hooksUrl}/agent`, { message: 'second', name: 'Budgeted' })).body.runId;
     await until(async () => (await runOf(svc, waitingRunId))?.['waitingFor'] === 'budget');
     chromium = await launchChromium();
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${svc.url}/console`, { waitUntil: 'domcontentloaded' });
-    await page.waitForSelector('form[data-testid="login"]');
-    await page.type('input[name="token"]', GATEWAY_TOKEN);
-    await page.click('button[type="submit"]');
-    await page.waitForSelector('nav .brand');
+    page = await loggedInPage(chromium, `${svc.url}/console`, GATEWAY_TOKEN);
   }, 90_000);
 
   afterAll(async () => {

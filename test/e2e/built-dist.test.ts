@@ -57,7 +57,7 @@ describe('the compiled build (dist/) on the example configuration', () => {
   });
 
   it("runs the example's GitHub transform in the sandbox", async () => {
-    const response = await post('github', { action: 'opened', issue: { number: 7, title: 'Build fails', html_url: 'https://github.com/o/r/issues/7', user: { login: 'ada' } }, repository: { full_name: 'o/r' }, sender: { login: 'ada', type: 'User' } });
+    const response = await post('github-issues', { action: 'opened', issue: { number: 7, title: 'Build fails', html_url: 'https://github.com/o/r/issues/7', user: { login: 'ada' } }, repository: { full_name: 'o/r' }, sender: { login: 'ada', type: 'User' } });
     expect(response.status).toBeLessThan(300);
   });
 });

@@ -184,6 +184,9 @@ describe('the metrics registry', () => {
     expect(routeOf('POST', '/hooks//agent/', '/hooks')).toBe('agent');
     expect(routeOf('POST', '/hooks/github/push', '/hooks')).toBe('mapped');
     expect(routeOf('GET', '/hooks/runs/abc', '/hooks')).toBe('runs');
+    expect(routeOf('GET', '/hooks/relay/laptop/events', '/hooks')).toBe('relay');
+    expect(routeOf('POST', '/hooks/relay/laptop/ack', '/hooks')).toBe('relay');
+    expect(routeOf('POST', '/hooks/relay/laptop', '/hooks')).toBe('mapped');
     expect(routeOf('POST', '/hooks', '/hooks')).toBe('other');
     expect(routeOf('GET', '/readyz', '/hooks')).toBe('health');
     expect(routeOf('GET', '/hooksx/wake', '/hooks')).toBe('other');

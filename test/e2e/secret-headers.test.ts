@@ -12,6 +12,15 @@ const SECRETS: Record<string, string> = {
   'x-csrf-token': 'csrf-value-4',
   cookie: 'sid=cookie-value-5',
   'x-client-secret': 'secret-value-6',
+  // What an identity-aware proxy or API gateway in front of Hookgate adds to every request it lets
+  // through: the signed-in user's token (Cloudflare Access, Google IAP, Pomerium, AWS ALB) or the
+  // caller's key (Azure API Management, Azure Functions), as x-forwarded-access-token is oauth2-proxy's.
+  'cf-access-jwt-assertion': 'cloudflare-jwt-7',
+  'x-goog-iap-jwt-assertion': 'iap-jwt-8',
+  'x-pomerium-jwt-assertion': 'pomerium-jwt-9',
+  'x-amzn-oidc-data': 'alb-jwt-10',
+  'ocp-apim-subscription-key': 'apim-key-11',
+  'x-functions-key': 'functions-key-12',
 };
 
 /**

@@ -95,13 +95,13 @@ describe('signed hooks over HTTP, per scheme', () => {
       expect((await sendSigned(svc, scheme, body('rot-retired'), { secret: OLD_SECRET })).status).toBe(401);
     });
 
-    it('answers a replayed delivery with the first response and no second action', async () => {
+    it('answers a replayed delivery with the first response, marked replayed, and no second action', async () => {
       const at = nowSeconds();
       const first = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery'), at });
       const again = await sendSigned(svc, scheme, body('replay'), { delivery: marker('delivery'), at });
       expect(first.status).toBe(200);
       expect(again.status).toBe(200);
-      expect(again.body).toEqual(first.body);
+      expect(again.body).toEqual({ ...first.body, replayed: true });
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(stored('replay')).toHaveLength(1);
     });
@@ -320,11 +320,11 @@ describe('signed hooks: transforms and durability', () => {
       svc = await startTestService(config, { dir });
       const again = await sendSigned(svc, 'github', body, { delivery: 'gh-delivery-9' });
       expect(first.status).toBe(200);
-      expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([200, first.body, 'true']);
+      expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([200, { ...first.body, replayed: true }, 'true']);
       expect(wakeTexts(svc).filter((text) => text.includes('restart-replay'))).toHaveLength(1);
       // GitHub signs neither a time nor the delivery id: a captured request under a fresh id is the same signed bytes.
       const recaptured = await sendSigned(svc, 'github', body, { delivery: 'gh-delivery-10' });
-      expect([recaptured.status, recaptured.body, recaptured.headers.get('idempotent-replayed')]).toEqual([200, first.body, 'true']);
+      expect([recaptured.status, recaptured.body, recaptured.headers.get('idempotent-replayed')]).toEqual([200, { ...first.body, replayed: true }, 'true']);
       expect(wakeTexts(svc).filter((text) => text.includes('restart-replay'))).toHaveLength(1);
       const fresh = await sendSigned(svc, 'github', JSON.stringify({ action: 'restart-replay', n: 2 }), { delivery: 'gh-delivery-11' });
       expect([fresh.status, fresh.headers.get('idempotent-replayed')]).toEqual([200, null]);

@@ -111,6 +111,28 @@ describe('signed deliveries on a path several mappings share', () => {
     expect(wakeTexts(svc)).toEqual([]);
   });
 
+  it('answers a bad signature behind a first token mapping with its 401 and tells the operator, once per path, which mapping answered', async () => {
+    svc = await startTestService({
+      hooks: {
+        mappings: [{ id: 'github', match: { path: 'github' }, action: 'wake', textTemplate: 'token {{action}}' }],
+        presets: [{ name: 'github', secret: SECRET_A }],
+      },
+    });
+    const forged = [await signedGithub(svc, WRONG, 'issues', { action: 'opened' }), await signedGithub(svc, WRONG, 'issues', { action: 'closed' })];
+    // The sender learns nothing of the config: the first mapping's answer.
+    expect(forged.map(({ status, body }) => ({ status, body }))).toEqual([
+      { status: 401, body: { ok: false, error: 'missing hook token', code: 'UNAUTHORIZED' } },
+      { status: 401, body: { ok: false, error: 'missing hook token', code: 'UNAUTHORIZED' } },
+    ]);
+    const notices = svc.logs.filter((line) => line['event'] === 'hook.signature_behind_token_mapping');
+    expect(notices).toEqual([expect.objectContaining({ level: 40, hook: 'github', mappingId: 'github', signedMappings: expect.arrayContaining(['preset:github/issues']) })]);
+    expect(String(notices[0]?.['msg'])).toContain('mapping "github" comes first on this path and takes the hook token');
+    expect(svc.rawLogs()).not.toContain(SECRET_A);
+    // A correct signature still reaches the preset.
+    const signed = await signedGithub(svc, SECRET_A, 'issues', { action: 'opened', issue: { number: 1, title: 'T', user: { login: 'u', type: 'User' }, html_url: 'https://github.com/a/b/issues/1' }, repository: { full_name: 'a/b' }, sender: { login: 'u', type: 'User' } });
+    expect(signed.status).toBe(202);
+  });
+
   it('admits a Stripe delivery on a GitHub mapping\'s path, keyed by the Stripe event id that verified', async () => {
     svc = await startTestService({
       hooks: {

@@ -26,7 +26,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TRANSFORMS = join(ROOT, 'transforms');
 /** The marker must say why the block is a fragment. */
 const FRAGMENT = /<!-- docs-example: fragment \([^)]+\) -->\s*$/;
-const CONFIG_SECTIONS = new Set(['gateway', 'hooks', 'agents', 'models', 'channels', 'storage', 'logging']);
+const CONFIG_SECTIONS = new Set(['gateway', 'hooks', 'agents', 'models', 'channels', 'targets', 'storage', 'logging']);
 
 interface DocBlock {
   where: string;
@@ -61,9 +61,9 @@ function completed(config: Record<string, unknown>): Record<string, unknown> {
   return { ...config, hooks: { enabled: true, token: 'docs-example-hook-token', transformsDir: TRANSFORMS, ...(config['hooks'] as object) } };
 }
 
-/** Every `${NAME}` a block references, set to a placeholder, as the environment would. */
+/** Every `${NAME}` a block references, set to a placeholder of its own (two secrets are never one), as the environment would. */
 function envFor(text: string): NodeJS.ProcessEnv {
-  return Object.fromEntries([...text.matchAll(/\$\{([A-Za-z_]\w*)/g)].map((match) => [match[1], 'placeholder-from-env']));
+  return Object.fromEntries([...text.matchAll(/\$\{([A-Za-z_]\w*)/g)].map((match) => [match[1], `placeholder-from-env-${match[1]}`]));
 }
 
 /** A static `model` must be a provider/model id or an alias the same config defines. */

@@ -90,7 +90,7 @@ describe('the untrusted-content envelope', () => {
   it('wraps mapped content as Webhook content with the hook name as task by default', async () => {
     const engine = await engineWith({ mappings: [{ id: 'm', name: 'Deploys', messageTemplate: 'deploy {{env}}' }] });
     const [action] = (await actionsOf(engine, request('deploy', { env: 'prod' }))).actions;
-    expect(engine.contexts[0]).toEqual({ origin: { hook: 'deploy', mappingId: 'm' }, via: 'mapped', content: { source: 'Webhook', task: 'Deploys' } });
+    expect(engine.contexts[0]).toMatchObject({ origin: { hook: 'deploy', mappingId: 'm' }, via: 'mapped', content: { source: 'Webhook', task: 'Deploys' } });
     // Admitted raw with its envelope metadata; the store seals it before writing.
     expect(action).toMatchObject({ kind: 'agent', message: 'deploy prod', envelope: { source: 'Webhook', task: 'Deploys' } });
     const sealed = sealAction(action as AdmittedAction).action;

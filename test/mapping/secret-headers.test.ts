@@ -10,6 +10,7 @@ const NAMES = [
   'authorization', 'proxy-authorization', 'cookie', 'x-hookgate-token', 'x-openclaw-token',
   'x-api-key', 'api_key', 'x-goog-api-key', 'x-forwarded-access-token', 'x-amz-security-token', 'x-csrf-token', 'x-client-secret',
   'x-session-id', 'x-auth', 'x-auth-key', 'x-private-note', 'x-hub-signature-256', 'x-credential-id', 'x-password',
+  'cf-access-jwt-assertion', 'x-goog-iap-jwt-assertion', 'x-jwt-assertion', 'x-amzn-oidc-data', 'ocp-apim-subscription-key', 'x-functions-key',
   'x-github-event', 'x-github-delivery', 'x-request-id', 'user-agent', 'content-type', 'x-shopify-topic', 'idempotency-key', 'x-author',
 ];
 

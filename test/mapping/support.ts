@@ -75,6 +75,7 @@ export interface EngineSetup {
   presets?: readonly PresetDefinition[];
   models?: Config['agents']['defaults']['models'];
   logger?: MappingEngineOptions['logger'];
+  ownMessages?: MappingEngineOptions['ownMessages'];
 }
 
 export async function engineWith(setup: EngineSetup = {}): Promise<MappingEngine & { contexts: BuildContext[] }> {
@@ -87,6 +88,7 @@ export async function engineWith(setup: EngineSetup = {}): Promise<MappingEngine
     presets: setup.presets ?? [],
   };
   if (setup.transforms !== undefined) options.transforms = setup.transforms;
+  if (setup.ownMessages !== undefined) options.ownMessages = setup.ownMessages;
   const engine = await createMappingEngine(options);
   return { ...engine, contexts };
 }

@@ -95,6 +95,17 @@ describe('hookgate try', () => {
     expect((JSON.parse(stdout) as { items: Array<{ rendered: { message: string } }> }).items[0]?.rendered.message).toBe('ada via push page 3');
   });
 
+  it('takes --header as K=V too (the form the docs use), splitting at the first : or =', async () => {
+    const { code, stdout } = await tryCommand(['github', '--payload', 'push.json', '--header', 'X-GitHub-Event=pull_request', '--query', 'page=3', '--json']);
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { items: Array<{ rendered: { message: string } }> }).items[0]?.rendered.message).toBe('ada via pull_request page 3');
+    // The first separator wins: a value may hold the other one (a signature header's "sha256=…").
+    const colon = await tryCommand(['github', '--payload', 'push.json', '--header', 'X-GitHub-Event: a=b', '--json']);
+    expect((JSON.parse(colon.stdout) as { items: Array<{ rendered: { message: string } }> }).items[0]?.rendered.message).toBe('ada via a=b page ');
+    const equals = await tryCommand(['github', '--payload', 'push.json', '--header', 'X-GitHub-Event=a:b', '--json']);
+    expect((JSON.parse(equals.stdout) as { items: Array<{ rendered: { message: string } }> }).items[0]?.rendered.message).toBe('ada via a:b page ');
+  });
+
   it('exits 2 and explains every mapping when nothing matches', async () => {
     const { code, stdout } = await tryCommand(['gitlab', '--payload', 'push.json']);
     expect(code).toBe(2);
@@ -126,7 +137,9 @@ describe('hookgate try', () => {
     ['no --payload', ['gmail'], '--payload FILE is required'],
     ['no hook name', ['--payload', 'push.json'], 'exactly one hook name is expected'],
     ['an unknown option', ['gmail', '--payload', 'push.json', '--verbose'], 'unknown option --verbose'],
-    ['a malformed header', ['gmail', '--payload', 'push.json', '--header', 'nocolon'], '"nocolon" is not of the form K:V'],
+    ['a malformed header', ['gmail', '--payload', 'push.json', '--header', 'nocolon'], '--header "nocolon" is not of the form K:V or K=V'],
+    ['a header without a name', ['gmail', '--payload', 'push.json', '--header', '=value'], '--header "=value" is not of the form K:V or K=V'],
+    ['a header name that is no header name', ['gmail', '--payload', 'push.json', '--header', 'X Event=push'], '--header "X Event=push": "X Event" is not a header name'],
   ])('exits 2 with one line and the usage for %s', async (_label, argv, message) => {
     const { code, stderr, stdout } = await runCaptured(['try', ...argv], { env: { HOOKGATE_CONFIG: join(dir, 'hookgate.json5') }, cwd: dir });
     expect(code).toBe(2);

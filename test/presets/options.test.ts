@@ -6,6 +6,7 @@ import { bodyLimitsFor } from '../../src/http/body-limits.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { ConfigError } from '../../src/errors.js';
 import { runCli } from '../../src/cli.js';
+import { formatExplanation } from '../../src/mapping/explain-format.js';
 import { engineWith, hooksConfig } from '../mapping/support.js';
 import { PRESET_SECRET, presetEngine, verifiedRequest } from './harness.js';
 
@@ -52,6 +53,21 @@ describe('preset entries', () => {
     ]);
     expect(sourcesOf([{ name: 'gmail', model: 'x' }]).issues).toEqual([{ path: '/hooks/presets/0/model', message: 'preset "gmail": option "model" does not apply (it takes: no options)' }]);
     expect(sourcesOf([{ name: 'stripe', secret: 's', header: 'X-Sig' }]).issues[0]?.path).toBe('/hooks/presets/0/header');
+  });
+
+  it('leaves a run\'s summary to the next heartbeat, wakes at once for a wake entry, and takes wakeMode from the entry', () => {
+    const modes = (entry: Record<string, unknown>) => [...new Set(sourcesOf([{ name: 'github', secret: PRESET_SECRET, ...entry }]).sources.map((source) => source.config.wakeMode))];
+    expect(modes({})).toEqual(['next-heartbeat']);
+    expect(modes({ action: 'wake' })).toEqual(['now']);
+    expect(modes({ wakeMode: 'now' })).toEqual(['now']);
+    expect(modes({ action: 'wake', wakeMode: 'next-heartbeat' })).toEqual(['next-heartbeat']);
+  });
+
+  it('copies run limits onto every mapping of the preset, counted under the preset as a whole', () => {
+    const budget = { runsPerHour: 6 };
+    const { sources } = sourcesOf([{ name: 'stripe', secret: PRESET_SECRET, budget, path: 'stripe-eu' }]);
+    expect(sources.length).toBeGreaterThan(1);
+    for (const source of sources) expect(source).toMatchObject({ limitOwner: 'preset:stripe:stripe-eu', config: { budget } });
   });
 
   it('is checked against the configuration schema at start-up', () => {
@@ -116,6 +132,61 @@ describe('preset options change what is acted on', () => {
   it('an unsigned request never reaches a signed preset', async () => {
     const engine = await engineWith({ presets: PRESETS, hooks: { presets: [{ name: 'github', secret: PRESET_SECRET }] } });
     await expect(engine.resolve({ name: 'github', payload: PR, headers: GH, query: {} })).rejects.toMatchObject({ code: 'SIGNATURE_INVALID' });
+  });
+});
+
+describe('replies on the sender\'s own channel', () => {
+  const ISSUE_COMMENT = { action: 'created', issue: { number: 8, title: 'Gears' }, comment: { body: 'Any news?', node_id: 'IC_1' }, repository: { full_name: 'o/r' }, sender: { login: 'ada', type: 'User' } };
+  const RELEASE = { action: 'published', release: { tag_name: 'v1' }, repository: { full_name: 'o/r' }, sender: { login: 'ada', type: 'User' } };
+  const agentOf = async (options: Record<string, unknown>, payload: Record<string, unknown>, event: string) => {
+    const engine = await presetEngine('github', { debounce: false, ...options });
+    const outcome = await engine.resolve(verifiedRequest('github', payload, { 'x-github-event': event }));
+    if (outcome.kind !== 'actions') throw new Error(JSON.stringify(outcome));
+    return outcome.actions[0] as Record<string, unknown>;
+  };
+
+  it('with channel "github" and no `to`, a pull request, a comment and a failed run of a pull request are answered on that entity', async () => {
+    expect(await agentOf({ channel: 'github' }, PR, 'pull_request')).toMatchObject({ channel: 'github', to: 'o/r#3' });
+    expect(await agentOf({ channel: 'GitHub' }, ISSUE_COMMENT, 'issue_comment')).toMatchObject({ channel: 'github', to: 'o/r#8' });
+    const run = { action: 'completed', workflow_run: { conclusion: 'failure', run_number: 4, pull_requests: [{ number: 5 }] }, repository: { full_name: 'o/r' } };
+    expect(await agentOf({ channel: 'github' }, run, 'workflow_run')).toMatchObject({ to: 'o/r#5' });
+    const discussion = { action: 'created', discussion: { number: 9, title: 'Ideas' }, repository: { full_name: 'o/r' }, sender: { login: 'ada', type: 'User' } };
+    expect(await agentOf({ channel: 'github' }, discussion, 'discussion')).toMatchObject({ to: 'o/r#discussion-9' });
+  });
+
+  it('a delivery naming no issue or pull request is not sent to the channel\'s last recipient: the run says why it is not delivered', async () => {
+    const release = await agentOf({ channel: 'github' }, RELEASE, 'release');
+    expect(release).not.toHaveProperty('to');
+    expect(release['undeliverable']).toBe(
+      'no recipient on github: this delivery names none to reply to (mapping "preset:github/release" leaves "to" empty for it); set "to" to send such replies elsewhere',
+    );
+    const run = { action: 'completed', workflow_run: { conclusion: 'failure', run_number: 4, pull_requests: [] }, repository: { full_name: 'o/r' } };
+    expect((await agentOf({ channel: 'github' }, run, 'workflow_run'))['undeliverable']).toContain('mapping "preset:github/workflow_run"');
+  });
+
+  it('hookgate try says where the reply goes, or why it goes nowhere', async () => {
+    const engine = await presetEngine('github', { debounce: false, channel: 'github' });
+    const comment = formatExplanation(await engine.explain(verifiedRequest('github', ISSUE_COMMENT, { 'x-github-event': 'issue_comment' })), []);
+    expect(comment).toContain('reply goes to: github → o/r#8');
+    const release = formatExplanation(await engine.explain(verifiedRequest('github', RELEASE, { 'x-github-event': 'release' })), []);
+    expect(release).toContain('reply not delivered: no recipient on github: this delivery names none to reply to (mapping "preset:github/release" leaves "to" empty for it)');
+  });
+
+  it('an explicit `to` wins; another channel, or no channel, gets no `to` from the preset', async () => {
+    expect(await agentOf({ channel: 'github', to: 'o/ops#1' }, ISSUE_COMMENT, 'issue_comment')).toMatchObject({ to: 'o/ops#1' });
+    expect(await agentOf({ channel: 'github', to: 'o/ops#1' }, RELEASE, 'release')).not.toHaveProperty('undeliverable');
+    const elsewhere = await agentOf({ channel: 'telegram', to: '-100' }, ISSUE_COMMENT, 'issue_comment');
+    expect(elsewhere).toMatchObject({ channel: 'telegram', to: '-100' });
+    const unset = await agentOf({}, ISSUE_COMMENT, 'issue_comment');
+    expect(unset).toMatchObject({ channel: 'last' });
+    expect(unset).not.toHaveProperty('to');
+    expect(unset).not.toHaveProperty('undeliverable');
+  });
+
+  it('deliver: false stays not delivered for its own reason', async () => {
+    const quiet = await agentOf({ channel: 'github', deliver: false }, RELEASE, 'release');
+    expect(quiet).toMatchObject({ deliver: false });
+    expect(quiet).not.toHaveProperty('undeliverable');
   });
 });
 

@@ -206,15 +206,16 @@ export function agentAction(overrides: Partial<AgentAction> = {}): AgentAction {
   };
 }
 
-/** Inserts a queued run exactly as the ingress store does. */
-export function insertRun(db: DatabaseSync, action: AgentAction, at: number): AgentAction {
-  db.prepare("INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action) VALUES (?, ?, 'queued', ?, ?, ?, ?)").run(
+/** Inserts a queued run exactly as the ingress store does (`kind` forward for a forwarded action). */
+export function insertRun<A extends AgentAction>(db: DatabaseSync, action: A, at: number, kind: 'agent' | 'forward' = 'agent'): A {
+  db.prepare("INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)").run(
     action.runId,
     at,
     action.origin.hook,
     action.name,
     action.sessionKey,
     JSON.stringify(action),
+    kind,
   );
   return action;
 }

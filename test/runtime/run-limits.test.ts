@@ -21,7 +21,7 @@ interface Harness {
 }
 
 /** A runtime with run gates over the temp store; `limits` are mapping `m`'s. */
-function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: MappingRunLimits; clock?: ManualClock } = {}): Harness {
+function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: Omit<MappingRunLimits, 'owner' | 'budgetScope'>; clock?: ManualClock } = {}): Harness {
   const clock = options.clock ?? createManualClock();
   const store = portOn(temp.db);
   const { limits, ...rest } = options;
@@ -32,7 +32,7 @@ function gatedRuntime(options: Partial<RuntimeOptions> & { limits?: MappingRunLi
     channels: new Map([['log', fakeChannel('log', [])]]),
     deliver: simpleDeliver,
     logger: silentLogger(),
-    gates: { limits: store.limits, runLimits: new Map(limits === undefined ? [] : [['m', limits]]) },
+    gates: { limits: store.limits, runLimits: new Map(limits === undefined ? [] : [['m', { owner: 'm', budgetScope: 'mapping:m', ...limits }]]) },
     ...rest,
     clock,
   });
@@ -187,7 +187,7 @@ describe('run gates', () => {
     await drain(h.clock, h.runtime);
     expect(provider.starts).toHaveLength(1);
     expect(await h.store.runs.view((held[2] as AgentAction).runId)).toMatchObject({ status: 'queued', waitingFor: 'budget', notBefore: new Date(clock.now() + 3_600_000).toISOString() });
-    h.runtime.setRunLimits(new Map([['m', { budget: { runsPerHour: 10 } }]]));
+    h.runtime.setRunLimits(new Map([['m', { owner: 'm', budgetScope: 'mapping:m', budget: { runsPerHour: 10 } }]]));
     const newer = queue(h, [mapped('d')]);
     await drain(h.clock, h.runtime);
     expect(provider.starts).toHaveLength(4);

@@ -5,6 +5,7 @@ import { runStatus } from '../../src/commands/status.js';
 import { runCaptured } from '../helpers/cli.js';
 import { readRunView } from '../../src/store/sqlite/run-queries.js';
 import { agentAction, insertRun, insertWake, tempStore, type TempStore } from './helpers.js';
+import { insertForward } from './targets.js';
 
 let store: TempStore;
 beforeEach(() => {
@@ -114,6 +115,19 @@ describe('hookgate status', () => {
     const lines = (await status(['--config', writeConfig()])).out.split('\n');
     const at = lines.findIndex((line) => line.includes(noted.runId));
     expect(lines.slice(at + 1, at + 3)).toEqual(['      note: thinking "high" not sent: no', '      note: second note']);
+  });
+
+  it('shows a forward run\'s target and what it answered, and one waiting for its retry', async () => {
+    const sent = insertForward(store.db, 1000, { name: 'Sent' });
+    const waiting = insertForward(store.db, 2000, { name: 'Waiting' });
+    const handoff = { target: 'home', status: 200, runId: 'oc-1', outcome: { status: 'ok' } };
+    store.db.prepare("UPDATE runs SET status = 'ok', started_at = 1500, finished_at = 1600, handoff = ? WHERE run_id = ?").run(JSON.stringify(handoff), sent.runId);
+    const retry = { target: 'home', reason: 'unreachable (ECONNREFUSED)', retryAt: '1970-01-01T00:00:05.000Z' };
+    store.db.prepare("UPDATE runs SET waiting_for = 'retry', not_before = 5000, error = 'target \"home\" unreachable', handoff = ? WHERE run_id = ?").run(JSON.stringify(retry), waiting.runId);
+    const lines = (await status(['--config', writeConfig()])).out.split('\n');
+    expect(lines[lines.findIndex((line) => line.includes(sent.runId)) + 1]).toBe('      forward to home, HTTP 200, its run oc-1, its run ended ok');
+    expect(lines[lines.findIndex((line) => line.includes(waiting.runId)) + 1]).toBe('      forward to home, unreachable (ECONNREFUSED), next attempt 1970-01-01T00:00:05.000Z');
+    expect(lines).toContain('runs waiting: 1 for retry');
   });
 
   it('prints the same as JSON with --json', async () => {

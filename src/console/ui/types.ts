@@ -6,12 +6,15 @@
 import type { MinuteBucket, RequestEntry } from '../request-log.js';
 import type { EventView, HeartbeatView, RecordedDelivery, RunView } from '../../store/port-types.js';
 import type { LimitOverview } from '../../store/limit-types.js';
-import type { PendingRunView } from '../../admission/pending-view.js';
+import type { PendingRunListView, PendingRunView } from '../../admission/pending-view.js';
+import type { RelayStatus } from '../../relay/status.js';
 
 export type { EventView, MinuteBucket, RequestEntry };
 export type Delivery = RecordedDelivery;
 export type Run = RunView;
 export type PendingRun = PendingRunView;
+/** A row of the Runs list: a run, or a debounce group that will become one (status `pending`). */
+export type RunRow = RunView | PendingRunListView;
 export type Heartbeat = HeartbeatView;
 
 export interface Overview {
@@ -24,6 +27,10 @@ export interface Overview {
   store: { writable: boolean };
   debounce: { open: number; groups: Array<{ groupId: string; mappingId: string; key: string; kind: 'agent' | 'wake'; status: string; deliveries: number; firesAt: number }> } | null;
   limits: LimitOverview | null;
+  /** Each relay target (none without relay targets). */
+  relay: RelayStatus[];
+  /** The server's time of the answer (ms): ages are measured from it. */
+  now: number;
 }
 
 export interface MappingView {

@@ -3,6 +3,10 @@ import type { BudgetRule } from '../../store/port.js';
 
 /** The run gates one mapping asks for (its config's throttle, concurrency and budget). */
 export interface MappingRunLimits {
+  /** Whose throttle bucket and concurrency keys: the mapping's id, or its preset's (`preset:github`), shared by the preset's mappings. */
+  owner: string;
+  /** Its budget's scope: `mapping:<id>`, or the preset's (`preset:github`). */
+  budgetScope: string;
   throttle?: ThrottleConfig | undefined;
   concurrency?: ConcurrencyConfig | undefined;
   budget?: BudgetConfig | undefined;
@@ -20,7 +24,10 @@ export const NO_RUN_LIMITS: RunLimitsTable = new Map();
 export function budgetRulesOf(serviceBudget: BudgetConfig | undefined, table: RunLimitsTable): BudgetRule[] {
   const rules: BudgetRule[] = [];
   if (serviceBudget !== undefined) rules.push({ scope: 'service', ...serviceBudget });
-  for (const [id, limits] of table) if (limits.budget !== undefined) rules.push({ scope: `mapping:${id}`, ...limits.budget });
+  for (const limits of table.values()) {
+    // A preset's mappings share one budget: listed once.
+    if (limits.budget !== undefined && !rules.some((rule) => rule.scope === limits.budgetScope)) rules.push({ scope: limits.budgetScope, ...limits.budget });
+  }
   return rules;
 }
 
@@ -33,7 +40,7 @@ export function sameRunLimits(a: RunLimitsTable, b: RunLimitsTable): boolean {
 }
 
 function sameLimits(a: MappingRunLimits, b: MappingRunLimits | undefined): boolean {
-  if (b === undefined) return false;
+  if (b === undefined || a.owner !== b.owner || a.budgetScope !== b.budgetScope) return false;
   return (['throttle', 'concurrency', 'budget'] as const).every((field) => canonical(a[field]) === canonical(b[field]));
 }
 

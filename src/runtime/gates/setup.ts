@@ -1,8 +1,9 @@
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
-import type { CircuitTransition, LimitStore } from '../../store/port.js';
+import type { CircuitRule, CircuitTransition, LimitStore } from '../../store/port.js';
 import type { Clock } from '../clock.js';
-import type { ProviderPort } from '../ports.js';
+import type { ProviderPort, TargetPort } from '../ports.js';
+import { createTargetCircuits } from './target-circuit.js';
 import { NO_ALERTS, type Alerter } from './alerts.js';
 import { withCircuits } from './circuit.js';
 import { createGatekeeper, type RunGatekeeper } from './gatekeeper.js';
@@ -23,16 +24,27 @@ export interface GateSetupBase {
   defaults: Config['agents']['defaults'];
   defaultModel: string;
   providers: ReadonlyMap<string, ProviderPort>;
+  /** The configured targets (docs/forward.md): their circuits and concurrency gate their runs. */
+  targets?: ReadonlyMap<string, TargetPort>;
   clock: Clock;
   logger: Logger;
   /** Wakes the run queue (a circuit closed: its waiting runs may start). */
   pump: () => void;
 }
 
+export interface SetUpGates {
+  gatekeeper: RunGatekeeper | undefined;
+  providers: ReadonlyMap<string, ProviderPort>;
+  /** Counts a handoff's answer against its target's circuit (absent without run limits). */
+  recordTargetOutcome?: (target: string, failed: boolean) => void;
+}
+
 /** The run queue's gatekeeper and the providers as the runtime calls them (behind their circuits when a breaker is configured). */
-export function setUpGates(options: RunGateOptions | undefined, base: GateSetupBase): { gatekeeper: RunGatekeeper | undefined; providers: ReadonlyMap<string, ProviderPort> } {
+export function setUpGates(options: RunGateOptions | undefined, base: GateSetupBase): SetUpGates {
   if (options === undefined) return { gatekeeper: undefined, providers: base.providers };
   const alerter = options.alerter ?? NO_ALERTS;
+  const targetGates = (name: string) => base.targets?.get(name)?.settings;
+  const recordTargetOutcome = createTargetCircuits({ limits: options.limits, rule: (name) => circuitRule(targetGates(name)?.circuitBreaker ?? base.defaults.circuitBreaker), clock: base.clock, logger: base.logger, alerter, pump: base.pump });
   const gatekeeper = createGatekeeper({
     defaults: base.defaults,
     defaultModel: base.defaultModel,
@@ -42,9 +54,10 @@ export function setUpGates(options: RunGateOptions | undefined, base: GateSetupB
     clock: base.clock,
     logger: base.logger,
     alerter,
+    targets: targetGates,
   });
   const breaker = base.defaults.circuitBreaker;
-  if (breaker === undefined) return { gatekeeper, providers: base.providers };
+  if (breaker === undefined) return { gatekeeper, providers: base.providers, recordTargetOutcome };
   const onTransition = (provider: string, transition: CircuitTransition): void => {
     announce(provider, transition, base, alerter);
     if (transition.kind !== 'closed') return;
@@ -53,7 +66,11 @@ export function setUpGates(options: RunGateOptions | undefined, base: GateSetupB
     });
   };
   const rule = { failures: breaker.failures, openMs: breaker.openSeconds * 1000 };
-  return { gatekeeper, providers: withCircuits(base.providers, { limits: options.limits, rule, clock: base.clock, logger: base.logger, onTransition }) };
+  return { gatekeeper, providers: withCircuits(base.providers, { limits: options.limits, rule, clock: base.clock, logger: base.logger, onTransition }), recordTargetOutcome };
+}
+
+function circuitRule(breaker: { failures: number; openSeconds: number } | undefined): CircuitRule | undefined {
+  return breaker === undefined ? undefined : { failures: breaker.failures, openMs: breaker.openSeconds * 1000 };
 }
 
 function announce(provider: string, transition: CircuitTransition, base: GateSetupBase, alerter: Alerter): void {

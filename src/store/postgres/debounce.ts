@@ -24,6 +24,7 @@ import { postgresRateHits } from './rate-hit.js';
 import { JoinRefused } from './join-refused.js';
 import { claimKeys } from './idempotency.js';
 import { query, transaction } from './sql.js';
+import { listPendingRuns } from './pending-runs.js';
 
 /**
  * Debounce groups on PostgreSQL, shared by every instance. Joins of one key are serialised by a
@@ -103,6 +104,7 @@ export function createPostgresDebounce(pool: pg.Pool, idempotencyTtlMs: number):
       const { rows } = await query<GroupRow>(pool, `SELECT ${GROUP_COLUMNS} FROM debounce_groups ORDER BY fire_at LIMIT $1`, [limit]);
       return rows.map(groupView);
     },
+    listPendingRuns: (filter) => listPendingRuns(pool, filter),
     async countOpen() {
       const { rows } = await query<{ n: number }>(pool, 'SELECT COUNT(*)::int AS n FROM debounce_groups');
       return rows[0]?.n ?? 0;

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { budgetWindows, DAY_MS, decideGates, gcra, nextCircuit, probingCircuit, type BudgetWindowState, type GateState } from '../gate-decision.js';
+import { RELAY_HELD } from '../relay-types.js';
 import type { CircuitRow, GateOutcome, LimitStore, RateVerdict, RunGates, WaitingFor } from '../limit-types.js';
 import { query, transaction, type Queryable } from './sql.js';
 import { toCircuit, type CircuitSqlRow } from '../row-views.js';
@@ -68,15 +69,16 @@ export function createPostgresLimits(pool: pg.Pool, schema: string): LimitStore 
       }),
     forceStart: (runId) =>
       transaction(pool, async (client) => {
-        const { rows } = await client.query<{ status: string }>('SELECT status FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
+        const { rows } = await client.query<{ status: string; kind: string }>('SELECT status, kind FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
         if (rows[0] === undefined) return { kind: 'not-found' as const };
         if (rows[0].status !== 'queued') return { kind: 'not-queued' as const, status: rows[0].status };
+        if (rows[0].kind === 'relay') return { kind: 'not-queued' as const, status: RELAY_HELD };
         await client.query('UPDATE runs SET forced = 1, not_before = NULL, waiting_for = NULL WHERE run_id = $1', [runId]);
         return { kind: 'forced' as const };
       }),
     async overview(budgets, now) {
-      const waiting: Record<WaitingFor, number> = { throttle: 0, concurrency: 0, budget: 0, 'provider-circuit': 0, slot: 0 };
-      const counted = await query<{ reason: WaitingFor; n: number }>(pool, "SELECT COALESCE(waiting_for, 'slot') AS reason, COUNT(*)::int AS n FROM runs WHERE status = 'queued' GROUP BY 1");
+      const waiting: Record<WaitingFor, number> = { throttle: 0, concurrency: 0, budget: 0, 'provider-circuit': 0, slot: 0, retry: 0, consumer: 0 };
+      const counted = await query<{ reason: WaitingFor; n: number }>(pool, "SELECT COALESCE(waiting_for, CASE WHEN kind = 'relay' THEN 'consumer' ELSE 'slot' END) AS reason, COUNT(*)::int AS n FROM runs WHERE status = 'queued' GROUP BY 1");
       for (const row of counted.rows) waiting[row.reason] = row.n;
       const windows = await readBudgetWindows(pool, budgets, now);
       const circuits = await query<CircuitSqlRow>(pool, 'SELECT * FROM provider_circuits ORDER BY provider');

@@ -186,4 +186,35 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE debounce_groups ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0;
   UPDATE debounce_groups SET bytes = (SELECT COALESCE(SUM(octet_length(action)), 0) FROM debounce_members WHERE debounce_members.group_id = debounce_groups.group_id);
   `,
+  // Model calls by origin (`hookgate status`), as SQLite's model-calls migration.
+  `
+  CREATE INDEX runs_by_start ON runs (started_at) WHERE started_at IS NOT NULL;
+  CREATE INDEX heartbeats_by_start ON heartbeats (started_at);
+  `,
+  // Messages the service posted, as SQLite's own-messages migration.
+  `
+  CREATE TABLE own_messages (
+    channel    TEXT   NOT NULL,
+    mark       TEXT   NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (channel, mark)
+  );
+  CREATE INDEX own_messages_by_expiry ON own_messages (expires_at);
+  `,
+  // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
+  `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
+  // Relay targets, as SQLite's relay migration (runs already have claimed_by and lease_until).
+  `
+  ALTER TABLE runs ADD COLUMN relay_target TEXT;
+  CREATE INDEX runs_queued_here ON runs (created_at, seq) WHERE status = 'queued' AND kind <> 'relay';
+  CREATE INDEX runs_relay_backlog ON runs (relay_target, created_at, seq) WHERE kind = 'relay' AND status = 'queued';
+  CREATE INDEX runs_relay_sessions ON runs (relay_target, session_key, created_at, seq) WHERE kind = 'relay' AND status = 'queued';
+
+  CREATE TABLE relay_consumers (
+    target    TEXT   NOT NULL,
+    consumer  TEXT   NOT NULL,
+    last_seen BIGINT NOT NULL,
+    PRIMARY KEY (target, consumer)
+  );
+  `,
 ];

@@ -15,7 +15,8 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
   return {
     async listQueued(limit, now) {
       const due = now === undefined ? '' : 'AND (not_before IS NULL OR not_before <= $2)';
-      const { rows } = await query<RunRow>(pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'queued' ${due} ORDER BY created_at, seq LIMIT $1`, now === undefined ? [limit] : [limit, now]);
+      // Relay runs wait for their consumers, not for the runtime (index runs_queued_here).
+      const { rows } = await query<RunRow>(pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'queued' AND kind <> 'relay' ${due} ORDER BY created_at, seq LIMIT $1`, now === undefined ? [limit] : [limit, now]);
       return rows;
     },
     async claim(runId, claim: RunClaim) {
@@ -23,7 +24,7 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
       // SKIP LOCKED: a run another instance is claiming right now is simply not ours; nobody waits.
       const { rowCount } = await query(
         pool,
-        `UPDATE runs SET status = 'running', started_at = $2, attempts = attempts + 1, claimed_by = $3, lease_until = $4
+        `UPDATE runs SET status = 'running', started_at = $2, attempts = attempts + 1, claimed_by = $3, lease_until = $4, waiting_for = NULL, not_before = NULL
           WHERE run_id = (SELECT run_id FROM runs WHERE run_id = $1 AND status = 'queued' FOR UPDATE SKIP LOCKED)`,
         [runId, claim.at, claim.owner, claim.leaseUntil],
       );
@@ -40,6 +41,13 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
     finish: (runId, end) => transaction(pool, (client) => finishRun(client, runId, end)),
     async suspend(runId, reason) {
       await query(pool, "UPDATE runs SET status = 'interrupted', error = $2, claimed_by = NULL, lease_until = NULL WHERE run_id = $1", [runId, reason]);
+    },
+    async reschedule(runId, retry) {
+      await query(
+        pool,
+        "UPDATE runs SET status = 'queued', waiting_for = 'retry', not_before = $2, error = $3, handoff = $4, claimed_by = NULL, lease_until = NULL WHERE run_id = $1 AND status = 'running'",
+        [runId, retry.notBefore, retry.error, JSON.stringify(retry.handoff)],
+      );
     },
     recoverAbandoned: (now, decide) =>
       transaction(pool, async (client) => {
@@ -99,7 +107,7 @@ export function createPostgresRuns(pool: pg.Pool): RunStore {
 }
 
 /** The end of a run and what goes with it (see RunFinish), inside the caller's transaction. */
-async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): Promise<void> {
+export async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): Promise<void> {
   await client.query(
     'UPDATE runs SET status = $2, finished_at = $3, reply = $4, summary = $5, error = $6, notes = $7, claimed_by = NULL, lease_until = NULL WHERE run_id = $1',
     [runId, end.status, end.at, end.reply ?? null, end.summary, end.error ?? null, notesColumn(end.notes)],
@@ -112,6 +120,15 @@ async function finishRun(client: pg.PoolClient, runId: string, end: RunFinish): 
     await client.query('UPDATE runs SET delivery = $2 WHERE run_id = $1', [runId, JSON.stringify({ status: 'skipped', reason })]);
   }
   if (end.delivery !== undefined) await client.query('UPDATE runs SET delivery = $2 WHERE run_id = $1', [runId, JSON.stringify(end.delivery)]);
+  if (end.handoff !== undefined) await client.query('UPDATE runs SET handoff = $2 WHERE run_id = $1', [runId, JSON.stringify(end.handoff)]);
+  const next = end.followUp;
+  if (next !== undefined) {
+    // Nothing if a run with its id exists (recovery may decide twice).
+    await client.query(
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES ($1, $2, 'queued', $3, $4, '', $5, $6) ON CONFLICT (run_id) DO NOTHING",
+      [next.runId, end.at, next.hook, next.name, next.action, next.kind],
+    );
+  }
 }
 
 /** One retry per run, ever: the original is locked while deciding, and retry_of is unique. */
@@ -124,8 +141,8 @@ async function queueRetry(client: pg.PoolClient, runId: string, newRunId: string
   if (!RETRYABLE_STATUSES.has(row.status)) return { kind: 'not-retryable', status: row.status };
   const action = { ...(JSON.parse(row.action) as Record<string, unknown>), runId: newRunId };
   await client.query(
-    "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of, kind) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8)",
-    [newRunId, at, row.hook, row.name, row.session_key, JSON.stringify(action), runId, row.kind ?? 'agent'],
+    "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of, kind, relay_target) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9)",
+    [newRunId, at, row.hook, row.name, row.session_key, JSON.stringify(action), runId, row.kind ?? 'agent', row.relay_target ?? null],
   );
   return { kind: 'queued', runId: newRunId };
 }

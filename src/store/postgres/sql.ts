@@ -77,4 +77,4 @@ export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) 
 
 /** The columns of RunRow, in a stable order (the table has more: seq, claimed_by, lease_until). */
 export const RUN_COLUMNS =
-  'run_id, created_at, status, hook, name, session_key, action, attempts, started_at, finished_at, reply, summary, error, delivery, retry_of, kind, waiting_for, not_before, notes';
+  'run_id, created_at, status, hook, name, session_key, action, attempts, started_at, finished_at, reply, summary, error, delivery, retry_of, kind, waiting_for, not_before, notes, handoff, relay_target';

@@ -8,6 +8,8 @@ import { createPostgresSession } from './session.js';
 import { createPostgresDeliveries, createPostgresGmail, createPostgresState, createPostgresTranscripts } from './small-stores.js';
 import { query } from './sql.js';
 import { createPostgresDebounce } from './debounce.js';
+import { createPostgresOwnMessages } from './own-messages.js';
+import { createPostgresRelay } from './relay.js';
 import { createDatabaseClock, readPostgresTime } from './database-clock.js';
 
 export interface PostgresStoreSettings {
@@ -56,6 +58,8 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
     gmail: createPostgresGmail(pool, now),
     debounce: createPostgresDebounce(pool, options.idempotencyTtlMs),
     limits: createPostgresLimits(pool, settings.schema),
+    ownMessages: createPostgresOwnMessages(pool),
+    relay: createPostgresRelay(pool),
     now,
     async depths() {
       // Partial indexes on pending events and queued/running runs keep this cheap at every scrape.
@@ -68,6 +72,16 @@ export async function openPostgresStore(settings: PostgresStoreSettings, options
       );
       const row = rows[0] ?? { events: 0, queued: 0, running: 0, debounced: 0 };
       return { pendingEvents: row.events, runs: { queued: row.queued, running: row.running, debounced: row.debounced } };
+    },
+    async modelCalls(since) {
+      const { rows } = await query<{ runs: number; heartbeats: number }>(
+        pool,
+        `SELECT (SELECT COUNT(*)::int FROM runs WHERE started_at >= $1 AND kind = 'agent') AS runs,
+                (SELECT COUNT(*)::int FROM heartbeats WHERE started_at >= $1) AS heartbeats`,
+        [since],
+      );
+      const row = rows[0] ?? { runs: 0, heartbeats: 0 };
+      return { runs: row.runs, heartbeats: row.heartbeats };
     },
     close() {
       clock.stop();

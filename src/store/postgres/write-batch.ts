@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { sealAction, type SealedAction } from '../../actions/seal.js';
+import { runRowOf } from '../run-insert.js';
 import type { Acceptance } from '../port.js';
 import { claimKeys, type KeyedItem, type KeyOutcome } from './idempotency.js';
 import { postgresRateHits } from './rate-hit.js';
@@ -49,8 +50,8 @@ export async function writeBatch(client: pg.PoolClient, batch: readonly Acceptan
 }
 
 async function insertActions(client: pg.PoolClient, actions: readonly SealedAction[], at: number): Promise<void> {
-  const wakes = actions.flatMap(({ action, trusted }) => (action.kind === 'wake' ? [{ action, trusted }] : []));
-  const agents = actions.flatMap(({ action }) => (action.kind === 'wake' ? [] : [action]));
+  const runs = actions.flatMap(({ action }) => runRowOf(action) ?? []);
+  const wakes = actions.flatMap(({ action, trusted }) => (action.kind === 'wake' && runRowOf(action) === undefined ? [{ action, trusted }] : []));
   if (wakes.length > 0) {
     // WITH ORDINALITY … ORDER BY: event ids grow in the order the requests were accepted.
     await client.query(
@@ -66,19 +67,11 @@ async function insertActions(client: pg.PoolClient, actions: readonly SealedActi
       ],
     );
   }
-  if (agents.length > 0) {
+  if (runs.length > 0) {
     await client.query(
-      `INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind)
-         SELECT r, $1, 'queued', h, n, s, a, k FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(r, h, n, s, a, k, o) ORDER BY o`,
-      [
-        at,
-        agents.map((a) => a.runId),
-        agents.map((a) => a.origin.hook),
-        agents.map((a) => a.name),
-        agents.map((a) => (a.kind === 'agent' ? a.sessionKey : '')),
-        agents.map((a) => JSON.stringify(a)),
-        agents.map((a) => a.kind),
-      ],
+      `INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind, relay_target)
+         SELECT r, $1, 'queued', h, n, s, a, k, t FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(r, h, n, s, a, k, t, o) ORDER BY o`,
+      [at, runs.map((r) => r.runId), runs.map((r) => r.hook), runs.map((r) => r.name), runs.map((r) => r.sessionKey), runs.map((r) => r.action), runs.map((r) => r.kind), runs.map((r) => r.relayTarget)],
     );
   }
 }

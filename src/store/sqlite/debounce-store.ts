@@ -6,6 +6,7 @@ import type { DebounceStore } from '../debounce-port.js';
 import { dueGroup, earliestLook, GROUP_COLUMNS, groupKeyHash, groupMember, groupView, NEXT_LOOK_SQL, storedMember, takesMember, type GroupRow } from '../debounce-rows.js';
 import { inTransaction, prepareCached } from './connection.js';
 import { writeWhenFree } from './write-when-free.js';
+import { listPendingRuns } from './pending-run-queries.js';
 import { OPEN_GROUP_OF_KEY, type JoinItem, type JoinResult } from './debounce-join.js';
 
 /** Members removed per write when a fired group ends. */
@@ -68,6 +69,7 @@ export function createSqliteDebounce(joinOnWriter: (items: JoinItem[]) => Promis
       return row === undefined ? undefined : groupView(row);
     },
     listOpen: async (limit) => (prepareCached(reads, `SELECT ${GROUP_COLUMNS} FROM debounce_groups ORDER BY fire_at LIMIT ?`).all(limit) as unknown as GroupRow[]).map(groupView),
+    listPendingRuns: async (filter) => listPendingRuns(reads, filter),
     countOpen: async () => Number((prepareCached(reads, 'SELECT COUNT(*) AS n FROM debounce_groups').get() as { n: number }).n),
     joinsOpenGroup: async (joins, at) =>
       joins.map((join) => {

@@ -94,8 +94,8 @@ export function markWaiting(db: DatabaseSync, runId: string, waitingFor: Waiting
 }
 
 export function waitingCounts(db: DatabaseSync): Record<WaitingFor, number> {
-  const counts: Record<WaitingFor, number> = { throttle: 0, concurrency: 0, budget: 0, 'provider-circuit': 0, slot: 0 };
-  const rows = prepareCached(db, "SELECT COALESCE(waiting_for, 'slot') AS reason, COUNT(*) AS n FROM runs WHERE status = 'queued' GROUP BY 1").all() as Array<{ reason: WaitingFor; n: number }>;
+  const counts: Record<WaitingFor, number> = { throttle: 0, concurrency: 0, budget: 0, 'provider-circuit': 0, slot: 0, retry: 0, consumer: 0 };
+  const rows = prepareCached(db, "SELECT COALESCE(waiting_for, CASE WHEN kind = 'relay' THEN 'consumer' ELSE 'slot' END) AS reason, COUNT(*) AS n FROM runs WHERE status = 'queued' GROUP BY 1").all() as Array<{ reason: WaitingFor; n: number }>;
   for (const row of rows) counts[row.reason] = row.n;
   return counts;
 }

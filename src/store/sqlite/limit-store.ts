@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached, inTransaction } from './connection.js';
 import { decideGates, gcra, nextCircuit, probingCircuit } from '../gate-decision.js';
 import type { GateOutcome, LimitStore } from '../limit-types.js';
+import { RELAY_HELD } from '../relay-types.js';
 import {
   busiestRateBuckets,
   claimGatedRun,
@@ -92,9 +93,10 @@ export function createSqliteLimitStore(db: DatabaseSync, reads: DatabaseSync, he
     forceStart: (runId) =>
       writeWhenFree(() =>
         inTransaction(db, () => {
-          const run = prepareCached(db, 'SELECT status FROM runs WHERE run_id = ?').get(runId) as { status: string } | undefined;
+          const run = prepareCached(db, 'SELECT status, kind FROM runs WHERE run_id = ?').get(runId) as { status: string; kind: string } | undefined;
           if (run === undefined) return { kind: 'not-found' };
           if (run.status !== 'queued') return { kind: 'not-queued', status: run.status };
+          if (run.kind === 'relay') return { kind: 'not-queued', status: RELAY_HELD };
           prepareCached(db, 'UPDATE runs SET forced = 1, not_before = NULL, waiting_for = NULL WHERE run_id = ?').run(runId);
           return { kind: 'forced' };
         }),

@@ -187,4 +187,41 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE debounce_groups ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
   UPDATE debounce_groups SET bytes = (SELECT COALESCE(SUM(octet_length(action)), 0) FROM debounce_members WHERE debounce_members.group_id = debounce_groups.group_id);
   `,
+  // Model calls of the last hour by origin (`hookgate status`): runs and heartbeats by their start.
+  `
+  CREATE INDEX runs_by_start ON runs(started_at) WHERE started_at IS NOT NULL;
+  CREATE INDEX heartbeats_by_start ON heartbeats(started_at);
+  `,
+  // Messages the service posted (src/own-messages.ts): a mark (its id, or its recipient and text
+  // hashed) per channel, until it expires; a delivery bringing one back is skipped as "self".
+  `
+  CREATE TABLE own_messages (
+    channel    TEXT    NOT NULL,
+    mark       TEXT    NOT NULL,              -- id:<id> | text:<sha256 of recipient and text>
+    expires_at INTEGER NOT NULL,              -- ms since epoch
+    PRIMARY KEY (channel, mark)
+  );
+  CREATE INDEX own_messages_by_expiry ON own_messages(expires_at);
+  `,
+  // Forward and callback runs (docs/forward.md): the target's last answer (a HandoffRecord as JSON).
+  `ALTER TABLE runs ADD COLUMN handoff TEXT;`,
+  // Relay targets (docs/relay.md): an action forwarded to one is a run of kind `relay` that stays
+  // queued until a consumer acknowledges it; a consumer holds it under a lease (`claimed_by`,
+  // `lease_until`, named as PostgreSQL's run claims). The runtime's queue never lists relay runs
+  // (its own partial index); the consumers who asked are kept with when they last did.
+  `
+  ALTER TABLE runs ADD COLUMN relay_target TEXT;
+  ALTER TABLE runs ADD COLUMN claimed_by TEXT;
+  ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+  CREATE INDEX runs_queued_here ON runs(status, created_at) WHERE status = 'queued' AND kind <> 'relay';
+  CREATE INDEX runs_relay_backlog ON runs(relay_target, created_at) WHERE kind = 'relay' AND status = 'queued';
+  CREATE INDEX runs_relay_sessions ON runs(relay_target, session_key, created_at) WHERE kind = 'relay' AND status = 'queued';
+
+  CREATE TABLE relay_consumers (
+    target    TEXT    NOT NULL,
+    consumer  TEXT    NOT NULL,
+    last_seen INTEGER NOT NULL,               -- ms since epoch: its last request for events
+    PRIMARY KEY (target, consumer)
+  );
+  `,
 ];

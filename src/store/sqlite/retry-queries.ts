@@ -17,8 +17,8 @@ export function queueRetry(db: DatabaseSync, runId: string, newRunId: string, at
     if (!RETRYABLE_STATUSES.has(row.status)) return { kind: 'not-retryable', status: row.status };
     prepareCached(
       db,
-      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of, kind) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)",
-    ).run(newRunId, at, row.hook, row.name, row.session_key, withRunId(row.action, newRunId), runId, row.kind ?? 'agent');
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, retry_of, kind, relay_target) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)",
+    ).run(newRunId, at, row.hook, row.name, row.session_key, withRunId(row.action, newRunId), runId, row.kind ?? 'agent', row.relay_target ?? null);
     return { kind: 'queued', runId: newRunId };
   });
 }

@@ -1,21 +1,26 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached } from './connection.js';
 import type { RecordedDelivery, RunCompletion, RunFinish, RunRow, RunStatus, RunView } from '../port-types.js';
+import type { FollowUpRun, RunReschedule } from '../handoff-types.js';
 import { insertEvent } from './session-queries.js';
 import { appendExchange, insertDelivery } from './state-queries.js';
 import { notesColumn, toRunView } from '../row-views.js';
 
 /** SQL on the `runs` table: the run queue, its ends, and the views of runs. Synchronous; the adapter wraps them. */
 
-/** The oldest queued runs, at most limit. */
+/**
+ * The oldest queued runs the runtime executes, at most limit: relay runs wait for their consumers,
+ * not for the runtime (the partial index runs_queued_here leaves them out however many wait).
+ */
 export function listQueuedRuns(db: DatabaseSync, limit: number, now?: number): RunRow[] {
-  if (now === undefined) return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT ?").all(limit) as unknown as RunRow[];
-  return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' AND (not_before IS NULL OR not_before <= ?) ORDER BY created_at, rowid LIMIT ?").all(now, limit) as unknown as RunRow[];
+  if (now === undefined) return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' AND kind <> 'relay' ORDER BY created_at, rowid LIMIT ?").all(limit) as unknown as RunRow[];
+  return prepareCached(db, "SELECT * FROM runs WHERE status = 'queued' AND kind <> 'relay' AND (not_before IS NULL OR not_before <= ?) ORDER BY created_at, rowid LIMIT ?").all(now, limit) as unknown as RunRow[];
 }
 
 /** queued → running; false when another claimer got there first. */
 export function claimRun(db: DatabaseSync, runId: string, at: number): boolean {
-  const result = prepareCached(db, "UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE run_id = ? AND status = 'queued'").run(at, runId);
+  // A run that waited (a forward's retry) waits no more once claimed.
+  const result = prepareCached(db, "UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1, waiting_for = NULL, not_before = NULL WHERE run_id = ? AND status = 'queued'").run(at, runId);
   return Number(result.changes) === 1;
 }
 
@@ -37,6 +42,30 @@ export function finishRun(db: DatabaseSync, runId: string, end: RunFinish): void
     setRunDelivery(db, runId, { status: 'skipped', reason: end.skipped.reason });
   }
   if (end.delivery !== undefined) setRunDelivery(db, runId, end.delivery);
+  if (end.handoff !== undefined) prepareCached(db, 'UPDATE runs SET handoff = ? WHERE run_id = ?').run(JSON.stringify(end.handoff), runId);
+  if (end.followUp !== undefined) insertFollowUp(db, end.followUp, end.at);
+}
+
+/** The run queued with another's end (its callback): nothing if a run with its id exists (recovery may decide twice). */
+function insertFollowUp(db: DatabaseSync, run: FollowUpRun, at: number): void {
+  prepareCached(db, "INSERT OR IGNORE INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES (?, ?, 'queued', ?, ?, '', ?, ?)").run(
+    run.runId,
+    at,
+    run.hook,
+    run.name,
+    run.action,
+    run.kind,
+  );
+}
+
+/** A forward or callback run its target could not take now: queued again, held until notBefore. */
+export function rescheduleRun(db: DatabaseSync, runId: string, retry: RunReschedule): void {
+  prepareCached(db, "UPDATE runs SET status = 'queued', waiting_for = 'retry', not_before = ?, error = ?, handoff = ? WHERE run_id = ? AND status = 'running'").run(
+    retry.notBefore,
+    retry.error,
+    JSON.stringify(retry.handoff),
+    runId,
+  );
 }
 
 /** A run cut by a shutdown: `interrupted` without finished_at, so the next start resumes it. */

@@ -12,6 +12,7 @@ import {
   readRunCompletion,
   readRunView,
   requeueRun,
+  rescheduleRun,
   setRunDelivery,
   suspendRun,
 } from './run-queries.js';
@@ -41,6 +42,10 @@ export function createSqliteRunStore(db: DatabaseSync, reads: DatabaseSync, held
     },
     async suspend(runId, reason) {
       await writeWhenFree(() => suspendRun(db, runId, reason));
+      release(runId);
+    },
+    async reschedule(runId, retry) {
+      await writeWhenFree(() => rescheduleRun(db, runId, retry));
       release(runId);
     },
     recoverAbandoned: (now, decide) =>

@@ -7,8 +7,11 @@ import { countPendingGroupRuns, createSqliteDebounce, releaseStaleClaims } from 
 import { createSqliteIngress, type SqliteStoreSeams } from './ingress.js';
 import { createSqliteRunStore } from './run-store.js';
 import { createSqliteLimitStore } from './limit-store.js';
+import { createSqliteOwnMessages } from './own-message-store.js';
+import { createSqliteRelayStore } from './relay-store.js';
 import { countRunsWithStatus } from './run-queries.js';
 import { countPendingEvents } from './session-queries.js';
+import { countModelCalls } from './view-queries.js';
 import { createSqliteDeliveries, createSqliteMainSession, createSqliteState, createSqliteTranscripts } from './session-store.js';
 
 export interface SqliteSettings {
@@ -64,10 +67,13 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     transcripts: createSqliteTranscripts(runtime),
     deliveries: createSqliteDeliveries(runtime),
     state: createSqliteState(runtime),
+    ownMessages: createSqliteOwnMessages(runtime, reads),
+    relay: createSqliteRelayStore(runtime, reads),
     gmail: createSqliteGmailStore(gmail.get, reads, now),
     debounce: createSqliteDebounce((items) => ingress.join(items), debounce.get, reads),
     now,
     depths: async () => ({ pendingEvents: countPendingEvents(reads), runs: { queued: countRunsWithStatus(reads, 'queued'), running: countRunsWithStatus(reads, 'running'), debounced: countPendingGroupRuns(reads) } }),
+    modelCalls: async (since) => countModelCalls(reads, since),
     close() {
       closing ??= ingress.close().finally(() => {
         gmail.close();

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { prepareCached } from './connection.js';
-import type { EventView, HeartbeatView, RunFilter, RunRow, RunView } from '../port-types.js';
+import type { EventView, HeartbeatView, ModelCalls, RunFilter, RunRow, RunView } from '../port-types.js';
 import { toEventView, toHeartbeatView, toRunView, type EventViewRow, type HeartbeatViewRow } from '../row-views.js';
 
 /** Read-only queries for views (the console, `hookgate status`): filtered run pages, the main session's state. */
@@ -37,4 +37,13 @@ export function pendingEventViews(db: DatabaseSync, limit: number, includeWakeTe
 export function recentHeartbeatViews(db: DatabaseSync, limit: number): HeartbeatView[] {
   const rows = prepareCached(db, 'SELECT * FROM heartbeats ORDER BY id DESC LIMIT ?').all(limit) as unknown as HeartbeatViewRow[];
   return rows.map(toHeartbeatView);
+}
+
+/** Agent runs and heartbeats started at or after `since` (indexes `runs_by_start`, `heartbeats_by_start`). */
+export function countModelCalls(db: DatabaseSync, since: number): ModelCalls {
+  const row = prepareCached(
+    db,
+    "SELECT (SELECT COUNT(*) FROM runs WHERE started_at >= ? AND kind = 'agent') AS runs, (SELECT COUNT(*) FROM heartbeats WHERE started_at >= ?) AS heartbeats",
+  ).get(since, since) as { runs: number; heartbeats: number };
+  return { runs: row.runs, heartbeats: row.heartbeats };
 }

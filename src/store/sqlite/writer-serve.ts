@@ -6,6 +6,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { sealAction, type SealedAction } from '../../actions/seal.js';
+import { runRowOf } from '../run-insert.js';
 import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit, WriterReply, WriterRequest } from './writer-protocol.js';
 import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
 import { createTransactionBuckets, type TransactionBuckets } from './transaction-buckets.js';
@@ -119,7 +120,7 @@ function prepareStatements(db: DatabaseSync): Statements {
   return {
     insertEvent: db.prepare('INSERT INTO events (created_at, text, mode, hook, mapping_id, trusted) VALUES (?, ?, ?, ?, ?, ?)'),
     insertRun: db.prepare(
-      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
+      "INSERT INTO runs (run_id, created_at, status, hook, name, session_key, action, kind, relay_target) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?)",
     ),
     // REPLACE: an expired key that maintenance has not purged yet is free again (findKey ignores it).
     insertKey: db.prepare('INSERT OR REPLACE INTO idempotency (key, created_at, fingerprint, response) VALUES (?, ?, ?, ?)'),
@@ -194,13 +195,9 @@ function createCommitter(db: DatabaseSync, statements: Statements, init: WriterI
 /** One item of a batch; a refused key or an unsealable item writes nothing, so the rest of the batch goes on. */
 function createItemWriter(statements: Statements, idempotencyTtlMs: number) {
   function writeAction({ action, trusted }: SealedAction, at: number): void {
-    if (action.kind === 'wake') {
-      statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
-    } else {
-      // A notify has no session: the key stays empty.
-      const sessionKey = action.kind === 'agent' ? action.sessionKey : '';
-      statements.insertRun.run(action.runId, at, action.origin.hook, action.name, sessionKey, JSON.stringify(action), action.kind);
-    }
+    const run = runRowOf(action);
+    if (run !== undefined) statements.insertRun.run(run.runId, at, run.hook, run.name, run.sessionKey, run.action, run.kind, run.relayTarget);
+    else if (action.kind === 'wake') statements.insertEvent.run(at, action.text, action.mode, action.origin.hook, action.origin.mappingId ?? null, trusted ? 1 : 0);
   }
   /** A key used before answers for the item (a replay is not counted against its rate limit again). */
   function judgeKey(item: WriteItem, at: number): ItemOutcome | undefined {

@@ -19,10 +19,15 @@
 import { describe } from 'vitest';
 import type { Store, StoreOptions } from '../../../src/store/port.js';
 import { describeDebounceContract } from './debounce.js';
+import { describeHandoffContract } from './handoffs.js';
 import { describeIngressContract } from './ingress.js';
 import { describeLimitsContract } from './limits.js';
+import { describeModelCallsContract } from './model-calls.js';
+import { describePendingRunsContract } from './pending-runs.js';
+import { describeOwnMessagesContract } from './own-messages.js';
 import { describeRateAdmissionContract } from './rate-admission.js';
 import { describeRecordsContract } from './records.js';
+import { describeRelayContract } from './relay.js';
 import { describeRunsContract } from './runs.js';
 import { describeSessionContract } from './session.js';
 import { describeClockContract } from './clocks.js';
@@ -45,8 +50,13 @@ export function describeStoreContract(name: string, makeStore: ContractFactory):
     describeSessionContract(makeStore);
     describeRecordsContract(makeStore);
     describeDebounceContract(makeStore);
+    describePendingRunsContract(makeStore);
     describeLimitsContract(makeStore);
     describeRateAdmissionContract(makeStore);
+    describeOwnMessagesContract(makeStore);
     describeClockContract(makeStore);
+    describeModelCallsContract(makeStore);
+    describeHandoffContract(makeStore);
+    describeRelayContract(makeStore);
   });
 }

@@ -5,6 +5,7 @@ import { deliveryText, statusBadge, time } from '../format.js';
 import { usePoll } from '../hooks.js';
 import type { Overview } from '../types.js';
 import { LimitsCard } from './limits-card.js';
+import { RelayCard } from './relay-card.js';
 
 export function OverviewPage({ onUnauthorized }: { onUnauthorized: () => void }) {
   const { data, error } = usePoll(() => get<Overview>('overview'), 'overview', onUnauthorized);
@@ -29,6 +30,7 @@ export function OverviewPage({ onUnauthorized }: { onUnauthorized: () => void })
       <div class="card"><h3>Config reload</h3>${reloadView(data.reload)}</div>
       <div class="card" data-testid="debounce-groups"><h3>Debounce groups</h3>${debounceView(data.debounce)}</div>
       <${LimitsCard} limits=${data.limits} />
+      <${RelayCard} relay=${data.relay} now=${data.now} />
     </div>
   </section>`;
 }

@@ -4,6 +4,7 @@ import { get, post } from '../api.js';
 import { deliveryText, runLink, statusBadge, time } from '../format.js';
 import { usePoll } from '../hooks.js';
 import type { PendingRun, Run } from '../types.js';
+import { handoffFacts } from '../../../store/handoff-types.js';
 
 const RETRYABLE = new Set(['error', 'timeout', 'interrupted']);
 
@@ -39,8 +40,9 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
       <dt>Status</dt><dd>${statusBadge(run.status)}${run.waitingFor === undefined ? null : html` <span data-testid="waiting">waiting: ${run.waitingFor}${run.notBefore === undefined ? '' : `, until ${time(run.notBefore)}`}</span>`}</dd>
       <dt>Hook</dt><dd class="mono">${run.hook}</dd>
       <dt>Name</dt><dd>${run.name}</dd>
-      <dt>Kind</dt><dd>${run.kind === 'notify' ? 'notify: text sent to a channel, no model' : 'agent run'}</dd>
-      ${run.kind === 'notify' ? null : html`<dt>Session</dt><dd class="mono">${run.sessionKey}</dd>`}
+      <dt>Kind</dt><dd>${KIND_LABELS[run.kind ?? 'agent']}</dd>
+      ${run.sessionKey === '' ? null : html`<dt>Session</dt><dd class="mono">${run.sessionKey}</dd>`}
+      ${run.handoff === undefined ? null : html`<dt>Target</dt><dd data-testid="handoff">${[run.handoff.target, ...handoffFacts(run.handoff, time)].join(', ')}</dd>`}
       <dt>Created</dt><dd>${time(run.createdAt)}</dd>
       <dt>Started</dt><dd>${time(run.startedAt)}</dd>
       <dt>Finished</dt><dd>${time(run.finishedAt)}</dd>
@@ -55,12 +57,20 @@ export function RunPage({ runId, onUnauthorized }: { runId: string; onUnauthoriz
     ${RETRYABLE.has(run.status) && run.retriedBy === undefined
       ? html`<p><button type="button" class="primary" data-testid="retry" onClick=${retry}>Retry</button> <span class="muted">queues the same action again as a new run linked to this one</span></p>`
       : null}
-    ${run.status === 'queued'
+    ${run.status === 'queued' && run.kind !== 'relay'
       ? html`<p><button type="button" data-testid="force-start" onClick=${start}>Start now</button> <span class="muted">lets this run start past its budget and throttle (logged); it still waits for a free slot, its concurrency key and its provider</span></p>`
       : null}
     ${retryError === undefined ? null : html`<p class="error">${retryError}</p>`}
   </section>`;
 }
+
+const KIND_LABELS: Readonly<Record<NonNullable<Run['kind']> | 'agent', string>> = {
+  agent: 'agent run',
+  notify: 'notify: text sent to a channel, no model',
+  forward: 'forward: handed to a target, not run here',
+  callback: 'callback: the end of a run, posted to a target',
+  relay: 'relay: held here until a consumer (hookgate relay) pulls and acknowledges it',
+};
 
 /** A debounce group that has not fired: the run it becomes, when, and how many deliveries it merges so far. */
 function PendingRunPage({ pending }: { pending: PendingRun }) {
