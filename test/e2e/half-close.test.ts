@@ -71,7 +71,7 @@ describe('a client that half-closes after its request', () => {
     const whole = request('/hooks/agent', JSON.stringify({ message: 'never complete' }));
     socket.end(whole.slice(0, whole.length - 5));
     const text = await received;
-    expect(text).not.toMatch(/HTTP\/1\.1 2/);
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
     expect(svc.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
   });
 });
