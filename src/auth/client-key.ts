@@ -13,8 +13,9 @@ export function clientLimitKey(address: string): string {
   if (isIP(bare) !== 6) return address;
   const words = ipv6Words(bare);
   if (words.slice(0, 5).every((word) => word === 0)) {
-    if (words[5] === 0xffff) return `${words[6]! >> 8}.${words[6]! & 0xff}.${words[7]! >> 8}.${words[7]! & 0xff}`;
-    if (words[5] === 0 && words[6] === 0 && words[7] === 1) return '::1';
+    const [sixth, high = 0, low = 0] = words.slice(5);
+    if (sixth === 0xffff) return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+    if (sixth === 0 && high === 0 && low === 1) return '::1';
   }
   return `${words
     .slice(0, 4)
