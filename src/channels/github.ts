@@ -60,7 +60,7 @@ export const githubChannel = defineChannel({
     const rendering: Rendering = {
       maxChars: MAX_CHARS,
       render: (text, options?: SendOptions) =>
-        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options), crossReferences: !allowed(config.markup, options) }),
     };
     return {
       name: 'github',
