@@ -50,7 +50,7 @@ export const githubChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
-  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined },
+  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined, foldsCase: true },
   create(config, deps) {
     const baseUrl = config.baseUrl ?? DEFAULT_BASE_URL;
     const now = deps.now ?? Date.now;
