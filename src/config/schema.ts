@@ -61,7 +61,7 @@ const ThrottleSchema = Type.Object(
     additionalProperties: false,
     default: {},
     description:
-      'Failed-auth throttling per client address (hooks and GET /metrics): while blocked, every request gets 429 with Retry-After, the right token included.',
+      'Failed-auth throttling per client address, an IPv6 client counted by its /64 (hooks, GET /metrics, the console login): while blocked, every request gets 429 with Retry-After, the right token included.',
   },
 );
 
@@ -142,8 +142,8 @@ const HooksSchema = Type.Object(
         minimum: 1,
         maximum: 1024 * 1024 * 1024,
         description:
-          'Share of hooks.bodyBudgetBytes one client address may hold with bodies read before their sender is authenticated (signed paths, where the signature covers the body). ' +
-          'Past it that address gets 503 SERVER_BUSY while other senders still get in. Default a quarter of bodyBudgetBytes. Behind a reverse proxy, set gateway.trustedProxies so each client is its own address.',
+          'Share of hooks.bodyBudgetBytes one client address (an IPv6 client: its /64) may hold with bodies read before their sender is authenticated (signed paths, where the signature covers the body). ' +
+          'Past it that client gets 503 SERVER_BUSY while other senders still get in. Default a quarter of bodyBudgetBytes. Behind a reverse proxy, set gateway.trustedProxies so each client is its own address.',
       }),
     ),
     minBodyBytesPerSecond: Type.Integer({

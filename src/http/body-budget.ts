@@ -32,7 +32,8 @@ export interface BodyCharge {
  * out-of-memory crash. A request is charged what its body has delivered, growing as bytes arrive,
  * until its response: a body that has not arrived costs nothing, so senders that declare large
  * bodies and send them slowly cannot crowd out the bodies that did arrive. Bodies read before their
- * sender is authenticated also count against a share per client address (`perClientBytes`). A chunk
+ * sender is authenticated also count against a share per client (`perClientBytes`; the key the auth
+ * guard gives it: the address, an IPv6 client's /64). A chunk
  * that does not fit refuses its request with 503 and Retry-After.
  */
 export class BodyBudget {

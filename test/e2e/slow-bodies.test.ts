@@ -79,6 +79,18 @@ describe('slow unauthenticated bodies on a signed path', () => {
     expect(first.answered()).toBe(false);
   });
 
+  it('holds an IPv6 client to one share for its whole /64, however many of its addresses it sends from', async () => {
+    const share = 256 * 1024;
+    svc = await startTestService({ gateway: { trustedProxies: ['127.0.0.1'] }, hooks: { ...GITHUB, bodyBudgetBytes: 4 * share, bodyTimeoutMs: NEVER_MS } }, { clock: createManualClock() });
+    const first = await stall(250_001, `{"a":"${'x'.repeat(249_994)}`, { 'X-Forwarded-For': '2001:db8:66:1::1' });
+    await until(async () => (await heldBytes(svc!)) === 250_000);
+    const second = await stall(250_001, `{"a":"${'x'.repeat(249_994)}`, { 'X-Forwarded-For': '2001:db8:66:1:9e3f::2' });
+    const refused = await readResponse(second.socket);
+    expect([refused.status, JSON.parse(refused.body).code]).toEqual([503, 'SERVER_BUSY']);
+    expect((await deliver(svc, 1, { 'x-forwarded-for': '2001:db8:66:2::1' })).status).toBe(202);
+    expect(first.answered()).toBe(false);
+  });
+
   it('answers 408 to a body that arrives slower than hooks.minBodyBytesPerSecond, judged on the injected clock', async () => {
     const clock = createManualClock();
     svc = await startTestService({ hooks: { ...GITHUB, bodyTimeoutMs: NEVER_MS, minBodyBytesPerSecond: 1000 } }, { clock });
