@@ -134,7 +134,7 @@ const HooksSchema = Type.Object(
       default: 64 * 1024 * 1024,
       description:
         'Bytes of request bodies held in memory at once, across all hook requests. A request is charged what its body has delivered so far, growing as bytes arrive, until its answer ' +
-        '(a compressed body on a token-checked path: its path\'s body limit, the most it may inflate to); a chunk past the budget gets 503 SERVER_BUSY with Retry-After: 1. ' +
+        '(a compressed body on a token-checked path: its path\'s body limit, the most it may inflate to). A chunk past the budget first cuts bodies that stalled (incomplete, under 64 KiB over the last second or two, arriving for a second or more: 408 BODY_TIMEOUT), slowest first; if it still does not fit it gets 503 SERVER_BUSY with Retry-After: 1. ' +
         'Bounds the server\'s heap under bursts of large bodies (docs/performance.md); bodies not sent yet cost nothing, so slow senders cannot hold it (docs/security.md).',
     }),
     bodyBudgetPerClientBytes: Type.Optional(

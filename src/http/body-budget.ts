@@ -1,9 +1,19 @@
 import type { Context, Middleware } from 'koa';
 import { HookError } from '../errors.js';
+import { realClock } from '../runtime/clock.js';
 import { meterOf } from './body-meter.js';
+import { RecentBytes } from './recent-bytes.js';
 
 /** Seconds a sender refused for want of budget is told to wait (Retry-After). */
 const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * When the budget is full, an incomplete body that brought fewer bytes than this over the last one
+ * to two seconds is cut (408) to make room for one that arrives (docs/security.md)…
+ */
+export const STALLED_BELOW_BYTES = 64 * 1024;
+/** …once it has been arriving this long: a body that just started has shown no rate yet. */
+export const STALL_GRACE_MS = 1000;
 
 /** One request's share of the budget: what its body has cost so far. */
 export interface BodyCharge {
@@ -17,7 +27,7 @@ export interface BodyCharge {
    * its sender is authenticated. False (not counted) when the client's other bodies leave no room.
    */
   countAgainst(client: string): boolean;
-  /** Why the request was refused mid-body (the budget ran out), if it was; then `whenRefused` listeners ran. */
+  /** Why the request was refused mid-body (the budget ran out, or it stalled while room was needed), if it was; then `whenRefused` listeners ran. */
   readonly refusal: HookError | undefined;
   whenRefused(listener: (refusal: HookError) => void): void;
   refuse(refusal: HookError): void;
@@ -33,14 +43,17 @@ export interface BodyCharge {
  * until its response: a body that has not arrived costs nothing, so senders that declare large
  * bodies and send them slowly cannot crowd out the bodies that did arrive. Bodies read before their
  * sender is authenticated also count against a share per client (`perClientBytes`; the key the auth
- * guard gives it: the address, an IPv6 client's /64). A chunk
- * that does not fit refuses its request with 503 and Retry-After.
+ * guard gives it: the address, an IPv6 client's /64). When a chunk does not fit the budget, the
+ * bodies that stalled (incomplete, arriving for STALL_GRACE_MS or more, fewer than
+ * STALLED_BELOW_BYTES lately) are cut with 408, slowest first, until it does: bodies that stop arriving cannot hold the room of bodies that
+ * arrive, however many addresses send them. A chunk that still does not fit refuses its request
+ * with 503 and Retry-After.
  */
 export class BodyBudget {
   private readonly ledger: Ledger;
 
-  constructor(limitBytes: number, perClientBytes: number = limitBytes) {
-    this.ledger = new Ledger(limitBytes, perClientBytes);
+  constructor(limitBytes: number, perClientBytes: number = limitBytes, clock: { now(): number } = realClock) {
+    this.ledger = new Ledger(limitBytes, perClientBytes, clock);
   }
 
   get limitBytes(): number {
@@ -57,9 +70,9 @@ export class BodyBudget {
     return this.ledger.heldBy(client);
   }
 
-  /** A new request's charge, empty. */
-  open(): BodyCharge {
-    return new Charge(this.ledger);
+  /** A new request's charge, empty; `complete` tells whether its body has arrived whole (such a body is never cut). */
+  open(complete: () => boolean = () => false): BodyCharge {
+    return new Charge(this.ledger, complete);
   }
 }
 
@@ -71,13 +84,17 @@ export class BodyBudget {
 class Ledger {
   held = 0;
   private readonly byClient = new Map<string, number>();
+  /** The charges not released yet: the candidates to cut when room is needed. */
+  readonly open = new Set<Charge>();
 
   readonly limitBytes: number;
   readonly perClientBytes: number;
+  readonly clock: { now(): number };
 
-  constructor(limitBytes: number, perClientBytes: number) {
+  constructor(limitBytes: number, perClientBytes: number, clock: { now(): number }) {
     this.limitBytes = limitBytes;
     this.perClientBytes = perClientBytes;
+    this.clock = clock;
   }
 
   heldBy(client: string): number {
@@ -86,10 +103,35 @@ class Ledger {
 
   /** Whether `bytes` more fit for a request that holds `own` already, counted against `client` if any. */
   fits(own: number, client: string | undefined, bytes: number): boolean {
-    if (this.held - own > 0 && this.held + bytes > this.limitBytes) return false;
+    return this.fitsBudget(own, bytes) && this.fitsClient(own, client, bytes);
+  }
+
+  private fitsBudget(own: number, bytes: number): boolean {
+    return !(this.held - own > 0 && this.held + bytes > this.limitBytes);
+  }
+
+  private fitsClient(own: number, client: string | undefined, bytes: number): boolean {
     if (client === undefined) return true;
     const clientHeld = this.heldBy(client);
     return !(clientHeld - own > 0 && clientHeld + bytes > this.perClientBytes);
+  }
+
+  /**
+   * Cuts stalled bodies of other requests, slowest first, until `bytes` more fit the budget for
+   * `requester`; whether they fit now. A client's own share is never made room in: cutting other
+   * clients' bodies cannot help it.
+   */
+  makeRoom(requester: Charge, bytes: number): boolean {
+    if (!this.fitsClient(requester.bytes, requester.clientKey, bytes)) return false;
+    const now = this.clock.now();
+    const stalled = [...this.open]
+      .filter((charge) => charge !== requester && charge.stalled(now))
+      .sort((a, b) => a.recentBytes(now) - b.recentBytes(now) || b.bytes - a.bytes);
+    for (const victim of stalled) {
+      if (this.fitsBudget(requester.bytes, bytes)) break;
+      victim.cut();
+    }
+    return this.fits(requester.bytes, requester.clientKey, bytes);
   }
 
   add(client: string | undefined, bytes: number): void {
@@ -114,13 +156,39 @@ class Charge implements BodyCharge {
   private refused: HookError | undefined;
   private readonly listeners: Array<(refusal: HookError) => void> = [];
   private readonly ledger: Ledger;
+  private readonly complete: () => boolean;
+  private readonly recent = new RecentBytes();
+  private readonly openedAt: number;
 
-  constructor(ledger: Ledger) {
+  constructor(ledger: Ledger, complete: () => boolean) {
     this.ledger = ledger;
+    this.complete = complete;
+    this.openedAt = ledger.clock.now();
+    ledger.open.add(this);
   }
 
   get bytes(): number {
     return this.own;
+  }
+
+  get clientKey(): string | undefined {
+    return this.client;
+  }
+
+  recentBytes(now: number): number {
+    return this.recent.total(now);
+  }
+
+  /** Holding budget for a body that is still to come and has hardly moved lately. */
+  stalled(now: number): boolean {
+    if (this.own === 0 || this.refused !== undefined || now - this.openedAt < STALL_GRACE_MS || this.complete()) return false;
+    return this.recent.total(now) < STALLED_BELOW_BYTES;
+  }
+
+  /** Refused (408) and released at once, so its bytes serve another body. */
+  cut(): void {
+    this.refuse(stalledRefusal());
+    this.release();
   }
 
   get refusal(): HookError | undefined {
@@ -130,6 +198,7 @@ class Charge implements BodyCharge {
   grow(bytes: number): boolean {
     if (!this.chargeFor(this.arrived + bytes, this.reserved)) return false;
     this.arrived += bytes;
+    if (bytes > 0) this.recent.add(this.ledger.clock.now(), bytes);
     return true;
   }
 
@@ -143,7 +212,7 @@ class Charge implements BodyCharge {
     if (this.released) return true;
     const more = Math.max(arrived, reserved) - this.own;
     if (more <= 0) return true;
-    if (!this.ledger.fits(this.own, this.client, more)) return false;
+    if (!this.ledger.fits(this.own, this.client, more) && !this.ledger.makeRoom(this, more)) return false;
     this.own += more;
     this.ledger.add(this.client, more);
     return true;
@@ -173,6 +242,7 @@ class Charge implements BodyCharge {
   release(): void {
     if (this.released) return;
     this.released = true;
+    this.ledger.open.delete(this);
     this.ledger.add(this.client, -this.own);
   }
 }
@@ -190,6 +260,11 @@ export function chargeOf(ctx: Context): BodyCharge | undefined {
   return charge === undefined ? undefined : (charge as BodyCharge);
 }
 
+/** A body cut to make room: the connection closes after the answer, and on a signed path it counts as a failed authentication, as any 408. */
+function stalledRefusal(): HookError {
+  return new HookError('BODY_TIMEOUT', 'request body stalled while the server needed room for bodies that arrive', { closeConnection: true });
+}
+
 export function budgetRefusal(): HookError {
   // The rest of the body is left unread: the connection closes after the answer.
   return new HookError('SERVER_BUSY', 'too many request bodies in flight; retry shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS, closeConnection: true });
@@ -202,8 +277,8 @@ export function budgetRefusal(): HookError {
 export function bodyBudgetGuard(budget: BodyBudget): Middleware {
   // Synchronous, as the other hook-path checks: it hands on next()'s promise (no async layer per request).
   return (ctx, next) => {
-    const charge = budget.open();
     const meter = meterOf(ctx);
+    const charge = budget.open(() => meter.complete);
     if (!charge.grow(meter.received)) {
       charge.release();
       throw budgetRefusal();
