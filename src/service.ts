@@ -112,7 +112,7 @@ async function startInOrder(options: ServiceOptions, started: StartedParts): Pro
   // PostgreSQL the database's clock, which all instances share (docs/deployment.md).
   const clock: Clock = { now: () => stored.now(), setTimer: realClock.setTimer, clearTimer: realClock.clearTimer };
   const flow = createFlowControl({ config, store: stored, channels, logger, clock, runLimits: runLimitsInForce });
-  const bodyBudget = new BodyBudget(config.hooks.bodyBudgetBytes, perClientShare(config.hooks));
+  const bodyBudget = new BodyBudget(config.hooks.bodyBudgetBytes, perClientShare(config.hooks), options.httpClock ?? realClock);
   const metrics = createMetrics({
     bodyBytesHeld: () => bodyBudget.heldBytes,
     depths: () => stored.depths(),

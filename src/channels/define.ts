@@ -12,6 +12,11 @@ export interface RecipientFormat {
   /** What `to` must be, for the 400 INVALID_RECIPIENT message (never the value itself). */
   readonly expected: string;
   fits(to: string): boolean;
+  /**
+   * The service reads the names before the issue (`owner/repo` before `#`, `group/project` before
+   * `!`, a Linear team key) in any case: `allowTo` compares them so, and the rest exactly.
+   */
+  readonly foldsCase?: boolean;
 }
 
 /** One entry of the channel registry (src/channels/registry.ts). */
@@ -69,6 +74,7 @@ export function defineChannel<S extends TObject, const N extends string>(def: Ch
         Type.Array(Type.String({ minLength: 1 }), {
           description:
             `Recipients a hook request may name as \`to\` on ${def.name}: exact, or globs (\`*\` any characters but \`/\`, \`**\` any); an entry also allows its threads/issues (\`<entry>#…\`). ` +
+            (def.recipient?.foldsCase === true ? 'The part before the issue\'s `#` or `!` is compared in any case, as the service reads it. ' : '') +
             'A request naming another is refused with 400 RECIPIENT_NOT_ALLOWED; ' +
             'deliveries to another (through `last`, say) fail. Unset: any recipient.',
         }),

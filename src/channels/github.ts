@@ -50,7 +50,7 @@ export const githubChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
-  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined },
+  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined, foldsCase: true },
   create(config, deps) {
     const baseUrl = config.baseUrl ?? DEFAULT_BASE_URL;
     const now = deps.now ?? Date.now;
@@ -60,7 +60,7 @@ export const githubChannel = defineChannel({
     const rendering: Rendering = {
       maxChars: MAX_CHARS,
       render: (text, options?: SendOptions) =>
-        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options), crossReferences: !allowed(config.markup, options) }),
     };
     return {
       name: 'github',

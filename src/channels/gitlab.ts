@@ -35,7 +35,7 @@ export const gitlabChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
-  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined },
+  recipient: { expected: EXPECTED, fits: (to) => parseTarget(to.trim()) !== undefined, foldsCase: true },
   create(config, deps) {
     const api = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'api/v4');
     const headers = { 'private-token': config.token };
@@ -43,7 +43,7 @@ export const gitlabChannel = defineChannel({
     const rendering: Rendering = {
       maxChars: MAX_CHARS,
       render: (text, options?: SendOptions) =>
-        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options) }),
+        neutraliseMarkdown(text, { mentions: allowed(config.mentions, options) ? 'mass' : 'all', links: !allowed(config.markup, options), crossReferences: !allowed(config.markup, options) }),
     };
     return {
       name: 'gitlab',

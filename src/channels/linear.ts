@@ -33,7 +33,7 @@ export const linearChannel = defineChannel({
     { additionalProperties: false },
   ),
   maxMessageChars: PART_CHARS,
-  recipient: { expected: EXPECTED, fits: (to) => TARGET.test(to.trim()) },
+  recipient: { expected: EXPECTED, fits: (to) => TARGET.test(to.trim()), foldsCase: true },
   create(config, deps) {
     const url = joinUrl(config.baseUrl ?? DEFAULT_BASE_URL, 'graphql');
     const headers = { authorization: config.apiKey };

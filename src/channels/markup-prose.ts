@@ -3,9 +3,12 @@
  * the result can open a construct that loads, links or notifies in CommonMark, GFM, Mattermost or
  * Discord: every `[` and backtick, and every `<` but before a space, is backslash-escaped (so no link,
  * image, reference definition, raw HTML, autolink or stray code span is left), an existing escape is
- * kept whole (so `\<` cannot become `\\<`), and a mention gets a zero-width space after its `@`.
- * Links keep their words and show their target; the rest of the text is left as written.
+ * kept whole (so `\<` cannot become `\\<`), and a mention gets a zero-width space after its `@`
+ * (with `crossReferences`, so does the separator of a reference to another repository:
+ * markup-references.ts). Links keep their words and show their target; the rest of the text is left
+ * as written.
  */
+import { commitReferenceAt, numberReferenceAt, separatorReferenceAt } from './markup-references.js';
 
 export interface MarkdownRules {
   /** Which `@name`s lose their ping: mass mentions only, or every one (source channels, where each @name notifies). */
@@ -18,6 +21,12 @@ export interface MarkdownRules {
    * delimiters are escaped in the prose when code holds them.
    */
   emphasisCrossesCode?: boolean;
+  /**
+   * References to another repository or project (`acme/other#2`, `acme/other@<sha>`, GitLab's
+   * `group/project!3`) get a break after their separator: on GitHub and GitLab each adds an event
+   * to what it names. `#2` (the same repository) stays.
+   */
+  crossReferences?: boolean;
 }
 
 /** What neutraliseProse is told and tells back beyond the rules. */
@@ -65,7 +74,7 @@ const IMAGE = new RegExp(`!${LABEL}${DESTINATION}`, 'y');
  * Where a step below may apply; the text between is copied as it is. A URL is stopped at only where
  * its scheme or `www.` starts (URL and LINKED_URL need one), not at every h, f and w of the prose.
  */
-const INTERESTING = /[\\`@&![<*_~|]|(?:https?|ftp):\/\/|www\./gi;
+const INTERESTING = /[\\`@&!#[<*_~|]|(?:https?|ftp):\/\/|www\./gi;
 
 interface Step {
   /** What is sent for text[at, next). */
@@ -97,10 +106,15 @@ function stepAt(text: string, at: number, rules: ProseRules, before: string): St
     case '`':
       return { out: '\\`', next: at + 1 };
     case '@':
-      return { out: mentionBreaks(text, at, at - 1, rules, before) ? `@${MENTION_BREAK}` : '@', next: at + 1 };
+      return { out: mentionBreaks(text, at, at - 1, rules, before) || commitReference(text, at, at, rules, before) ? `@${MENTION_BREAK}` : '@', next: at + 1 };
     case '&':
       // `&amp;` where raw HTML may be live (an HTML block takes no backslash escapes), `\&` where it is not.
-      return match(AT_REFERENCE, text, at) === undefined ? undefined : { out: rules.links ? '\\&' : '&amp;', next: at + 1 };
+      if (match(AT_REFERENCE, text, at) !== undefined || (rules.crossReferences === true && separatorReferenceAt(text, at, before))) return { out: rules.links ? '\\&' : '&amp;', next: at + 1 };
+      return referenceStep(text, at, rules, before);
+    case '#':
+      return referenceStep(text, at, rules, before);
+    case '!':
+      return referenceStep(text, at, rules, before) ?? (rules.links ? neutralStep(text, at, rules, before) : allowedStep(text, at, rules, before));
     default:
       if (rules.escape?.includes(text.charAt(at)) === true) return { out: `\\${text.charAt(at)}`, next: at + 1 };
       return rules.links ? neutralStep(text, at, rules, before) : allowedStep(text, at, rules, before);
@@ -113,7 +127,8 @@ function stepAt(text: string, at: number, rules: ProseRules, before: string): St
  */
 function backslash(text: string, at: number, rules: ProseRules, before: string): Step {
   const next = text.charAt(at + 1);
-  if (next === '@') return { out: mentionBreaks(text, at + 1, at - 1, rules, before) ? `\\@${MENTION_BREAK}` : '\\@', next: at + 2 };
+  if (next === '@') return { out: mentionBreaks(text, at + 1, at - 1, rules, before) || commitReference(text, at, at + 1, rules, before) ? `\\@${MENTION_BREAK}` : '\\@', next: at + 2 };
+  if (rules.crossReferences === true && '#!&'.includes(next) && next !== '' && numberReferenceAt(text, at, at + 1, before)) return { out: `\\${next}${MENTION_BREAK}`, next: at + 2 };
   if (ASCII_PUNCTUATION.test(next)) return { out: `\\${next}`, next: at + 2 };
   return { out: rules.links && match(URL, text, at + 1) !== undefined ? '\\\\' : '\\', next: at + 1 };
 }
@@ -158,6 +173,20 @@ function allowedStep(text: string, at: number, rules: ProseRules, before: string
   }
   const verbatim = match(IMAGE, text, at) ?? match(AUTOLINK, text, at) ?? match(LINKED_URL, text, at);
   return verbatim === undefined ? undefined : { out: verbatim[0], next: at + verbatim[0].length };
+}
+
+/** With `crossReferences`, a `#`, `!` or `&` between another repository's path and a number gets a break after it. */
+function referenceStep(text: string, at: number, rules: ProseRules, before: string): Step | undefined {
+  return rules.crossReferences === true && numberReferenceAt(text, at, at, before) ? { out: `${text.charAt(at)}${MENTION_BREAK}`, next: at + 1 } : undefined;
+}
+
+/**
+ * With `crossReferences`, whether the `@` at `separator` (written from `at`) is a commit reference
+ * of another repository (`acme/other@a5c3785`). After a word that could be an e-mail address's
+ * local part it stays: an address looks the same (as does GitHub's `user@<sha>`, a fork's commit).
+ */
+function commitReference(text: string, at: number, separator: number, rules: ProseRules, before: string): boolean {
+  return rules.crossReferences === true && commitReferenceAt(text, at, separator, before) && !emailLocalPart(text, at - 1, before);
 }
 
 /** Only the mention breaks of neutraliseProse, for code that may be shown as text (inside raw HTML). */

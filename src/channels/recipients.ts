@@ -34,7 +34,7 @@ const FORMATS: ReadonlyMap<string, RecipientFormat> = new Map(CHANNEL_REGISTRY.f
 export function createRecipientPolicy(channels: AllowToConfig): RecipientPolicy {
   const lists = new Map<string, RecipientMatcher>();
   for (const [name, block] of Object.entries(channels)) {
-    if (block?.allowTo !== undefined) lists.set(name, compileAllowTo(block.allowTo));
+    if (block?.allowTo !== undefined) lists.set(name, compileAllowTo(block.allowTo, { foldsCase: FORMATS.get(name)?.foldsCase === true }));
   }
   // The format first: a glob cannot tell `acme/api` from `acme/..`.
   const fits = (channel: string, to: string): boolean => FORMATS.get(channel)?.fits(to) ?? true;
@@ -61,17 +61,27 @@ export type RecipientMatcher = (to: string) => boolean;
  * An `allowTo` list as one test, compiled once. An entry is an exact recipient or a glob: `*` is
  * any run of characters but `/`, `**` any run at all (`"my-org/*"`, `"my-org/api#*"`,
  * `"https://hooks.slack.com/**"`). A recipient with a thread or issue (`C123#1712.5`,
- * `owner/repo#12`) is also allowed when the part before its first `#` is.
+ * `owner/repo#12`) is also allowed when the part before its first `#` is. With `foldsCase` (the
+ * channel's RecipientFormat), entries and recipients are compared with the part before their first
+ * `#` or `!` in lower case.
  */
-export function compileAllowTo(entries: readonly string[]): RecipientMatcher {
-  const exact = new Set(entries.filter((entry) => !entry.includes('*')));
-  const globs = entries.filter((entry) => entry.includes('*')).map(globToRegExp);
+export function compileAllowTo(entries: readonly string[], options: { foldsCase?: boolean } = {}): RecipientMatcher {
+  const fold = options.foldsCase === true ? foldPlace : (text: string) => text;
+  const exact = new Set(entries.filter((entry) => !entry.includes('*')).map(fold));
+  const globs = entries.filter((entry) => entry.includes('*')).map((entry) => globToRegExp(fold(entry)));
   const matches = (candidate: string): boolean => exact.has(candidate) || globs.some((glob) => glob.test(candidate));
   return (to) => {
-    if (matches(to)) return true;
-    const hash = to.indexOf('#');
-    return hash > 0 && matches(to.slice(0, hash));
+    const folded = fold(to);
+    if (matches(folded)) return true;
+    const hash = folded.indexOf('#');
+    return hash > 0 && matches(folded.slice(0, hash));
   };
+}
+
+/** `ACME/Api#7` → `acme/api#7`: the place (before the first `#` or `!`) in lower case, the issue or thread as it is. */
+function foldPlace(text: string): string {
+  const end = text.search(/[#!]/);
+  return end < 0 ? text.toLowerCase() : text.slice(0, end).toLowerCase() + text.slice(end);
 }
 
 function globToRegExp(glob: string): RegExp {

@@ -21,12 +21,12 @@ export async function runRuns(argv: string[], io: CommandIo): Promise<number> {
     const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
     for (const warning of tolerance.warnings) io.stderr(`warning: ${warning}\n`);
     if (args.sub === 'start') {
-      const ask = { action: `${encodeURIComponent(args.runId)}/start`, verb: 'start', token: config.gateway.auth?.token, tokenName: 'gateway.auth.token' } as const;
+      const ask = { action: `${encodeURIComponent(args.runId)}/start`, verb: 'start', token: config.gateway.auth?.token, withoutToken: START_WITHOUT_TOKEN } as const;
       const started = (await throughService<StartResult>(config, ask, args.url)) ?? (await startInStore(config, args.runId));
       io.stdout(args.json ? `${JSON.stringify(started)}\n` : `run ${started.runId} may start past its budget and throttle (forced by hand)\n`);
       return 0;
     }
-    const ask = { action: `${encodeURIComponent(args.runId)}/retry`, verb: 'retry', token: config.hooks.token, tokenName: 'hooks.token' } as const;
+    const ask = { action: `${encodeURIComponent(args.runId)}/retry`, verb: 'retry', token: config.hooks.token, withoutToken: 'needs hooks.token in the config: set it' } as const;
     const result = (await throughService<RetryResult>(config, ask, args.url)) ?? (await retryInStore(config, args.runId));
     io.stdout(args.json ? `${JSON.stringify(result)}\n` : `${result.replayed ? 'already retried as' : 'queued retry'} ${result.runId} (retry of ${result.retryOf})\n`);
     return 0;
@@ -54,6 +54,14 @@ export function parseRunsArgs(argv: string[]): { sub: 'retry' | 'start'; runId: 
   return { sub, runId, config: values.config, url: values.url, json: values.json };
 }
 
+/**
+ * The console is no way out: it logs in with the same token, so a service without one has neither
+ * the start route nor a console.
+ */
+const START_WITHOUT_TOKEN =
+  'needs gateway.auth.token in the config, and so does the service (without one it has neither this route nor the console): ' +
+  'set it in both and restart the service, or stop the service and run this again (the start then takes effect at its next start)';
+
 type RetryResult = ReturnType<typeof retryResponse>;
 type StartResult = ReturnType<typeof startResponse>;
 
@@ -62,7 +70,8 @@ interface ServiceAsk {
   action: string;
   verb: 'retry' | 'start';
   token: string | undefined;
-  tokenName: string;
+  /** What the command says when its config has no token to send: the token it needs, and the ways out. */
+  withoutToken: string;
 }
 
 /** The service's answer to POST {hooks.path}/runs/<action>; undefined when nothing listens there (the store is then written directly). */
@@ -76,7 +85,7 @@ async function throughService<T>(config: ResolvedConfig, ask: ServiceAsk, url: s
   if (!hooks.enabled || hooks.token === undefined) return undefined;
   if (ask.token === undefined) {
     if (running === undefined && url === undefined) return undefined;
-    throw new HookError('INTERNAL', `runs ${ask.verb} through the running service (${url ?? running?.url}) needs ${ask.tokenName} in the config: set it, or use the console`);
+    throw new HookError('INTERNAL', `runs ${ask.verb} through the running service (${url ?? running?.url}) ${ask.withoutToken}`);
   }
   const explicit = url ?? running?.url;
   const base = explicit ?? `http://${loopbackFor(config.gateway.bind)}:${config.gateway.port}`;

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { configPathFrom, loadConfigFile, type ResolvedConfig } from '../config/load.js';
+import { ConfigError, type ConfigIssue } from '../errors.js';
+import { configPathFrom, loadConfigFile, notNeededWarning, type ResolvedConfig } from '../config/load.js';
+import type { MappingConfig } from '../config/mapping-schema.js';
+import { compileEventMatcher, eventFieldReader, eventTypeReaderFor } from '../admission/event-type.js';
 import { compileSignature, type CompiledSignature, type SignedDelivery } from '../auth/signatures/index.js';
 import { mismatchReason } from '../mapping/match.js';
 import { trimSlashes } from '../mapping/compile.js';
@@ -16,6 +18,13 @@ import { PRESETS } from '../../presets/index.js';
 class SignError extends Error {}
 
 /**
+ * What `sign` reads besides the mapping that signs (whose own `${VAR}`s it checks once it knows
+ * which one that is): where the server listens and keeps its state, and the hooks path. An unset
+ * variable anywhere else (a target's token, a channel's key) is only a warning.
+ */
+const SIGN_NEEDS = ['/gateway/bind', '/gateway/port', '/storage', '/hooks/enabled', '/hooks/path'];
+
+/**
  * `hookgate sign`: the headers a sender would send for this payload to the mapping that would
  * receive it, signed now with the mapping's (first) secret, and a curl command that sends them,
  * so a signed mapping can be tried locally. It prints a signature, never the secret.
@@ -23,14 +32,16 @@ class SignError extends Error {}
 export async function runSign(argv: string[], io: CommandIo): Promise<number> {
   const args = parseSignArgs(argv);
   try {
-    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env);
+    const tolerance = { needed: SIGN_NEEDS, warnings: [] as string[], unset: [] as ConfigIssue[] };
+    const config = await loadConfigFile(configPathFrom(args.config, io.env, io.cwd), io.env, tolerance);
     const payloadPath = resolvePath(io.cwd, args.payload);
     const body = await readBody(payloadPath);
-    const { id, signature, events } = signedMappingFor(config, args.name, body);
     const now = Math.floor(Date.now() / 1000);
-    if (signature.scheme.sign === undefined) throw new SignError(`hookgate sign: scheme ${signature.scheme.name} is signed with the provider's private key, which only the provider holds; send a real delivery, or check its headers with hookgate try`);
-    const signed = await signature.scheme.sign(signature.settings, body.bytes, now, args.delivery ?? randomUUID());
-    const delivery = { ...signed, headers: withEvent(signed.headers, args.event ?? events[0]) };
+    const { id, pointer, signature, delivery } = await signedDelivery(config, body, { ...args, now });
+    // Only now is it known which mapping signs: its own variables must be set, the others need not be.
+    const missing = tolerance.unset.filter((issue) => issue.path === pointer || issue.path.startsWith(`${pointer}/`));
+    if (missing.length > 0) throw new SignError(`hookgate sign: mapping "${id}" signs with what is not set: ${missing.map((issue) => `${issue.message} (used at ${issue.path})`).join('; ')}`);
+    for (const issue of tolerance.unset) io.stderr(`warning: ${notNeededWarning(issue)}\n`);
     io.stdout(formatSigned({ config, name: args.name, mappingId: id, signature, delivery, now, payloadPath, body: body.bytes, contentType: body.contentType }));
     return 0;
   } catch (error) {
@@ -92,18 +103,54 @@ async function readBody(path: string): Promise<Body> {
   }
 }
 
-/** The first mapping (hooks.mappings, then the presets') that would receive this request, with its signature. */
-function signedMappingFor(config: ResolvedConfig, name: string, body: Body): { id: string; signature: CompiledSignature; events: string[] } {
+interface SignedFor {
+  id: string;
+  /** Where the mapping is in the config (`/hooks/presets/0`): the variables under it are the ones signing needs. */
+  pointer: string;
+  signature: CompiledSignature;
+  delivery: SignedDelivery;
+}
+
+/**
+ * The request signed for the first mapping (hooks.mappings, then the presets') that would receive
+ * it; with --event, for the first whose `events` take the event as the service reads it from the
+ * signed headers and the payload (a preset has one mapping per event group on one path).
+ */
+async function signedDelivery(config: ResolvedConfig, body: Body, args: { name: string; event: string | undefined; delivery: string | undefined; now: number }): Promise<SignedFor> {
+  const { name, event } = args;
   const source = typeof body.fields['source'] === 'string' ? body.fields['source'] : undefined;
-  for (const { config: mapping, id } of collectMappingSources(config.hooks, PRESETS).sources) {
+  let received = false;
+  for (const { config: mapping, id, pointer } of collectMappingSources(config.hooks, PRESETS).sources) {
     const entry = { path: mapping.match?.path === undefined ? undefined : trimSlashes(mapping.match.path), source: mapping.match?.source };
     if (mismatchReason(entry, name, source) !== undefined) continue;
-    if (mapping.signature === undefined) throw new SignError(`hookgate sign: mapping "${id}" receives "${name}" but has no signature (it takes the hook token)`);
+    received = true;
+    if (mapping.signature === undefined) {
+      if (event !== undefined && !takesEvent(mapping, {}, body.fields)) continue;
+      throw new SignError(`hookgate sign: mapping "${id}" receives "${name}" but has no signature (it takes the hook token)`);
+    }
     const { signature, problems } = compileSignature(mapping.signature);
     if (signature === undefined) throw new SignError(`hookgate sign: mapping "${id}": ${problems.map((problem) => problem.message).join('; ')}`);
-    return { id, signature, events: eventsOf(mapping) };
+    if (signature.scheme.sign === undefined) throw new SignError(`hookgate sign: scheme ${signature.scheme.name} is signed with the provider's private key, which only the provider holds; send a real delivery, or check its headers with hookgate try`);
+    const signed = await signature.scheme.sign(signature.settings, body.bytes, args.now, args.delivery ?? randomUUID());
+    const headers = withEvent(signed.headers, event ?? eventsOf(mapping)[0]);
+    if (event !== undefined && !takesEvent(mapping, headers, body.fields)) continue;
+    return { id, pointer, signature, delivery: { ...signed, headers } };
   }
+  if (received) throw new SignError(`hookgate sign: no mapping that receives "${name}" takes the event ${JSON.stringify(event)} with this payload (see their events)`);
   throw new SignError(`hookgate sign: no mapping in hooks.mappings or hooks.presets receives "${name}" with this payload`);
+}
+
+/**
+ * Whether the mapping's `events` take the delivery, its type read as the service reads it (the
+ * scheme's reader, or `eventField`): GitHub's `issues` header with an `opened` payload is
+ * `issues.opened`. A mapping without `events` takes every event.
+ */
+function takesEvent(mapping: MappingConfig, headers: Record<string, string>, fields: Record<string, unknown>): boolean {
+  if (mapping.events === undefined) return true;
+  const reader = mapping.eventField === undefined ? eventTypeReaderFor(mapping.signature?.scheme) : eventFieldReader(mapping.eventField);
+  if (typeof reader !== 'function') return true;
+  const lowered = Object.fromEntries(Object.entries(headers).map(([header, value]) => [header.toLowerCase(), value]));
+  return compileEventMatcher(mapping.events)(reader(lowered, fields));
 }
 
 /**

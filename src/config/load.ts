@@ -12,13 +12,20 @@ export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv,
 }
 
 /**
- * For commands that read the config without needing its secrets (`status`, `runs`, `try`): an
- * unset `${VAR}` outside the `needed` parts (JSON pointers such as `/storage`) keeps its `${VAR}`
- * text and is reported in `warnings` instead of failing the command.
+ * For commands that read the config without needing its secrets (`status`, `runs`, `try`, `sign`):
+ * an unset `${VAR}` outside the `needed` parts (JSON pointers such as `/storage`) keeps its `${VAR}`
+ * text and is reported in `warnings` (and `unset`, when given) instead of failing the command.
  */
 export interface UnsetEnvTolerance {
   needed: readonly string[];
   warnings: string[];
+  /** The tolerated issues themselves, for a command that learns later which of them it needs (`sign`: its mapping's). */
+  unset?: ConfigIssue[];
+}
+
+/** The warning for an unset variable a command does without. */
+export function notNeededWarning(issue: ConfigIssue): string {
+  return `${issue.message} (used at ${issue.path}); this command does not need it`;
 }
 
 /** Reads, substitutes ${VAR}, validates and resolves a config file; throws ConfigError with every problem. */
@@ -58,7 +65,11 @@ export function parseConfigText(
 function tolerate(issues: readonly ConfigIssue[], tolerance: UnsetEnvTolerance): ConfigIssue[] {
   const needed = (path: string) => tolerance.needed.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
   const blocking = issues.filter((issue) => needed(issue.path));
-  for (const issue of issues) if (!needed(issue.path)) tolerance.warnings.push(`${issue.message} (used at ${issue.path}); this command does not need it`);
+  for (const issue of issues) {
+    if (needed(issue.path)) continue;
+    tolerance.warnings.push(notNeededWarning(issue));
+    tolerance.unset?.push(issue);
+  }
   return blocking;
 }
 

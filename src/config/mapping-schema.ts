@@ -130,6 +130,13 @@ export const MappingSchema = Type.Object(
           'Headers whose names look like secrets (`x-api-key`, `*-token`, `*-secret`, `*session*`, …; the list the console redacts) that this mapping\'s templates and transform may see, e.g. `["x-api-key"]`; any case. Others of that kind are removed from `headers` before any template or transform runs. Never passed, even when listed (a config error): `authorization`, `proxy-authorization`, `cookie`, `x-hookgate-token`, `x-openclaw-token` and every signature header. Default: none.',
       }),
     ),
+    allowSecretQuery: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        uniqueItems: true,
+        description:
+          'Query parameters whose names look like secrets (`api_key`, `access_token`, `client_secret`, `*session*`, …; the list `allowSecretHeaders` uses) that this mapping\'s templates, filter and transform may see, e.g. `["api_key"]`; exactly as written (query names are case-sensitive). Others of that kind are removed from `query` (and from a transform\'s `url`) before any template or transform runs. The `token` parameter (the hook token) is never passed, even when listed (a config error). Default: none.',
+      }),
+    ),
     forEach: Type.Optional(
       Type.String({
         minLength: 1,

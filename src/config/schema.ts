@@ -61,7 +61,7 @@ const ThrottleSchema = Type.Object(
     additionalProperties: false,
     default: {},
     description:
-      'Failed-auth throttling per client address (hooks and GET /metrics): while blocked, every request gets 429 with Retry-After, the right token included.',
+      'Failed-auth throttling per client address, an IPv6 client counted by its /64 (hooks, GET /metrics, the console login): while blocked, every request gets 429 with Retry-After, the right token included.',
   },
 );
 
@@ -134,7 +134,7 @@ const HooksSchema = Type.Object(
       default: 64 * 1024 * 1024,
       description:
         'Bytes of request bodies held in memory at once, across all hook requests. A request is charged what its body has delivered so far, growing as bytes arrive, until its answer ' +
-        '(a compressed body on a token-checked path: its path\'s body limit, the most it may inflate to); a chunk past the budget gets 503 SERVER_BUSY with Retry-After: 1. ' +
+        '(a compressed body on a token-checked path: its path\'s body limit, the most it may inflate to). A chunk past the budget first cuts bodies that stalled (incomplete, under 64 KiB over the last second or two, arriving for a second or more: 408 BODY_TIMEOUT), slowest first; if it still does not fit it gets 503 SERVER_BUSY with Retry-After: 1. ' +
         'Bounds the server\'s heap under bursts of large bodies (docs/performance.md); bodies not sent yet cost nothing, so slow senders cannot hold it (docs/security.md).',
     }),
     bodyBudgetPerClientBytes: Type.Optional(
@@ -142,8 +142,8 @@ const HooksSchema = Type.Object(
         minimum: 1,
         maximum: 1024 * 1024 * 1024,
         description:
-          'Share of hooks.bodyBudgetBytes one client address may hold with bodies read before their sender is authenticated (signed paths, where the signature covers the body). ' +
-          'Past it that address gets 503 SERVER_BUSY while other senders still get in. Default a quarter of bodyBudgetBytes. Behind a reverse proxy, set gateway.trustedProxies so each client is its own address.',
+          'Share of hooks.bodyBudgetBytes one client address (an IPv6 client: its /64) may hold with bodies read before their sender is authenticated (signed paths, where the signature covers the body). ' +
+          'Past it that client gets 503 SERVER_BUSY while other senders still get in. Default a quarter of bodyBudgetBytes. Behind a reverse proxy, set gateway.trustedProxies so each client is its own address.',
       }),
     ),
     minBodyBytesPerSecond: Type.Integer({

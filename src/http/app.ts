@@ -129,7 +129,7 @@ function mountHooks(router: Router, deps: AppDeps, token: string): void {
   const tokenDeps = { token, logger: deps.logger, openclawHeaders: hooks.compat.openclawHeaders };
   const auth = hookAuth({ ...tokenDeps, throttle: deps.throttle, clientAddress: createClientAddressResolver(gateway.trustedProxies) });
   const pace = { ...hooks, clock: deps.clock ?? realClock };
-  const budget = deps.bodyBudget ?? new BodyBudget(hooks.bodyBudgetBytes, perClientShare(hooks));
+  const budget = deps.bodyBudget ?? new BodyBudget(hooks.bodyBudgetBytes, perClientShare(hooks), pace.clock);
   const { body, lengthGuard, limitOf } = bodyMiddlewares(pace, deps.liveHooks ?? (() => hooks), budget);
   const gate = hookGate({
     tokenAuth: auth,

@@ -1,28 +1,13 @@
 import type { Context, Middleware } from 'koa';
 import { HookError } from '../errors.js';
+import { realClock } from '../runtime/clock.js';
 import { meterOf } from './body-meter.js';
+import { Charge, Ledger, type BodyCharge } from './body-ledger.js';
 
 /** Seconds a sender refused for want of budget is told to wait (Retry-After). */
 const RETRY_AFTER_SECONDS = 1;
 
-/** One request's share of the budget: what its body has cost so far. */
-export interface BodyCharge {
-  readonly bytes: number;
-  /** Adds bytes that arrived; false (nothing added) when they do not fit. */
-  grow(bytes: number): boolean;
-  /** Charges at least `bytes` from now on (a body that inflates may become that much); false when that does not fit. */
-  reserve(bytes: number): boolean;
-  /**
-   * From now until its release, the charge also counts against `client`'s share: a body read before
-   * its sender is authenticated. False (not counted) when the client's other bodies leave no room.
-   */
-  countAgainst(client: string): boolean;
-  /** Why the request was refused mid-body (the budget ran out), if it was; then `whenRefused` listeners ran. */
-  readonly refusal: HookError | undefined;
-  whenRefused(listener: (refusal: HookError) => void): void;
-  refuse(refusal: HookError): void;
-  release(): void;
-}
+export { STALL_GRACE_MS, STALLED_BELOW_BYTES, type BodyCharge } from './body-ledger.js';
 
 /**
  * Bounds the request bodies the server holds at once (hooks.bodyBudgetBytes). Each body is
@@ -32,14 +17,18 @@ export interface BodyCharge {
  * out-of-memory crash. A request is charged what its body has delivered, growing as bytes arrive,
  * until its response: a body that has not arrived costs nothing, so senders that declare large
  * bodies and send them slowly cannot crowd out the bodies that did arrive. Bodies read before their
- * sender is authenticated also count against a share per client address (`perClientBytes`). A chunk
- * that does not fit refuses its request with 503 and Retry-After.
+ * sender is authenticated also count against a share per client (`perClientBytes`; the key the auth
+ * guard gives it: the address, an IPv6 client's /64). When a chunk does not fit the budget, the
+ * bodies that stalled (incomplete, arriving for STALL_GRACE_MS or more, fewer than
+ * STALLED_BELOW_BYTES lately) are cut with 408, slowest first, until it does: bodies that stop arriving cannot hold the room of bodies that
+ * arrive, however many addresses send them. A chunk that still does not fit refuses its request
+ * with 503 and Retry-After.
  */
 export class BodyBudget {
   private readonly ledger: Ledger;
 
-  constructor(limitBytes: number, perClientBytes: number = limitBytes) {
-    this.ledger = new Ledger(limitBytes, perClientBytes);
+  constructor(limitBytes: number, perClientBytes: number = limitBytes, clock: { now(): number } = realClock) {
+    this.ledger = new Ledger(limitBytes, perClientBytes, clock);
   }
 
   get limitBytes(): number {
@@ -56,123 +45,9 @@ export class BodyBudget {
     return this.ledger.heldBy(client);
   }
 
-  /** A new request's charge, empty. */
-  open(): BodyCharge {
-    return new Charge(this.ledger);
-  }
-}
-
-/**
- * What is held, in total and per client. A body may pass the budget (or its client's share) only
- * while no other request holds any of it, so a path whose limit exceeds the budget is never
- * refused forever.
- */
-class Ledger {
-  held = 0;
-  private readonly byClient = new Map<string, number>();
-
-  readonly limitBytes: number;
-  readonly perClientBytes: number;
-
-  constructor(limitBytes: number, perClientBytes: number) {
-    this.limitBytes = limitBytes;
-    this.perClientBytes = perClientBytes;
-  }
-
-  heldBy(client: string): number {
-    return this.byClient.get(client) ?? 0;
-  }
-
-  /** Whether `bytes` more fit for a request that holds `own` already, counted against `client` if any. */
-  fits(own: number, client: string | undefined, bytes: number): boolean {
-    if (this.held - own > 0 && this.held + bytes > this.limitBytes) return false;
-    if (client === undefined) return true;
-    const clientHeld = this.heldBy(client);
-    return !(clientHeld - own > 0 && clientHeld + bytes > this.perClientBytes);
-  }
-
-  add(client: string | undefined, bytes: number): void {
-    this.held += bytes;
-    if (client !== undefined) this.addFor(client, bytes);
-  }
-
-  addFor(client: string, bytes: number): void {
-    const now = this.heldBy(client) + bytes;
-    if (now > 0) this.byClient.set(client, now);
-    else this.byClient.delete(client);
-  }
-}
-
-class Charge implements BodyCharge {
-  /** What is charged: the bytes that arrived, or the reservation when that is more. */
-  private own = 0;
-  private arrived = 0;
-  private reserved = 0;
-  private client: string | undefined;
-  private released = false;
-  private refused: HookError | undefined;
-  private readonly listeners: Array<(refusal: HookError) => void> = [];
-  private readonly ledger: Ledger;
-
-  constructor(ledger: Ledger) {
-    this.ledger = ledger;
-  }
-
-  get bytes(): number {
-    return this.own;
-  }
-
-  get refusal(): HookError | undefined {
-    return this.refused;
-  }
-
-  grow(bytes: number): boolean {
-    if (!this.chargeFor(this.arrived + bytes, this.reserved)) return false;
-    this.arrived += bytes;
-    return true;
-  }
-
-  reserve(bytes: number): boolean {
-    if (!this.chargeFor(this.arrived, Math.max(this.reserved, bytes))) return false;
-    this.reserved = Math.max(this.reserved, bytes);
-    return true;
-  }
-
-  private chargeFor(arrived: number, reserved: number): boolean {
-    if (this.released) return true;
-    const more = Math.max(arrived, reserved) - this.own;
-    if (more <= 0) return true;
-    if (!this.ledger.fits(this.own, this.client, more)) return false;
-    this.own += more;
-    this.ledger.add(this.client, more);
-    return true;
-  }
-
-  countAgainst(client: string): boolean {
-    if (this.client !== undefined) return this.client === client;
-    if (this.released) return true;
-    const clientHeld = this.ledger.heldBy(client);
-    if (clientHeld > 0 && clientHeld + this.own > this.ledger.perClientBytes) return false;
-    this.client = client;
-    this.ledger.addFor(client, this.own);
-    return true;
-  }
-
-  whenRefused(listener: (refusal: HookError) => void): void {
-    if (this.refused === undefined) this.listeners.push(listener);
-    else listener(this.refused);
-  }
-
-  refuse(refusal: HookError): void {
-    if (this.refused !== undefined || this.released) return;
-    this.refused = refusal;
-    for (const listener of this.listeners.splice(0)) listener(refusal);
-  }
-
-  release(): void {
-    if (this.released) return;
-    this.released = true;
-    this.ledger.add(this.client, -this.own);
+  /** A new request's charge, empty; `complete` tells whether its body has arrived whole (such a body is never cut). */
+  open(complete: () => boolean = () => false): BodyCharge {
+    return new Charge(this.ledger, complete);
   }
 }
 
@@ -201,8 +76,8 @@ export function budgetRefusal(): HookError {
 export function bodyBudgetGuard(budget: BodyBudget): Middleware {
   // Synchronous, as the other hook-path checks: it hands on next()'s promise (no async layer per request).
   return (ctx, next) => {
-    const charge = budget.open();
     const meter = meterOf(ctx);
+    const charge = budget.open(() => meter.complete);
     const done = (): void => {
       charge.release();
       meter.detach();

@@ -38,6 +38,7 @@ export async function listen(app: Koa, options: ListenOptions): Promise<Listenin
     app.callback(),
   );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  allowHalfOpen(server);
   server.maxConnections = options.maxConnections ?? 1024;
   server.on('connect', refuseConnect);
   await new Promise<void>((resolve, reject) => {
@@ -55,6 +56,19 @@ export async function listen(app: Koa, options: ListenOptions): Promise<Listenin
     url: `http://${host}:${port}`,
     close: (graceMs) => closeGracefully(server, graceMs),
   };
+}
+
+/**
+ * A client that half-closes its side once its request is written (`shutdown(SHUT_WR)`, `nc -N`,
+ * some HTTP/1.0 clients) still gets the answer: by default node ends the connection as soon as the
+ * client's side ends, so a request already committed went unanswered and its retry made a second
+ * run. With half-open allowed, node marks the last response in flight as the connection's last and
+ * closes once it is sent (an idle connection at once); a body cut short by the half-close is still
+ * a parse error, and the request and keep-alive timeouts still bound the connection.
+ */
+function allowHalfOpen(server: Server): void {
+  // node:http's own switch (lib/_http_server.js), not in its type declarations.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
 /** CONNECT is never a webhook: answer 405 like any other method instead of node's silent close. */

@@ -78,8 +78,8 @@ async function signedGate(ctx: Context, next: Next, deps: GateDeps, engine: Mapp
   // As for the token: a blocked address gets 429 whatever it carries, a valid signature
   // included, and before its body is read or verified.
   const attempt = beginAuth(ctx, deps);
-  // Read before its sender is known: the body also counts against its address's share of the budget.
-  if (chargeOf(ctx)?.countAgainst(attempt.client) === false) throw budgetRefusal();
+  // Read before its sender is known: the body also counts against its client's share of the budget (an IPv6 client's /64).
+  if (chargeOf(ctx)?.countAgainst(attempt.key) === false) throw budgetRefusal();
   const maxBodyBytes = deps.maxBodyBytesOf?.(name) ?? deps.limits.maxBodyBytes;
   const body = await readCounted(ctx, maxBodyBytes === deps.limits.maxBodyBytes ? deps.limits : { ...deps.limits, maxBodyBytes }, attempt);
   const candidates = engine.candidates(name, body.payload ?? {});

@@ -13,7 +13,7 @@ import { buildAction, renderFields, type RenderedFields } from './render.js';
 import type { TransformOverride, TransformPort, VerifiedSignature } from './transform-port.js';
 import { withRunLimitKeys } from '../admission/run-limit-keys.js';
 
-/** A request once matched: names trimmed, credentials removed from headers and query, secret-looking headers set apart. */
+/** A request once matched: names trimmed, credentials removed from headers and query, secret-looking headers and parameters set apart. */
 export interface PreparedRequest {
   name: string;
   /** The request's path and query without credentials, as transforms see it (`input.url`). */
@@ -24,6 +24,8 @@ export interface PreparedRequest {
   /** Secret-looking headers kept out of `headers`: a mapping's view adds those it lists in allowSecretHeaders (./secret-header-access.ts). */
   withheld: Readonly<Record<string, string>>;
   query: Record<string, string>;
+  /** Secret-looking query parameters kept out of `query` (and `url`): a mapping's view adds those it lists in allowSecretQuery. */
+  withheldQuery: Readonly<Record<string, string>>;
   /** `headers` and `query` as templates see them, made once for every item of the request. */
   safeHeaders: SafeRecord;
   safeQuery: SafeRecord;

@@ -14,7 +14,7 @@ import { TransformLoadError, type TransformHandle, type TransformPort } from './
 import { compileLimits } from '../admission/compile-limits.js';
 import { runLimitOwnerOf } from '../admission/limit-views.js';
 import { compileOwnMessages } from '../admission/own-messages.js';
-import { compileSecretHeaderAccess } from './secret-header-access.js';
+import { compileSecretHeaderAccess, compileSecretQueryAccess } from './secret-header-access.js';
 
 export interface CompileDeps {
   templates: TemplateCompiler;
@@ -56,7 +56,9 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
   const limits = compileLimits(config, runLimitOwnerOf(source.id, source.limitOwner), deps.templates, problem, (message) => warnings.push(`${who}: ${message}`));
   const transform = await loadTransform(config, deps.transforms, problem);
   const signature = checkSignature(config, problem);
-  const allowSecretHeaders = compileSecretHeaderAccess(config.allowSecretHeaders, signature, problem, (message) => warnings.push(`mapping "${source.id}": ${message}`));
+  const warnOfAccess = (message: string) => warnings.push(`mapping "${source.id}": ${message}`);
+  const allowSecretHeaders = compileSecretHeaderAccess(config.allowSecretHeaders, signature, problem, warnOfAccess);
+  const allowSecretQuery = compileSecretQueryAccess(config.allowSecretQuery, problem, warnOfAccess);
   const admission = compileAdmission(config, deps.templates, problem);
   const required = compileRequired(config.required, (message) => problem('required', message));
   const ownMessages = compileOwnMessages(config, deps.templates, problem, ownChannel(config, problem));
@@ -89,6 +91,7 @@ export async function compileMapping(source: MappingSource, deps: CompileDeps): 
     transform,
     signature,
     allowSecretHeaders,
+    allowSecretQuery,
     persistentSessionKey: config.sessionMode === 'persistent' ? persistentKey(source.id) : undefined,
     admission,
     ownMessages,

@@ -40,6 +40,8 @@ export interface CompiledMapping {
   readonly signature: CompiledSignature | undefined;
   /** `allowSecretHeaders`, lower-cased: the withheld headers its templates and transform may see. */
   readonly allowSecretHeaders?: ReadonlySet<string> | undefined;
+  /** `allowSecretQuery`, as written: the withheld query parameters its templates and transform may see. */
+  readonly allowSecretQuery?: ReadonlySet<string> | undefined;
   /** sessionMode "persistent": the session of runs that render no key. */
   readonly persistentSessionKey: string | undefined;
   /** `events`, `filter` and `debounce` (src/admission/); undefined when the mapping has none. */

@@ -1,12 +1,10 @@
-import { CREDENTIAL_HEADERS, looksSecret } from '../secret-headers.js';
+import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, looksSecret } from '../secret-headers.js';
 import type { SafeRecord } from '../compiled-template.js';
 
 /** The data templates see (its rules: src/compiled-template.ts), built from a request. */
 export type { SafeRecord } from '../compiled-template.js';
 
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-const SECRET_QUERY: ReadonlySet<string> = new Set(['token']);
 
 export interface ContextParts {
   /** Already safe (toSafeRecord), made once per request and shared by its fan-out items. */
@@ -91,10 +89,13 @@ export function buildTemplateContext(payload: SafeRecord, parts: ContextParts): 
   return markJson(root);
 }
 
-/** A request's headers as templates and transforms may see them: `visible` to every mapping, `withheld` from those that do not opt in. */
-export interface SplitHeaders {
+/**
+ * A request's headers or query parameters as templates and transforms may see them: `visible` to
+ * every mapping, `withheld` from those that do not opt in.
+ */
+export interface SecretSplit {
   visible: Record<string, string>;
-  /** Names that look like secrets (src/secret-headers.ts): only for a mapping's `allowSecretHeaders`. */
+  /** Names that look like secrets (src/secret-headers.ts): only for a mapping's `allowSecretHeaders` (`allowSecretQuery`). */
   withheld: Record<string, string>;
 }
 
@@ -103,8 +104,8 @@ export interface SplitHeaders {
  * every scheme's and every mapping's, kept out even of mappings that do not verify them) removed;
  * secret-looking ones set apart.
  */
-export function sanitizeHeaders(headers: Record<string, string>, signatureHeaders: ReadonlySet<string>): SplitHeaders {
-  const split: SplitHeaders = { visible: {}, withheld: {} };
+export function sanitizeHeaders(headers: Record<string, string>, signatureHeaders: ReadonlySet<string>): SecretSplit {
+  const split: SecretSplit = { visible: {}, withheld: {} };
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (CREDENTIAL_HEADERS.has(lower) || signatureHeaders.has(lower) || FORBIDDEN_KEYS.has(lower)) continue;
@@ -113,11 +114,12 @@ export function sanitizeHeaders(headers: Record<string, string>, signatureHeader
   return split;
 }
 
-/** Query parameters without the (deprecated) token parameter. */
-export function sanitizeQuery(query: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
+/** Query parameters without the (deprecated) token parameter; secret-looking ones (the header list's names) set apart. */
+export function sanitizeQuery(query: Record<string, string>): SecretSplit {
+  const split: SecretSplit = { visible: {}, withheld: {} };
   for (const [name, value] of Object.entries(query)) {
-    if (!SECRET_QUERY.has(name) && !FORBIDDEN_KEYS.has(name)) out[name] = value;
+    if (CREDENTIAL_QUERY_PARAMETERS.has(name) || FORBIDDEN_KEYS.has(name)) continue;
+    split[looksSecret(name) ? 'withheld' : 'visible'][name] = value;
   }
-  return out;
+  return split;
 }

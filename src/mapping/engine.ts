@@ -98,8 +98,8 @@ export async function createMappingEngine(options: MappingEngineOptions): Promis
       let passedOver: ReturnType<typeof skipped> | undefined;
       const prepared = prepare(request, name, now(), signatureHeaders, options.hooks.path);
       for (const mapping of served) {
-        // The request as this mapping may see it (the secret-looking headers it opted into).
-        const view = requestFor(prepared, mapping.allowSecretHeaders);
+        // The request as this mapping may see it (the secret-looking headers and parameters it opted into).
+        const view = requestFor(prepared, mapping);
         const verdict = admit(mapping.admission, view);
         // Once its events match, whatever its filter says: the service's own message is skipped as such.
         if (await ownMessage(mapping, verdict, view, options.ownMessages)) return { kind: 'skip', mappingId: mapping.id, reason: 'self', event: verdict.event };

@@ -81,7 +81,7 @@ export async function explainRequest(
       explanation.notes.push(`mapping "${mapping.id}" is tried only if the request's signature verifies for it too`);
     }
     const conditions: ConditionTrace[] = [];
-    const verdict = admit(mapping.admission, requestFor(prepare(request, name, now, where.signatureHeaders, where.hooksPath), mapping.allowSecretHeaders), conditions);
+    const verdict = admit(mapping.admission, requestFor(prepare(request, name, now, where.signatureHeaders, where.hooksPath), mapping), conditions);
     if (mapping.admission !== undefined) {
       explanation.admission.push({ mappingId: mapping.id, event: verdict.event, passed: verdict.pass, reason: verdict.pass ? undefined : verdict.reason, conditions });
     }
@@ -99,7 +99,7 @@ export async function explainRequest(
   explanation.outcome = undefined;
   explanation.mapping = { id: winner.id, label: winner.label };
   try {
-    const prepared = requestFor(prepare(request, name, now, where.signatureHeaders, where.hooksPath), winner.allowSecretHeaders);
+    const prepared = requestFor(prepare(request, name, now, where.signatureHeaders, where.hooksPath), winner);
     explanation.limits = await explainLimits(winner, winner.runLimits ?? {}, limitContext(prepared), deps.rateLimits);
     const { outcome, notes } = await runMapping(winner, prepared, deps, explanation.items);
     explanation.outcome = sealForDisplay(outcome, explanation.items, notes);
@@ -120,7 +120,7 @@ async function ownMessageExplained(mapping: CompiledMapping, verdict: AdmissionV
     explanation.notes.push(`mapping "${mapping.id}": whether this is a message the service posted on ${mapping.ownMessages.channel} was not checked (no store to read)`);
     return false;
   }
-  if (!(await isOwnMessage(mapping.ownMessages, limitContext(requestFor(prepared, mapping.allowSecretHeaders)), lookup))) return false;
+  if (!(await isOwnMessage(mapping.ownMessages, limitContext(requestFor(prepared, mapping)), lookup))) return false;
   explanation.mapping = { id: mapping.id, label: mapping.label };
   explanation.outcome = { kind: 'skip', mappingId: mapping.id, reason: 'self', event: verdict.event };
   explanation.notes.push(`a message this service posted on ${mapping.ownMessages.channel} (mapping "${mapping.id}", ownMessages): not acted on`);

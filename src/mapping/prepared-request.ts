@@ -27,20 +27,20 @@ export function limitContext(prepared: PreparedRequest): SafeRecord {
 
 export function prepare(request: HookRequest, name: string, now: Date, signatureHeaders: ReadonlySet<string>, hooksPath: string): PreparedRequest {
   const { visible: headers, withheld } = sanitizeHeaders(request.headers, signatureHeaders);
-  const query = sanitizeQuery(request.query);
-  const search = new URLSearchParams(query).toString();
+  const { visible: query, withheld: withheldQuery } = sanitizeQuery(request.query);
   const safePayload = toSafeRecord(request.payload);
   const safeHeaders = toSafeRecord(headers);
   const safeQuery = toSafeRecord(query);
   const at = now.toISOString();
   return {
     name,
-    url: `${hooksPath}/${name}${search === '' ? '' : `?${search}`}`,
+    url: urlOf(`${hooksPath}/${name}`, query),
     payload: request.payload,
     safePayload,
     headers,
     withheld,
     query,
+    withheldQuery,
     safeHeaders,
     safeQuery,
     now: at,
@@ -49,18 +49,46 @@ export function prepare(request: HookRequest, name: string, now: Date, signature
   };
 }
 
+/** What a mapping opted into seeing of what is withheld (`allowSecretHeaders`, `allowSecretQuery`). */
+export interface SecretAccess {
+  readonly allowSecretHeaders?: ReadonlySet<string> | undefined;
+  readonly allowSecretQuery?: ReadonlySet<string> | undefined;
+}
+
 /**
- * The request as one mapping sees it: the shared view, plus the withheld headers the mapping lists.
- * Unchanged (the same object, its context shared) when it lists none the request carries.
+ * The request as one mapping sees it: the shared view, plus the withheld headers and query
+ * parameters the mapping lists. Unchanged (the same object, its context shared) when it lists none
+ * the request carries.
  */
-export function requestFor(prepared: PreparedRequest, allowed: ReadonlySet<string> | undefined): PreparedRequest {
-  if (allowed === undefined) return prepared;
-  const shown = Object.entries(prepared.withheld).filter(([name]) => allowed.has(name));
-  if (shown.length === 0) return prepared;
-  const headers = { ...prepared.headers, ...Object.fromEntries(shown) };
-  const safeHeaders = toSafeRecord(headers);
-  const templateContext = lazyContext(prepared.safePayload, { headers: safeHeaders, query: prepared.safeQuery, path: prepared.name, now: prepared.now });
-  return { ...prepared, headers, safeHeaders, templateContext };
+export function requestFor(prepared: PreparedRequest, access: SecretAccess): PreparedRequest {
+  const shownHeaders = shownOf(prepared.withheld, access.allowSecretHeaders);
+  const shownQuery = shownOf(prepared.withheldQuery, access.allowSecretQuery);
+  if (shownHeaders === undefined && shownQuery === undefined) return prepared;
+  const view = { ...prepared };
+  if (shownHeaders !== undefined) {
+    view.headers = { ...prepared.headers, ...shownHeaders };
+    view.safeHeaders = toSafeRecord(view.headers);
+  }
+  if (shownQuery !== undefined) {
+    view.query = { ...prepared.query, ...shownQuery };
+    view.safeQuery = toSafeRecord(view.query);
+    view.url = urlOf(prepared.url.split('?')[0] as string, view.query);
+  }
+  view.templateContext = lazyContext(prepared.safePayload, { headers: view.safeHeaders, query: view.safeQuery, path: prepared.name, now: prepared.now });
+  return view;
+}
+
+/** The withheld entries a mapping lists, or undefined when the request carries none of them. */
+function shownOf(withheld: Readonly<Record<string, string>>, allowed: ReadonlySet<string> | undefined): Record<string, string> | undefined {
+  if (allowed === undefined) return undefined;
+  const shown = Object.entries(withheld).filter(([name]) => allowed.has(name));
+  return shown.length === 0 ? undefined : Object.fromEntries(shown);
+}
+
+/** The path and query a transform sees as `input.url`. */
+function urlOf(path: string, query: Record<string, string>): string {
+  const search = new URLSearchParams(query).toString();
+  return search === '' ? path : `${path}?${search}`;
 }
 
 /** The request's template context, built on first use and then shared. */

@@ -9,8 +9,8 @@ import { slackChannel } from '../../src/channels/slack.js';
 import { telegramChannel } from '../../src/channels/telegram.js';
 import type { Channel } from '../../src/channels/types.js';
 import { bodyOf, startFakeService, testDeps, type Answer, type FakeService, type Recorded } from './fake-service.js';
-import { CHAT_CONSTRUCTS, ISSUE_37_CONSTRUCTS } from './markup-corpus.js';
-import { discordFindings, mattermostFindings, sourceChannelFindings, type Finding } from './markup-oracle.js';
+import { CHAT_CONSTRUCTS, CROSS_REFERENCE_CONSTRUCTS, ISSUE_37_CONSTRUCTS } from './markup-corpus.js';
+import { crossReferenceFindings, discordFindings, mattermostFindings, sourceChannelFindings, type Finding } from './markup-oracle.js';
 
 /**
  * Each channel as it is configured by default (an agent reply) and with everything allowed (a
@@ -131,4 +131,28 @@ describe('what each channel sends, rendered by its service', () => {
     expect(sent).toHaveLength(HOSTILE.length * 2);
     for (const body of sent) expect(channelCase.findings(body), JSON.stringify(body)).toEqual([]);
   });
+});
+
+describe('references to another repository, as GitHub and GitLab receive them', () => {
+  let service: FakeService | undefined;
+  afterEach(async () => service?.close());
+
+  it.each(CASES.filter((channelCase) => channelCase.name === 'github' || channelCase.name === 'gitlab'))(
+    '$name: neither a reply nor a notify references another repository; a reply with markup "allow" does',
+    async (channelCase) => {
+      service = await startFakeService(answer);
+      const reply = channelCase.reply(service.baseUrl);
+      // Configured with markup "allow": its replies are sent as written, a notify (untrusted) never.
+      const allowing = channelCase.notify(service.baseUrl);
+      for (const [, text] of CROSS_REFERENCE_CONSTRUCTS) {
+        await reply.send(channelCase.to, text);
+        await allowing.send(channelCase.to, text, undefined, { untrusted: true });
+      }
+      const sent = service.requests.map((request) => String(bodyOf(request)['body']));
+      expect(sent).toHaveLength(CROSS_REFERENCE_CONSTRUCTS.length * 2);
+      for (const body of sent) expect(crossReferenceFindings(body), body).toEqual([]);
+      await allowing.send(channelCase.to, 'fixed in acme/other#2, see #3');
+      expect(String(bodyOf(service.requests.at(-1)!)['body'])).toBe('fixed in acme/other#2, see #3');
+    },
+  );
 });

@@ -30,3 +30,16 @@ export const CHAT_CONSTRUCTS: [string, string][] = [
   ['Slack mentions and links', '<!channel> <!here> <@U024BE7LH> <!subteam^SAZ94GDB8> <https://evil.example|click>'],
   ['Mattermost mass mentions', '@channel, @all. @here: x.@here (@all) @Channel'],
 ];
+
+/**
+ * References that reach another repository or project (GitHub: a cross-reference event on that
+ * issue's timeline; GitLab: a "mentioned in" note on it), and the ways a renderer could still spell one.
+ */
+export const CROSS_REFERENCE_CONSTRUCTS: [string, string][] = [
+  ['GitHub issue and commit in another repository', 'see acme/other#2 and acme/other@a5c3785ed8d6a35868bc169f07e40e889087fd2e'],
+  ['GitLab issue, merge request and epic in another project or group', 'group/sub/project#5, group/project!6 and group&7'],
+  ['GitLab shortcuts within the namespace', 'project#8 or project!9'],
+  ['a reference in emphasis, a list, a quote and a link text', '_acme/other#2_\n\n- acme/other#3\n\n> acme/other!4\n\n[acme/other#5](https://example.com)'],
+  ['a separator written as an escape', 'acme/other\\#2 acme/other\\!3 group\\&4'],
+  ['a separator or a digit written as a character reference', 'acme/other&#35;2 acme/other&num;3 group/project&#x21;4 group&amp;5 acme/other#&#50; acme/othe&#114;#6'],
+];

@@ -5,6 +5,8 @@
  * - GitHub, GitLab, Linear: CommonMark with GFM (markdown-it with raw HTML and linkify on; micromark
  *   with the GFM extension, raw HTML on). Mentions as GitHub and GitLab find them: in each rendered
  *   text node outside code and links, an `@` not after a word character, then a name character.
+ *   References to another repository or project the same way (crossReferenceFindings), as the forms
+ *   GitHub ("Autolinked references and URLs") and GitLab ("GitLab-specific references") document.
  * - Mattermost: marked (GFM) for images, HTML and links; mass mentions as the server finds them in the
  *   raw text (words split at anything but letters, digits and `:._-@`, then again at `.-:`), with code
  *   included where the server would leave it out.
@@ -17,7 +19,7 @@ import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 
 export interface Finding {
-  kind: 'image' | 'html' | 'hidden link' | 'mention';
+  kind: 'image' | 'html' | 'hidden link' | 'mention' | 'reference';
   detail: string;
 }
 
@@ -32,11 +34,25 @@ const SOURCE_MENTION = /(?<![A-Za-z0-9_])@[A-Za-z0-9_.]/;
 /** Where a relative link would go: a page of the service itself, which the text does not show either. */
 const RELATIVE_BASE = new URL('https://rendering-service.invalid/page');
 const MASS_WORDS = new Set(['@channel', '@all', '@here']);
+/**
+ * A reference that reaches another repository or project, in a rendered text node. The union of
+ * GitHub's `owner/repo#12` and `owner/repo@<sha>`, and GitLab's `group[/sub…]/project#12`, `…!12`
+ * (merge request), `…&12` (epic), `…@<sha>`, and the same-namespace `project#12`, `project!12`,
+ * `group&12`; stricter than either service: any path character right before `#`, `!` or `&` and a
+ * digit counts. A same-repository `#12` does not match: nothing of a path is before its `#`.
+ */
+const CROSS_REFERENCE = /[\w.-][#!&]\d|[\w.-]\/[\w.-]+@[0-9a-f]{7}/i;
 
 /** GitHub, GitLab and Linear: two CommonMark/GFM renderers, each must find nothing. */
 export function sourceChannelFindings(markdown: string): Finding[] {
   const htmls = [markdownIt.render(markdown), micromark(markdown, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })];
   return htmls.flatMap((html) => htmlFindings(html, SOURCE_MENTION));
+}
+
+/** GitHub and GitLab: the references to another repository or project each renderer's text would carry. */
+export function crossReferenceFindings(markdown: string): Finding[] {
+  const htmls = [markdownIt.render(markdown), micromark(markdown, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })];
+  return htmls.flatMap((html) => htmlFindings(html, CROSS_REFERENCE, 'reference')).filter((finding) => finding.kind === 'reference');
 }
 
 /** Mattermost: marked for what renders; its server, not the renderer, decides who is notified. */
@@ -89,8 +105,8 @@ function discordText(content: unknown): string {
 
 const TOKEN = /<(\/?)([A-Za-z][\w-]*)([^>]*)>|<[^>]*>?|([^<]+)/g;
 
-/** Walks rendered HTML: tags it knows, text nodes, and the text of each link. */
-function htmlFindings(html: string, mention: RegExp | undefined): Finding[] {
+/** Walks rendered HTML: tags it knows, text nodes (`mention` found in them outside code and links is a `kind`), and the text of each link. */
+function htmlFindings(html: string, mention: RegExp | undefined, kind: 'mention' | 'reference' = 'mention'): Finding[] {
   const findings: Finding[] = [];
   let codeDepth = 0;
   let link: { href: string; text: string } | undefined;
@@ -99,7 +115,7 @@ function htmlFindings(html: string, mention: RegExp | undefined): Finding[] {
     if (text !== undefined) {
       const decoded = decodeHtml(text);
       if (link !== undefined) link.text += decoded;
-      else if (codeDepth === 0 && mention?.test(decoded) === true) findings.push({ kind: 'mention', detail: decoded });
+      else if (codeDepth === 0 && mention?.test(decoded) === true) findings.push({ kind, detail: decoded });
       continue;
     }
     const name = rawName?.toLowerCase();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { neutraliseMarkdown, type MarkdownRules } from '../../src/channels/markup.js';
-import { discordFindings, mattermostFindings, sourceChannelFindings, type Finding } from './markup-oracle.js';
+import { crossReferenceFindings, discordFindings, mattermostFindings, sourceChannelFindings, type Finding } from './markup-oracle.js';
 
 /**
  * Hostile Markdown from pieces of every construct that loads, links or notifies somewhere, and of
@@ -16,6 +16,7 @@ const PIECES = [
   '[b]: ', '[b]', '[^1]', '<@80351110224678912>', '<@!80351110224678912>', '<@&165511591545143296>', '<#165511591545143296>', '</deploy:1041567894569451530>', '<:e:165511591545143296>', '<!channel>', '@everyone', '@here', '<img src=//evil.example/i>',
   '<a href=//evil.example>', '[t](//evil.example)', '[t](<//evil.example>)', '![i](//evil.example/i.png)', '<https://evil.example>', '<x@evil.example>',
   '\\<', '\\`', '\\[', '\\\\', '\\@', '*@', '_@', '.@', '(@',
+  'acme/other', 'group/sub/project', 'project', '12', 'a5c3785', '&#35;', '&num;', '&amp;', '&#50;', '\\#', '\\!', '\\&',
   '| a | b |\n|---|---|\n| ', ' | ', '|\n', '```\n', '  ```\n', '1. x\n   ```\n', '- x\n  ', '\n    ', '$`', '`$', '[[', ']]', '{', '}', '<\n', '<\t', ':/', '~~', '__', '**', '-# ', '# ',
 ];
 const hostile = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((pieces) => pieces.join(''));
@@ -42,6 +43,10 @@ describe('neutraliseMarkdown against real renderers (property)', () => {
 
   it('GitHub, GitLab, Linear with markup "allow": still no mention', () => {
     holds(sourceChannelFindings, { mentions: 'all', links: false }, (finding) => finding.kind === 'mention');
+  });
+
+  it('GitHub, GitLab: no reference to another repository or project survives', () => {
+    holds(crossReferenceFindings, { mentions: 'mass', links: true, crossReferences: true });
   });
 
   it('Mattermost: no image, raw HTML, hidden link or mass mention survives', () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { neutraliseMarkdown, splitCode } from '../../src/channels/markup.js';
-import { CHAT_CONSTRUCTS, ISSUE_37_CONSTRUCTS } from './markup-corpus.js';
-import { discordFindings, mattermostFindings, sourceChannelFindings } from './markup-oracle.js';
+import { CHAT_CONSTRUCTS, CROSS_REFERENCE_CONSTRUCTS, ISSUE_37_CONSTRUCTS } from './markup-corpus.js';
+import { crossReferenceFindings, discordFindings, mattermostFindings, sourceChannelFindings } from './markup-oracle.js';
 
 const NEUTRAL = { mentions: 'mass', links: true } as const;
 const SOURCE = { mentions: 'all', links: true } as const;
+/** GitHub and GitLab with markup neutral (mentions allowed: the references are defused on their own). */
+const REPOSITORY = { mentions: 'mass', links: true, crossReferences: true } as const;
 const DISCORD = { mentions: 'mass', links: true, emphasisCrossesCode: true } as const;
 const ZWSP = '\u200B';
 
@@ -109,6 +111,37 @@ describe('neutraliseMarkdown against the renderers: the constructs of issue #37'
     expect(neutraliseMarkdown('\\<img src="//evil.example/x?d=1">', SOURCE)).toBe('\\<img src="//evil.example/x?d=1">');
     expect(neutraliseMarkdown('> [b]: HTTPS://evil.example/b', SOURCE)).toBe('> \\[b]: `HTTPS://evil.example/b`');
     expect(neutraliseMarkdown('_@user_ (@channel) &#64;user', SOURCE)).toBe(`_@${ZWSP}user_ (@${ZWSP}channel) \\&#64;user`);
+  });
+});
+
+/**
+ * A reply on GitHub or GitLab that names another repository's issue (`acme/other#2`) adds an event to
+ * that issue: payload text steering the agent could spam any repository. Such references keep their
+ * text but no longer reference anything; a reference within the repository (`#12`) still works.
+ */
+describe('neutraliseMarkdown: references to other repositories and projects', () => {
+  it.each(CROSS_REFERENCE_CONSTRUCTS)('%s: GitHub, GitLab', (_, text) => {
+    expect(crossReferenceFindings(text).length, 'the oracle sees the reference as it used to be sent').toBeGreaterThan(0);
+    const sent = neutraliseMarkdown(text, REPOSITORY);
+    expect(crossReferenceFindings(sent), sent).toEqual([]);
+    expect(sourceChannelFindings(sent).filter((finding) => finding.kind !== 'mention'), sent).toEqual([]);
+  });
+
+  it('keeps the text readable: a zero-width space after the separator, nothing else', () => {
+    expect(neutraliseMarkdown('see acme/other#2, acme/other@a5c3785 and group/project!4 or group&5', REPOSITORY)).toBe(
+      `see acme/other#${ZWSP}2, acme/other@${ZWSP}a5c3785 and group/project!${ZWSP}4 or group&${ZWSP}5`,
+    );
+    expect(neutraliseMarkdown('acme/other\\#2 acme/other&#35;2', REPOSITORY)).toBe(`acme/other\\#${ZWSP}2 acme/other\\&#35;2`);
+  });
+
+  it('leaves same-repository references, GH-ids, e-mail addresses and headings as they are', () => {
+    const text = '## Fixes #12 (GH-26)\n\nsee #13, PR #14 and (#15); mail me@example.com or ops@deadbeef.example';
+    expect(neutraliseMarkdown(text, REPOSITORY)).toBe(text);
+  });
+
+  it('leaves references alone where markup is allowed, and on channels without repositories', () => {
+    expect(neutraliseMarkdown('acme/other#2 acme/other@a5c3785', { mentions: 'mass', links: false })).toBe('acme/other#2 acme/other@a5c3785');
+    expect(neutraliseMarkdown('acme/other#2', NEUTRAL)).toBe('acme/other#2');
   });
 });
 

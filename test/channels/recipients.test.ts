@@ -29,6 +29,21 @@ describe('allowTo', () => {
     expect(['C123#1712345678.0001', 'my-org/api#7', 'C1234#1', '#C123'].map(allows)).toEqual([true, true, false, false]);
   });
 
+  it('matches GitHub, GitLab and Linear recipients in any case of their owner, repository or team, the issue part exactly', () => {
+    const policy = createRecipientPolicy({
+      github: { allowTo: ['acme/*', 'Other/API#discussion-7'] },
+      gitlab: { allowTo: ['Group/**', 'solo/project'] },
+      linear: { allowTo: ['ENG-*'] },
+      slack: { allowTo: ['C0123'] },
+    });
+    expect(['ACME/x#1', 'Acme/X#2', 'other/api#discussion-7', 'OTHER/Api#discussion-7'].map((to) => policy.allows('github', to))).toEqual([true, true, true, true]);
+    expect(['acmex/x#1', 'other/api#discussion-8', 'other/api#DISCUSSION-7'].map((to) => policy.allows('github', to))).toEqual([false, false, false]);
+    expect(['group/SUB/project!3', 'GROUP/p#1', 'Solo/Project#4', 'groupie/p#1'].map((to) => policy.allows('gitlab', to))).toEqual([true, true, true, false]);
+    expect(['eng-5', 'Eng-12', 'OPS-1'].map((to) => policy.allows('linear', to))).toEqual([true, true, false]);
+    // A Slack id is an id: its case is its own.
+    expect(policy.allows('slack', 'c0123')).toBe(false);
+  });
+
   it('refuses a request outside the list at admission, per channel', () => {
     const policy = createRecipientPolicy({ github: { allowTo: ['my-org/*'] } });
     expect(() => policy.checkAdmission('github', 'my-org/api#1', 'whatsapp')).not.toThrow();

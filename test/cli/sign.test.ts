@@ -162,3 +162,52 @@ describe('hookgate sign and try know every scheme', () => {
     expect(tried.out).not.toMatch(/mac-value-7|shop-value-8/);
   });
 });
+
+describe('hookgate sign on a preset: the mapping that takes the event, and only the variables it needs', () => {
+  const ISSUE = JSON.stringify({ action: 'opened', issue: { number: 4, title: 'Sign me' }, repository: { full_name: 'acme/app' }, sender: { login: 'octocat', type: 'User' } });
+  const folder = cliFolder('hookgate-sign-preset-', [], { 'issue.json': ISSUE }, { GH_SECRET: 'gh-preset-secret' });
+  const cli = folder.cli;
+  const configWith = (secret: string) =>
+    writeFileSync(
+      join(folder.dir(), 'hookgate.json5'),
+      JSON.stringify({
+        hooks: { enabled: true, token: 'tok-0123456789', presets: [{ name: 'github', secret, debounce: false }] },
+        // A forward target's token: nothing `sign` uses, and not set in this environment.
+        targets: { oc: { kind: 'openclaw', url: 'http://127.0.0.1:9', token: '${OPENCLAW_TOKEN}' } },
+      }),
+    );
+
+  it('names the mapping that takes --event, not the path\'s first, and signs a request the service takes', async () => {
+    configWith('${GH_SECRET}');
+    const issues = await cli(['sign', 'github', '--payload', 'issue.json', '--event', 'issues']);
+    expect(issues.code, issues.err).toBe(0);
+    expect(issues.out).toMatch(/^# mapping "preset:github\/issues", scheme github/);
+    expect(issues.err).toContain('OPENCLAW_TOKEN is not set (used at /targets/oc/token); this command does not need it');
+    const pulls = await cli(['sign', 'github', '--payload', 'issue.json', '--event', 'pull_request']);
+    expect(pulls.out).toMatch(/^# mapping "preset:github\/pull_request"/);
+    const headers = Object.fromEntries(
+      issues.out
+        .split('\n')
+        .filter((line) => /^[A-Za-z0-9-]+: /.test(line))
+        .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+    );
+    const svc = await folder.serve({ hooks: { presets: [{ name: 'github', secret: 'gh-preset-secret', debounce: false }] } });
+    const response = await fetch(`${svc.hooksUrl}/github`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: ISSUE });
+    expect([response.status, ((await response.json()) as { ok: boolean }).ok]).toEqual([202, true]);
+  });
+
+  it('says which variable the signing mapping needs when it is not set', async () => {
+    configWith('${GH_PRESET_SECRET}');
+    const signed = await cli(['sign', 'github', '--payload', 'issue.json', '--event', 'issues']);
+    expect(signed.code).toBe(1);
+    expect(signed.err).toContain('environment variable GH_PRESET_SECRET is not set (used at /hooks/presets/0/secret)');
+    expect(signed.err).not.toContain('OPENCLAW_TOKEN is not set (used at /targets/oc/token):');
+    expect(signed.out).toBe('');
+  });
+
+  it('says so when no mapping on the path takes the event', async () => {
+    configWith('${GH_SECRET}');
+    const signed = await cli(['sign', 'github', '--payload', 'issue.json', '--event', 'no_such_event']);
+    expect([signed.code, signed.err]).toEqual([1, expect.stringMatching(/no mapping that receives "github" takes the event "no_such_event"/)]);
+  });
+});

@@ -244,8 +244,11 @@ describe('console settings', () => {
     const svc = await startConsoleService({ gateway: { auth: { token: GATEWAY_TOKEN }, console: { showPayloads: true } } });
     try {
       const client = await ConsoleClient.login(svc);
-      await post(`${svc.hooksUrl}/greet`, { who: 'Ada', apiKey: 'sk-live-SECRET', nested: { password: 'hunter2' } });
+      await post(`${svc.hooksUrl}/greet?api_key=sk-query-SECRET&page=2`, { who: 'Ada', apiKey: 'sk-live-SECRET', nested: { password: 'hunter2' } });
       const response = await client.get('/api/requests');
+      // The log keeps no query string at all (its `hook` is the path): a secret parameter never reaches it.
+      expect(response.body.requests[0].hook).toBe('greet');
+      expect(response.text).not.toContain('sk-query-SECRET');
       expect(response.body.requests[0].payload).toEqual({ who: 'Ada', apiKey: '[redacted]', nested: { password: '[redacted]' } });
       expect(response.body.requests[0].headers.authorization).toBe('[redacted]');
       expect(response.text).not.toContain('sk-live-SECRET');

@@ -1,5 +1,14 @@
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post, startTestService, TEST_TOKEN, type TestService } from '../helpers/service.js';
+
+/** Whether this host can listen on the IPv6 loopback (some containers have no IPv6 at all). */
+const IPV6_LOOPBACK = await new Promise<boolean>((resolve) => {
+  const probe = createServer();
+  probe.once('error', () => resolve(false));
+  probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+});
+if (!IPV6_LOOPBACK) console.warn('test/e2e/auth.test.ts: no IPv6 loopback (::1) on this host; the direct IPv6 peer test is skipped');
 
 describe('hook authentication', () => {
   let svc: TestService;
@@ -71,6 +80,25 @@ describe('hook authentication', () => {
     expect(right.status).toBe(429);
     expect(right.body).toEqual(blocked.body);
     expect(svc.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 0 });
+  });
+
+  it('counts an IPv6 client under its /64: new addresses of the same prefix stay blocked, another prefix does not', async () => {
+    // The client addresses come from a trusted proxy's X-Forwarded-For: the same path as a direct IPv6 peer.
+    svc = await startTestService({ gateway: { trustedProxies: ['127.0.0.1'] }, hooks: { throttle: { maxFailures: 3, windowSeconds: 60 } } });
+    const from = (client: string, token = 'nope') => post(`${svc.hooksUrl}/wake`, { text: 'a' }, { authorization: `Bearer ${token}`, 'x-forwarded-for': client });
+    for (const client of ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:ffff:ffff:ffff:fffe']) expect((await from(client)).status).toBe(401);
+    expect((await from('2001:db8:7:1:abcd::9', TEST_TOKEN)).status).toBe(429);
+    expect((await from('2001:db8:7:2::1', TEST_TOKEN)).status).toBe(200);
+    // The log line still names the full address it came from.
+    expect(svc.logs.some((line) => line['client'] === '2001:db8:7:1:abcd::9' && line['status'] === 429)).toBe(true);
+  });
+
+  it.skipIf(!IPV6_LOOPBACK)('throttles a direct IPv6 peer on ::1 under ::1 itself', async () => {
+    svc = await startTestService({ gateway: { bind: '::1' }, hooks: { throttle: { maxFailures: 2, windowSeconds: 60 } } });
+    expect(svc.url).toContain('[::1]');
+    for (let attempt = 0; attempt < 2; attempt += 1) expect((await post(`${svc.hooksUrl}/wake`, { text: 'a' }, { authorization: 'Bearer nope' })).status).toBe(401);
+    expect((await post(`${svc.hooksUrl}/wake`, { text: 'a' })).status).toBe(429);
+    expect(svc.logs.some((line) => line['client'] === '::1' && line['status'] === 429)).toBe(true);
   });
 
   it('has no hook routes when hooks are disabled, but /healthz answers', async () => {

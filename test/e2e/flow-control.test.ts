@@ -140,13 +140,14 @@ describe('run limits over HTTP', () => {
     expect(service.logs.some((line) => line['event'] === 'run.force_started')).toBe(false);
   });
 
-  it('answers a forced start 404 when no gateway token is configured, and 403 to the hook token still', async () => {
+  it('answers a forced start 404 to everyone, the hook token included, when no gateway token is configured', async () => {
     svc = await startTestService({ agents: { defaults: { budget: { runsPerDay: 1 } } } });
     const start = `${svc.hooksUrl}/runs/some-run/start`;
-    expect((await post(start, {}, auth)).body).toMatchObject({ code: 'GATEWAY_TOKEN_REQUIRED' });
-    const without = await post(start, {}, { authorization: `Bearer ${GATEWAY_TOKEN}` });
-    expect([without.status, without.body.code]).toEqual([404, 'NOT_FOUND']);
-    expect(without.body.error).toContain('gateway.auth.token');
+    for (const carried of [auth, { authorization: `Bearer ${GATEWAY_TOKEN}` }, {}]) {
+      const refused = await post(start, {}, carried);
+      expect([refused.status, refused.body.code]).toEqual([404, 'NOT_FOUND']);
+      expect(refused.body.error).toContain('gateway.auth.token');
+    }
   });
 
   it('refuses agent admissions with 503 SERVER_BUSY and Retry-After past maxQueued, storing nothing for them', async () => {
@@ -263,6 +264,9 @@ describe('hookgate runs start --force and hookgate status', () => {
     const noToken = cliIo(service.dir);
     expect(await runCli(['runs', 'start', second, '--force', '--config', tokenless, '--url', service.url], noToken.io)).toBe(1);
     expect(noToken.err.join('')).toContain('needs gateway.auth.token');
+    // The console is no way out: it logs in with that same token.
+    expect(noToken.err.join('')).not.toContain('use the console');
+    expect(noToken.err.join('')).toContain('stop the service and run this again');
     expect((await runOf(service, second))['waitingFor']).toBe('budget');
     const started = cliIo(service.dir);
     expect(await runCli(['runs', 'start', second, '--force', '--config', configPath, '--url', service.url], started.io)).toBe(0);

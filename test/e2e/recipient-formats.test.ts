@@ -55,4 +55,13 @@ describe('recipient formats at admission, over a real socket', () => {
     await until(() => forge.requests.length > 0);
     expect(forge.requests.map((request) => request.path)).toEqual(['/repos/acme/api/issues/12/comments']);
   });
+
+  it('takes the owner and repository in any case, as GitHub and GitLab do, but not another repository', async () => {
+    for (const [channel, to] of [['github', 'ACME/Api#7'], ['gitlab', 'Acme/Sub/Project!3']]) {
+      const admitted = await post(`${svc.hooksUrl}/agent`, { message: 'hi', channel, to, deliver: false });
+      expect([to, admitted.status]).toEqual([to, 202]);
+    }
+    const refused = await post(`${svc.hooksUrl}/agent`, { message: 'hi', channel: 'github', to: 'ACMEX/api#7', deliver: false });
+    expect([refused.status, refused.body.code]).toEqual([400, 'RECIPIENT_NOT_ALLOWED']);
+  });
 });

@@ -68,3 +68,48 @@ describe('secret-looking headers and the mappings that render them', () => {
     expect(text).not.toMatch(/authorization|test-hook-token/i);
   });
 });
+
+/** Query parameters whose values are credentials (`?api_key=`, an OAuth `access_token`…): held back like such headers. */
+const SECRET_QUERY: Record<string, string> = { api_key: 'query-key-1', access_token: 'query-access-2', client_secret: 'query-secret-3', session: 'query-session-4' };
+
+describe('secret-looking query parameters and the mappings that render them', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    const wake = { action: 'wake', wakeMode: 'next-heartbeat', textTemplate: 'rendered {{json query}}' };
+    svc = await startTestService({
+      hooks: {
+        transformsDir: TRANSFORMS,
+        mappings: [
+          { id: 'plain', match: { path: 'plain' }, ...wake },
+          { id: 'opted-in', match: { path: 'opted-in' }, ...wake, allowSecretQuery: ['api_key'] },
+          { id: 'transformed', match: { path: 'transformed' }, action: 'wake', transform: { module: 'query-echo.js' } },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  const textOf = async (path: string): Promise<string> => {
+    // A `token` parameter besides the Authorization header: not the credential used, still never shown.
+    const query = new URLSearchParams({ ...SECRET_QUERY, page: '2', token: 'query-token-5' });
+    const response = await post(`${svc.hooksUrl}/${path}?${query.toString()}`, { n: 1 });
+    expect(response.status).toBe(200);
+    const row = svc.db.prepare('SELECT text FROM events ORDER BY id DESC LIMIT 1').get() as { text: string };
+    return row.text;
+  };
+
+  it.each(['plain', 'transformed'])('%s: keeps every credential-looking parameter out of the query and the URL, and the rest in', async (path) => {
+    const text = await textOf(path);
+    for (const value of [...Object.values(SECRET_QUERY), 'query-token-5']) expect(text).not.toContain(value);
+    expect(text).toContain('"page":"2"');
+  });
+
+  it('passes the parameters a mapping opts into, and only those; never the token parameter', async () => {
+    const text = await textOf('opted-in');
+    expect(text).toContain('"api_key":"query-key-1"');
+    for (const [name, value] of Object.entries(SECRET_QUERY)) if (name !== 'api_key') expect(text).not.toContain(value);
+    expect(text).not.toContain('query-token-5');
+  });
+});

@@ -66,6 +66,29 @@ describe('slow unauthenticated bodies on a signed path', () => {
     expect(await heldBytes(svc)).toBe(6);
   });
 
+  it('makes room for bodies that arrive by cutting the ones that stalled, when stalled bodies from many addresses fill the budget', async () => {
+    // Eight addresses each send half their share fast, then stall: together they hold the whole budget.
+    const share = 256 * 1024;
+    const clock = createManualClock();
+    svc = await startTestService(
+      { gateway: { trustedProxies: ['127.0.0.1'] }, hooks: { ...GITHUB, bodyBudgetBytes: 8 * (share / 2), bodyBudgetPerClientBytes: share, bodyTimeoutMs: NEVER_MS, minBodyBytesPerSecond: 0 } },
+      { clock },
+    );
+    const sent = `{"a":"${'x'.repeat(share / 2 - 6)}`;
+    const stalled = [];
+    for (let index = 0; index < 8; index += 1) stalled.push(await stall(share, sent, { 'X-Forwarded-For': `203.0.113.${index + 1}` }));
+    await until(async () => (await heldBytes(svc!)) === 8 * (share / 2));
+    const replies = stalled.map((connection) => readResponse(connection.socket, NEVER_MS).catch(() => undefined));
+    // A while without a byte from any of them (the rate watch is off: only the budget can cut them).
+    clock.advance(3000);
+    const statuses = await Promise.all(Array.from({ length: 20 }, async (_, index) => (await deliver(svc!, index, { 'x-forwarded-for': '140.82.115.1' })).status));
+    expect(statuses).toEqual(Array.from({ length: 20 }, () => 202));
+    // What made the room: stalled bodies cut with 408 (and the connection closed); the rest still open.
+    const cut = stalled.flatMap((connection, index) => (connection.answered() ? [replies[index]!] : []));
+    expect(cut.length).toBeGreaterThan(0);
+    for (const answer of await Promise.all(cut)) expect([answer?.status, answer?.headers['connection'], JSON.parse(answer?.body ?? '{}').code]).toEqual([408, 'close', 'BODY_TIMEOUT']);
+  });
+
   it('holds one address to its share of the budget while its bodies arrive, so other senders still get in', async () => {
     const share = 256 * 1024;
     svc = await startTestService({ gateway: { trustedProxies: ['127.0.0.1'] }, hooks: { ...GITHUB, bodyBudgetBytes: 4 * share, bodyTimeoutMs: NEVER_MS } }, { clock: createManualClock() });
@@ -76,6 +99,18 @@ describe('slow unauthenticated bodies on a signed path', () => {
     const refused = await readResponse(second.socket);
     expect([refused.status, JSON.parse(refused.body).code, refused.headers['retry-after']]).toEqual([503, 'SERVER_BUSY', '1']);
     expect((await deliver(svc, 1, { 'x-forwarded-for': '140.82.115.1' })).status).toBe(202);
+    expect(first.answered()).toBe(false);
+  });
+
+  it('holds an IPv6 client to one share for its whole /64, however many of its addresses it sends from', async () => {
+    const share = 256 * 1024;
+    svc = await startTestService({ gateway: { trustedProxies: ['127.0.0.1'] }, hooks: { ...GITHUB, bodyBudgetBytes: 4 * share, bodyTimeoutMs: NEVER_MS } }, { clock: createManualClock() });
+    const first = await stall(250_001, `{"a":"${'x'.repeat(249_994)}`, { 'X-Forwarded-For': '2001:db8:66:1::1' });
+    await until(async () => (await heldBytes(svc!)) === 250_000);
+    const second = await stall(250_001, `{"a":"${'x'.repeat(249_994)}`, { 'X-Forwarded-For': '2001:db8:66:1:9e3f::2' });
+    const refused = await readResponse(second.socket);
+    expect([refused.status, JSON.parse(refused.body).code]).toEqual([503, 'SERVER_BUSY']);
+    expect((await deliver(svc, 1, { 'x-forwarded-for': '2001:db8:66:2::1' })).status).toBe(202);
     expect(first.answered()).toBe(false);
   });
 

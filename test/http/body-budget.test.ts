@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Context } from 'koa';
 import { Readable } from 'node:stream';
-import { BodyBudget, bodyBudgetGuard, chargeOf } from '../../src/http/body-budget.js';
+import { BodyBudget, bodyBudgetGuard, chargeOf, STALL_GRACE_MS, STALLED_BELOW_BYTES } from '../../src/http/body-budget.js';
 import type { HookError } from '../../src/errors.js';
 import { createManualClock } from '../helpers/manual-clock.js';
 import { openSocket, readResponse } from '../helpers/raw-http.js';
@@ -79,6 +79,76 @@ describe('BodyBudget', () => {
     expect(late.grow(10)).toBe(true);
     expect(late.countAgainst('203.0.113.66')).toBe(false);
     expect(budget.heldBy('203.0.113.66')).toBe(300);
+  });
+});
+
+
+describe('BodyBudget making room for bodies that arrive', () => {
+  /** A budget of 1000 bytes on a manual clock, and charges whose bodies are (not) whole as the test says. */
+  function setUp(limit = 1000, perClient = limit) {
+    const clock = createManualClock();
+    const budget = new BodyBudget(limit, perClient, clock);
+    const open = (whole = false) => {
+      const state = { whole };
+      const charge = budget.open(() => state.whole);
+      return Object.assign(charge, { state });
+    };
+    return { clock, budget, open };
+  }
+
+  it('cuts a body that stalled (408, its bytes released at once) so that a chunk of another fits', () => {
+    const { clock, budget, open } = setUp();
+    const stalled = open();
+    expect(stalled.grow(900)).toBe(true);
+    clock.advance(2 * STALL_GRACE_MS + 1000);
+    const arriving = open();
+    expect(arriving.grow(500)).toBe(true);
+    expect((stalled.refusal as HookError | undefined)?.code).toBe('BODY_TIMEOUT');
+    expect(budget.heldBytes).toBe(500);
+    // Bytes that reach a cut body later charge nothing.
+    expect(stalled.grow(100)).toBe(true);
+    expect(budget.heldBytes).toBe(500);
+  });
+
+  it('never cuts a body that arrived whole, one that just started, or one that keeps arriving fast', () => {
+    const { clock, open } = setUp(3 * STALLED_BELOW_BYTES);
+    const whole = open(true);
+    expect(whole.grow(STALLED_BELOW_BYTES)).toBe(true);
+    const fast = open();
+    expect(fast.grow(STALLED_BELOW_BYTES / 2)).toBe(true);
+    clock.advance(STALL_GRACE_MS);
+    expect(fast.grow(STALLED_BELOW_BYTES)).toBe(true);
+    const young = open();
+    expect(young.grow(STALLED_BELOW_BYTES / 2)).toBe(true);
+    expect(open().grow(1)).toBe(false);
+    for (const charge of [whole, fast, young]) expect(charge.refusal).toBeUndefined();
+  });
+
+  it('cuts the slowest first, and only as many as the chunk needs', () => {
+    const { clock, budget, open } = setUp();
+    const slower = open();
+    const slow = open();
+    expect(slower.grow(400)).toBe(true);
+    expect(slow.grow(400)).toBe(true);
+    clock.advance(5000);
+    expect(slow.grow(10)).toBe(true); // 10 bytes lately: stalled, but less so than `slower`
+    expect(open().grow(300)).toBe(true);
+    expect([slower.refusal === undefined, slow.refusal === undefined]).toEqual([false, true]);
+    expect(budget.heldBytes).toBe(710);
+  });
+
+  it("does not cut other clients' bodies for a client whose own share is full", () => {
+    const { clock, open } = setUp(1000, 400);
+    const mine = open();
+    expect(mine.countAgainst('203.0.113.66')).toBe(true);
+    expect(mine.grow(400)).toBe(true);
+    const elsewhere = open();
+    expect(elsewhere.grow(550)).toBe(true);
+    clock.advance(5000);
+    const second = open();
+    expect(second.countAgainst('203.0.113.66')).toBe(true);
+    expect(second.grow(100)).toBe(false);
+    expect([mine.refusal, elsewhere.refusal]).toEqual([undefined, undefined]);
   });
 });
 

@@ -59,3 +59,34 @@ describe('allowSecretHeaders', () => {
     expect(engine.warnings).toEqual([expect.stringContaining('"x-github-event" does not look like a secret')]);
   });
 });
+
+describe('allowSecretQuery', () => {
+  const query = { api_key: 'q1', access_token: 'q2', token: 'hook', page: '2' };
+
+  it('shows a listed parameter to the templates, a transform (query and url) and the filter of that mapping only', async () => {
+    const transforms = fakeTransforms(() => ({ kind: 'unchanged' as const }));
+    const engine = await engineWith({
+      transforms: transforms.port,
+      mappings: [
+        { id: 'listed', match: { path: 'p', source: 'a' }, action: 'wake', textTemplate: '{{json query}}', allowSecretQuery: ['api_key'], filter: { field: 'query.api_key', equals: 'q1' }, transform: { module: 't.js' } },
+        { id: 'other', match: { path: 'p', source: 'b' }, action: 'wake', textTemplate: '{{json query}}' },
+      ],
+    });
+    const listed = (await actionsOf(engine, request('p', { source: 'a' }, { query }))).actions;
+    expect(listed.map((action) => ('text' in action ? action.text : ''))).toEqual(['{"page":"2","api_key":"q1"}']);
+    expect(transforms.inputs.map((input) => [input.query, input.url])).toEqual([[{ page: '2', api_key: 'q1' }, '/hooks/p?page=2&api_key=q1']]);
+    const other = (await actionsOf(engine, request('p', { source: 'b' }, { query }))).actions;
+    expect(other.map((action) => ('text' in action ? action.text : ''))).toEqual(['{"page":"2"}']);
+  });
+
+  it('refuses the token parameter at load, and warns about a name that is never withheld', async () => {
+    const error = await engineWith({ mappings: [{ id: 'm', action: 'wake', textTemplate: 'x', allowSecretQuery: ['token', 'api_key'] }] }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((issue) => issue.path)).toEqual(['/hooks/mappings/0/allowSecretQuery/0']);
+    const engine = await engineWith({ mappings: [{ id: 'w', action: 'wake', textTemplate: 'x', allowSecretQuery: ['page'] }] });
+    expect(engine.warnings).toEqual([expect.stringContaining('"page" does not look like a secret')]);
+  });
+});
