@@ -36,6 +36,8 @@ export interface WorkerSnapshot extends WorkerStats {
 interface Waiter {
   resolve: (worker: WorkerProcess | undefined) => void;
   timer: NodeJS.Timeout;
+  /** When the call started waiting (the pool's clock). */
+  since: number;
 }
 
 /**
@@ -343,6 +345,7 @@ export class SandboxPool {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve,
+        since: this.now(),
         timer: setTimeout(() => {
           queue.splice(queue.indexOf(waiter), 1);
           resolve(undefined);
@@ -353,14 +356,36 @@ export class SandboxPool {
     });
   }
 
-  /** Starts another worker after `afterMs` if calls still wait for one then (and the pool may grow). */
-  private growLater(afterMs: number): void {
+  /**
+   * Starts another worker once a call has waited `afterMs` (and the pool may grow). Checked after
+   * the event loop's I/O (setImmediate): when the service itself stalled (a long collection, a slow
+   * commit), the replies that arrived meanwhile are taken first, and calls that waited only because
+   * nobody read those replies start no worker.
+   */
+  private growLater(afterMs: number, delayMs = afterMs): void {
     if (this.growTimer !== undefined || !this.workers.includes(undefined)) return;
     this.growTimer = setTimeout(() => {
-      this.growTimer = undefined;
-      if ([...this.queues.values()].some((waiting) => waiting.length > 0)) this.grow();
-    }, afterMs);
+      setImmediate(() => {
+        this.growTimer = undefined;
+        if (this.closed) return;
+        const oldest = this.oldestWaitSince();
+        if (oldest === undefined) return;
+        const waited = this.now() - oldest;
+        if (waited >= afterMs) this.grow();
+        else this.growLater(afterMs, afterMs - waited);
+      });
+    }, delayMs);
     this.growTimer.unref();
+  }
+
+  /** When the call waiting longest started waiting; undefined when none waits. */
+  private oldestWaitSince(): number | undefined {
+    let oldest: number | undefined;
+    for (const queue of this.queues.values()) {
+      const first = queue[0];
+      if (first !== undefined && (oldest === undefined || first.since < oldest)) oldest = first.since;
+    }
+    return oldest;
   }
 
   /** One more call of the module counts against this worker (see MODULE_PIPELINE_DEPTH). */

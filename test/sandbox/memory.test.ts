@@ -81,6 +81,32 @@ describe('sandbox memory that follows use, not configuration', () => {
     }
   });
 
+  it('calls that waited only because the service itself stalled (the replies unread) start no second worker', async () => {
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 30_000 }, growAfterMs: 20 });
+    try {
+      const echo = await t.runner.load({ module: 'echo.js' });
+      await t.runner.run(echo, input({ n: 0 })); // the module is loaded: the calls below go out at once
+      const calls = Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n })));
+      // Four calls are with the worker, four wait. The event loop stalls far past the grace (as in a
+      // long collection) while the worker answers; the grace's timer then fires before the replies
+      // are read, and must not take the unread replies for a full worker.
+      // (The pool sends a turn's calls in one write from a setImmediate: the stall starts a turn later.)
+      await new Promise<void>((resolve) =>
+        setImmediate(() =>
+          setImmediate(() => {
+            const until = performance.now() + 1500;
+            while (performance.now() < until);
+            resolve();
+          }),
+        ),
+      );
+      expect((await Promise.all(calls)).map(message)).toEqual(Array.from({ length: 8 }, (_, n) => `echo ${n}`));
+      expect(t.runner.workerPids()).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('calls still waiting for a full worker when the grace ends start the second, which takes them', async () => {
     const t = startRunner({ limits: { workers: 2, timeoutMs: 30_000 }, growAfterMs: 20 });
     try {
