@@ -5,7 +5,10 @@
  * event-loop delay and GC pauses (bench/lib/loop-watch.mjs, preloaded), the peaks of the server and
  * of the sandbox workers, and optionally a CPU profile of the load (--cpu-prof) summarised by self time.
  *
- *   node --import tsx bench/soak-profile.ts [seconds=120] [rate=300] [--cpu-prof] [--label X] [--synchronous normal] [--rows wake-1k,agent-1k,…]
+ *   node --import tsx bench/soak-profile.ts [seconds=120] [rate=300] [--cpu-prof] [--label X] [--synchronous normal] [--rows wake-1k,agent-1k,…] [--bursts]
+ *
+ * The load is paced evenly (bench/lib/paced-load.ts); --bursts drives it with autocannon's rate
+ * instead (each second's requests sent at its start, as the soak did before).
  *
  * HOOKGATE_NODE_FLAGS works as for bench/memory.ts. Run `npm run build` first.
  */
@@ -18,12 +21,13 @@ import { createChildRegistry, descendants } from './lib/processes.js';
 import { startHookgate } from './lib/servers.js';
 import { allRows, type Row } from './lib/plan.js';
 import { measureTogether } from './lib/load.js';
+import { measurePaced } from './lib/paced-load.js';
 import { perRequest, threadCpu } from './lib/threads.js';
 import { summariseProfile } from './lib/profile.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MB = 2 ** 20;
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'cpu-prof': { type: 'boolean', default: false }, label: { type: 'string', default: '' }, synchronous: { type: 'string', default: 'full' }, rows: { type: 'string', default: 'wake-1k,agent-1k,template-1k,transform-1k' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'cpu-prof': { type: 'boolean', default: false }, label: { type: 'string', default: '' }, synchronous: { type: 'string', default: 'full' }, rows: { type: 'string', default: 'wake-1k,agent-1k,template-1k,transform-1k' }, bursts: { type: 'boolean', default: false } } });
 const seconds = Number(positionals[0] ?? 120);
 const rate = Number(positionals[1] ?? 300);
 const KINDS = values.rows.split(',');
@@ -94,7 +98,8 @@ try {
   const cpuBefore = threadCpu(server.pid);
   const ioBefore = written(server.pid);
   const from = Number(process.hrtime.bigint() / 1000n);
-  const { samples, cpuUsPerRequest } = await measureTogether(server, rows, { durationSeconds: seconds, connections: 8, totalRate: rate });
+  const drive = values.bursts ? measureTogether : measurePaced;
+  const { samples, cpuUsPerRequest } = await drive(server, rows, { durationSeconds: seconds, connections: 8, totalRate: rate });
   const to = Number(process.hrtime.bigint() / 1000n);
   const endedAt = Date.now();
   const cpuAfter = threadCpu(server.pid);
