@@ -24,7 +24,7 @@ import { silentLogger } from '../src/log.js';
 import type { DebounceJoin } from '../src/store/debounce-port.js';
 import { openSqliteStore } from '../src/store/sqlite/store.js';
 
-const SERVER_HEAP_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
+const SERVER_HEAP_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=1024'];
 const BATCH = 20;
 const logger = silentLogger();
 const open = (path: string) => openSqliteStore({ path, synchronous: 'normal' }, { logger, idempotencyTtlMs: 3_600_000, role: 'service' });

@@ -14,7 +14,8 @@
  *   --node-flags "…"   extra node flags for Hookgate (e.g. "--max-semi-space-size=4"), to measure a V8 setting's trade
  *   --note "text"      added to "What changed since the last run"
  *   --soak             instead: Hookgate alone under a fixed mixed load for minutes, RSS every 30 s
- *                      → the soak section of bench/RESULTS.md (--soak-minutes M, default 9; --soak-rate R, default 300)
+ *                      → the soak section of bench/RESULTS.md (--soak-minutes M, default 9; --soak-rate R, default 300;
+ *                      requests evenly spaced, or --soak-bursts: autocannon's rate, each second's sent at its start)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -50,6 +51,7 @@ const { values } = parseArgs({
     soak: { type: 'boolean', default: false },
     'soak-minutes': { type: 'string' },
     'soak-rate': { type: 'string' },
+    'soak-bursts': { type: 'boolean', default: false },
   },
   allowNegative: true,
   strict: true,
@@ -152,7 +154,7 @@ async function soakRun(): Promise<void> {
   const rate = Number(values['soak-rate'] ?? 300);
   if (!(minutes > 0) || !(rate > 0)) throw new Error('--soak-minutes and --soak-rate are positive numbers');
   log(`soak: ${minutes} min at ${rate} req/s`);
-  const body = soakMarkdown(await soak(children, { minutes, rate, tmp, log, nodeFlags }));
+  const body = soakMarkdown(await soak(children, { minutes, rate, tmp, log, nodeFlags, bursts: values['soak-bursts'] }));
   process.stdout.write(`${body}\n`);
   writeSoak(join(HERE, 'RESULTS.md'), {
     command: ['npm run bench', '--', ...process.argv.slice(2).map(quoted)].join(' '),

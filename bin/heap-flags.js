@@ -8,12 +8,13 @@
 // name already given on the command line or in NODE_OPTIONS wins over ours.
 
 /**
- * A young generation of at most 2 × 16 MiB semi-spaces (V8's own ceiling here is 2 × 64 MiB); an
- * old-generation limit that also keeps V8's growing factor low (~1.6 instead of 4). 16 MiB, not 4:
- * with 4 the scavenges of 64–256 KB bodies cost 40–60 % more CPU per request for ~20–40 MB less
- * at peak (bench/RESULTS.md, "Measured trades").
+ * A young generation of at most 2 × 8 MiB semi-spaces (V8's own ceiling here is 2 × 64 MiB); an
+ * old-generation limit that also keeps V8's growing factor low (~1.6 instead of 4). 8 MiB, not 4:
+ * with 4 the scavenges of 64–256 KB bodies cost 17–60 % more CPU per request for ~20–40 MB less
+ * at peak; 8, not 16: the same CPU within the noise, 15 MB less in the soak (bench/RESULTS.md,
+ * "Measured trades").
  */
-export const DEFAULT_SERVER_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
+export const DEFAULT_SERVER_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=1024'];
 /** Set in the replacement's environment, so it does not replace itself again. */
 const APPLIED_MARK = 'HOOKGATE_HEAP_FLAGS_APPLIED';
 const COMMANDS = new Set(['serve']);

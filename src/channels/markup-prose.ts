@@ -70,8 +70,11 @@ const DESTINATION = String.raw`\(\s*(<[^>\n|]*>|[^\s()|]*(?:\([^\s()|]*\)[^\s()|
 const LABEL = String.raw`\[((?:[^\[\]\n]|\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\])*)\]`;
 const LINK = new RegExp(LABEL + DESTINATION, 'y');
 const IMAGE = new RegExp(`!${LABEL}${DESTINATION}`, 'y');
-/** Characters where a step below may apply; the text between them is copied as it is. */
-const INTERESTING = /[\\`@&!#[<hfw*_~|]/gi;
+/**
+ * Where a step below may apply; the text between is copied as it is. A URL is stopped at only where
+ * its scheme or `www.` starts (URL and LINKED_URL need one), not at every h, f and w of the prose.
+ */
+const INTERESTING = /[\\`@&!#[<*_~|]|(?:https?|ftp):\/\/|www\./gi;
 
 interface Step {
   /** What is sent for text[at, next). */

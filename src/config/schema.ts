@@ -74,7 +74,7 @@ const TransformLimitsSchema = Type.Object(
       maximum: 16,
       default: 2,
       description:
-        'Most sandbox worker processes. The first starts with the service; another starts when calls of one module fill every running worker, ' +
+        'Most sandbox worker processes. The first starts with the service; another starts when calls of one module have waited 200 ms for every running worker to have room, ' +
         'and an extra worker without calls for workerIdleSeconds stops.',
     }),
     workerIdleSeconds: Type.Integer({

@@ -78,8 +78,12 @@ export function bodyBudgetGuard(budget: BodyBudget): Middleware {
   return (ctx, next) => {
     const meter = meterOf(ctx);
     const charge = budget.open(() => meter.complete);
-    if (!charge.grow(meter.received)) {
+    const done = (): void => {
       charge.release();
+      meter.detach();
+    };
+    if (!charge.grow(meter.received)) {
+      done();
       throw budgetRefusal();
     }
     meter.onBytes((bytes) => {
@@ -90,15 +94,12 @@ export function bodyBudgetGuard(budget: BodyBudget): Middleware {
     try {
       rest = next();
     } catch (error) {
-      charge.release();
+      done();
       throw error;
     }
-    return rest.then(
-      () => charge.release(),
-      (error: unknown) => {
-        charge.release();
-        throw error;
-      },
-    );
+    return rest.then(done, (error: unknown) => {
+      done();
+      throw error;
+    });
   };
 }

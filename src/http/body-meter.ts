@@ -9,6 +9,8 @@ export interface BodyMeter {
   readonly complete: boolean;
   /** Calls `listener` with the size of each chunk from now on, as it arrives. */
   onBytes(listener: (bytes: number) => void): void;
+  /** Stops counting and lets go of the request stream and of every listener (the request was answered). */
+  detach(): void;
 }
 
 const METER_STATE = 'bodyMeter';
@@ -32,21 +34,43 @@ export function meterOf(ctx: Context): BodyMeter {
 class ArrivalMeter implements BodyMeter {
   received: number;
   complete: boolean;
-  private readonly listeners: Array<(bytes: number) => void> = [];
+  private listeners: Array<(bytes: number) => void> = [];
+  private readonly release: () => void;
 
   constructor(req: IncomingMessage) {
     this.received = req.readableLength;
     this.complete = req.complete;
-    const push = req.push.bind(req);
-    req.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
-      if (chunk === null) this.complete = true;
-      else if (Buffer.isBuffer(chunk) && chunk.length > 0) this.arrived(chunk.length);
-      return push(chunk, encoding);
+    if (this.complete) {
+      // Nothing more will arrive: no hook on the stream.
+      this.release = () => undefined;
+      return;
+    }
+    const push = req.push;
+    const hook = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+      if (chunk === null) {
+        this.complete = true;
+        this.detach();
+      } else if (Buffer.isBuffer(chunk) && chunk.length > 0) this.arrived(chunk.length);
+      return push.call(req, chunk, encoding);
+    };
+    req.push = hook;
+    // Node keeps a keep-alive connection's last request object until the next request arrives: the
+    // hook and its listeners (the budget's charge, a reader's deadline, hence the whole context)
+    // must not stay reachable from it once the body is in.
+    this.release = () => {
+      // Assigned back rather than deleted: deleting a property would turn the request object into
+      // a slow dictionary-mode object for the rest of its handling.
+      if (req.push === hook) req.push = push;
     };
   }
 
   onBytes(listener: (bytes: number) => void): void {
-    this.listeners.push(listener);
+    if (!this.complete) this.listeners.push(listener);
+  }
+
+  detach(): void {
+    this.listeners = [];
+    this.release();
   }
 
   private arrived(bytes: number): void {

@@ -28,6 +28,9 @@ export interface ReadPace {
  * connection closes after the answer.
  */
 export function readWithin(ctx: Context, read: Promise<unknown>, pace: ReadPace): Promise<void> {
+  // The whole body is in already (a small body comes with its headers): no deadline or rate can
+  // be missed and no chunk can be refused any more, so no timer is set for it.
+  if (chargeOf(ctx)?.refusal === undefined && meterOf(ctx).complete) return read.then(() => undefined);
   const clock = pace.clock ?? realClock;
   return new Promise<void>((resolve, reject) => {
     const timers = new Set<TimerHandle>();
@@ -43,8 +46,7 @@ export function readWithin(ctx: Context, read: Promise<unknown>, pace: ReadPace)
       ctx.req.pause();
       reject(error);
     };
-    const deadline = new HookError('BODY_TIMEOUT', `request body not received within ${pace.bodyTimeoutMs} ms`, { closeConnection: true });
-    timers.add(clock.setTimer(() => fail(deadline), pace.bodyTimeoutMs));
+    timers.add(clock.setTimer(() => fail(new HookError('BODY_TIMEOUT', `request body not received within ${pace.bodyTimeoutMs} ms`, { closeConnection: true })), pace.bodyTimeoutMs));
     const rate = pace.minBodyBytesPerSecond ?? 0;
     if (rate > 0) watchRate(ctx, { clock, timers, rate, settled: () => settled, fail });
     chargeOf(ctx)?.whenRefused(fail);

@@ -76,8 +76,10 @@ export async function runHeartbeat(deps: MainSessionDeps): Promise<HeartbeatResu
 async function heartbeatTurn(deps: MainSessionDeps): Promise<HeartbeatResult> {
   const { store, clock, defaults } = deps;
   const budget = defaults.heartbeat.promptBudgetChars;
-  // A line is at least ~36 characters (prefix and timestamp), so this many rows always cover the budget.
-  const events = await store.session.listPending(Math.ceil(budget / 32) + 1);
+  // A line is at least ~36 characters (prefix and timestamp), so this many rows always cover the
+  // budget; and a line is longer than its text, so the events whose texts pass the budget are
+  // more than fit (fitBudget takes the first that does not fit only when it is alone).
+  const events = await store.session.listPending(Math.ceil(budget / 32) + 1, budget);
   if (events.length === 0) return { kind: 'idle' };
   const dueUpTo = await store.session.newestPendingId();
   const batch = fitBudget(events, budget);

@@ -24,6 +24,8 @@ export interface PoolOptions {
   idleCheckMs?: number;
   /** Clock of the idle time (tests inject one); default performance.now. */
   now?: () => number;
+  /** How long calls wait for a full worker before another starts (GROW_AFTER_MS); 0: at once. */
+  growAfterMs?: number;
 }
 
 export interface WorkerSnapshot extends WorkerStats {
@@ -34,6 +36,8 @@ export interface WorkerSnapshot extends WorkerStats {
 interface Waiter {
   resolve: (worker: WorkerProcess | undefined) => void;
   timer: NodeJS.Timeout;
+  /** When the call started waiting (the pool's clock). */
+  since: number;
 }
 
 /**
@@ -57,12 +61,19 @@ const MAX_QUEUE = 1000;
 const MODULE_PIPELINE_DEPTH = 4;
 
 const DEFAULT_WORKER_IDLE_MS = 60_000;
+/**
+ * Calls that find every running worker full wait this long before another worker starts: a burst
+ * the running workers clear sooner (a sender opening its connections at once, a worker that lost
+ * its core for a moment) starts none. A worker is a ~60 MB process, and with calls filling the first
+ * before the next it would stay for as long as a spike now and then reaches it.
+ */
+const GROW_AFTER_MS = 200;
 const STATS_DEADLINE_MS = 5000;
 
 /**
- * Up to `size` supervised sandbox workers. The first starts with the pool; another starts when a
- * call finds every running worker full with its module (below), and a worker beyond the first
- * stops after workerIdleMs without calls: an idle service holds one worker (~60 MB), a loaded one
+ * Up to `size` supervised sandbox workers. The first starts with the pool; another starts when
+ * calls have waited GROW_AFTER_MS, every running worker being full with their module (below), and
+ * a worker beyond the first stops after workerIdleMs without calls: an idle service holds one worker (~60 MB), a loaded one
  * all of them. A call for a module goes to the first worker that has
  * the module loaded and fewer than MODULE_PIPELINE_DEPTH of that module's calls already (so a worker
  * beyond the first takes calls only while the first is full, and goes idle after a burst); one module's slow calls never queue another module's calls
@@ -89,6 +100,8 @@ export class SandboxPool {
   private readonly lastCallAt = new Map<WorkerProcess, number>();
   private readonly now: () => number;
   private readonly idleTimer: NodeJS.Timeout;
+  /** Armed while calls wait for a full worker and the pool may grow (see GROW_AFTER_MS). */
+  private growTimer: NodeJS.Timeout | undefined;
 
   constructor(options: PoolOptions) {
     this.options = options;
@@ -203,6 +216,7 @@ export class SandboxPool {
     this.closed = true;
     clearInterval(this.rssTimer);
     clearInterval(this.idleTimer);
+    clearTimeout(this.growTimer);
     for (const [key, waiters] of this.queues) {
       this.queues.delete(key);
       for (const waiter of waiters) {
@@ -317,8 +331,10 @@ export class SandboxPool {
   }
 
   private acquire(key: string): Promise<WorkerProcess | undefined> {
-    // Every running worker full with this module: one more worker, if the pool may grow.
-    const free = this.pick(key) ?? (this.grow() ? this.pick(key) : undefined);
+    // Every running worker full with this module: one more worker, if the pool may grow (at once,
+    // or once calls have waited GROW_AFTER_MS).
+    const growAfterMs = this.options.growAfterMs ?? GROW_AFTER_MS;
+    const free = this.pick(key) ?? (growAfterMs === 0 && this.grow() ? this.pick(key) : undefined);
     if (free) {
       this.claim(free, key);
       return Promise.resolve(free);
@@ -329,13 +345,47 @@ export class SandboxPool {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve,
+        since: this.now(),
         timer: setTimeout(() => {
           queue.splice(queue.indexOf(waiter), 1);
           resolve(undefined);
         }, this.options.init.timeoutMs),
       };
       queue.push(waiter);
+      this.growLater(growAfterMs);
     });
+  }
+
+  /**
+   * Starts another worker once a call has waited `afterMs` (and the pool may grow). Checked after
+   * the event loop's I/O (setImmediate): when the service itself stalled (a long collection, a slow
+   * commit), the replies that arrived meanwhile are taken first, and calls that waited only because
+   * nobody read those replies start no worker.
+   */
+  private growLater(afterMs: number, delayMs = afterMs): void {
+    if (this.growTimer !== undefined || !this.workers.includes(undefined)) return;
+    this.growTimer = setTimeout(() => {
+      setImmediate(() => {
+        this.growTimer = undefined;
+        if (this.closed) return;
+        const oldest = this.oldestWaitSince();
+        if (oldest === undefined) return;
+        const waited = this.now() - oldest;
+        if (waited >= afterMs) this.grow();
+        else this.growLater(afterMs, afterMs - waited);
+      });
+    }, delayMs);
+    this.growTimer.unref();
+  }
+
+  /** When the call waiting longest started waiting; undefined when none waits. */
+  private oldestWaitSince(): number | undefined {
+    let oldest: number | undefined;
+    for (const queue of this.queues.values()) {
+      const first = queue[0];
+      if (first !== undefined && (oldest === undefined || first.since < oldest)) oldest = first.since;
+    }
+    return oldest;
   }
 
   /** One more call of the module counts against this worker (see MODULE_PIPELINE_DEPTH). */

@@ -27,6 +27,8 @@ export interface SandboxRunnerOptions extends TransformRunnerOptions {
   rssCheckMs?: number;
   /** How often workers beyond the first are checked for idleness (tests: short, with an injected clock). */
   idleCheckMs?: number;
+  /** How long calls wait for a full worker before another starts (PoolOptions.growAfterMs; tests). */
+  growAfterMs?: number;
 }
 
 /** The runner plus what tests and `hookgate status` need to see of it. */
@@ -103,6 +105,7 @@ class SandboxRunner implements SandboxTransformRunner {
       ...(options.rssCheckMs === undefined ? {} : { rssCheckMs: options.rssCheckMs }),
       ...(options.limits.workerIdleSeconds === undefined ? {} : { workerIdleMs: options.limits.workerIdleSeconds * 1000 }),
       ...(options.idleCheckMs === undefined ? {} : { idleCheckMs: options.idleCheckMs }),
+      ...(options.growAfterMs === undefined ? {} : { growAfterMs: options.growAfterMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
     });
   }

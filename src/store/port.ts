@@ -188,8 +188,12 @@ export interface RunStore {
 export interface MainSessionStore {
   /** Appends a pending event; resolves with its id (ids grow in arrival order). */
   addEvent(event: NewEvent): Promise<number>;
-  /** The oldest pending events, in arrival order. */
-  listPending(limit: number): Promise<PendingEvent[]>;
+  /**
+   * The oldest pending events, in arrival order, at most `limit`. With `maxChars`, none after the
+   * first whose text takes the running total of the texts past it: every event that fits is
+   * listed, and the first that does not (a heartbeat's prompt never holds more).
+   */
+  listPending(limit: number, maxChars?: number): Promise<PendingEvent[]>;
   /** Pending events; with createdUpTo, only those created at or before it (ms). */
   countPending(createdUpTo?: number): Promise<number>;
   /** The largest id of a pending event, 0 when none. */

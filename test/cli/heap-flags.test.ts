@@ -11,7 +11,7 @@ const missing = missingServerFlags as (execArgv: string[], env: NodeJS.ProcessEn
 describe('the heap flags serve runs with', () => {
   it('are the defaults when nothing is given', () => {
     expect(missing([], {})).toEqual(DEFAULT_SERVER_FLAGS);
-    expect(DEFAULT_SERVER_FLAGS).toEqual(['--max-semi-space-size=16', '--max-old-space-size=1024']);
+    expect(DEFAULT_SERVER_FLAGS).toEqual(['--max-semi-space-size=8', '--max-old-space-size=1024']);
   });
 
   it('are HOOKGATE_NODE_FLAGS instead when it is set, and none when it is empty', () => {
@@ -20,7 +20,7 @@ describe('the heap flags serve runs with', () => {
   });
 
   it('leave out a flag whose name the command line or NODE_OPTIONS already gives (theirs wins)', () => {
-    expect(missing(['--max-old-space-size=300'], {})).toEqual(['--max-semi-space-size=16']);
+    expect(missing(['--max-old-space-size=300'], {})).toEqual(['--max-semi-space-size=8']);
     expect(missing([], { NODE_OPTIONS: '--max_semi_space_size=16 --enable-source-maps' })).toEqual(['--max-old-space-size=1024']);
     expect(missing(['--max-semi-space-size=1', '--max-old-space-size=300'], {})).toEqual([]);
   });

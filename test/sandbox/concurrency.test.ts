@@ -39,7 +39,7 @@ describe('the worker pool under load and failure', () => {
   });
 
   it('a killed worker costs only the calls it was running; the other worker answers and a replacement starts', async () => {
-    const t = startRunner({ limits: { workers: 2, timeoutMs: 2000 } });
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 2000 }, growAfterMs: 0 });
     try {
       const busy = await t.runner.load({ module: 'busy.js' });
       const echo = await t.runner.load({ module: 'echo.js' });
@@ -130,7 +130,7 @@ describe('the worker pool under load and failure', () => {
   }, 150_000);
 
   it('close() ends every worker process', async () => {
-    const t = startRunner({ limits: { workers: 3 } });
+    const t = startRunner({ limits: { workers: 3 }, growAfterMs: 0 });
     const busy = await t.runner.load({ module: 'busy.js' });
     // Nine calls of one module at once fill two workers and start the third.
     const calls = Array.from({ length: 9 }, () => t.runner.run(busy, input({ ms: 50 })));

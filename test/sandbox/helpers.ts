@@ -25,7 +25,7 @@ export interface TestRunner {
 }
 
 export function startRunner(
-  options: { dir?: string; limits?: Partial<SandboxLimits>; now?: () => number; rssCeilingMb?: number; rssCheckMs?: number; idleCheckMs?: number } = {},
+  options: { dir?: string; limits?: Partial<SandboxLimits>; now?: () => number; rssCeilingMb?: number; rssCheckMs?: number; idleCheckMs?: number; growAfterMs?: number } = {},
 ): TestRunner {
   const logs: Array<Record<string, unknown>> = [];
   const seen = new Set<number>();
@@ -38,6 +38,7 @@ export function startRunner(
     ...(options.rssCeilingMb === undefined ? {} : { rssCeilingMb: options.rssCeilingMb }),
     ...(options.rssCheckMs === undefined ? {} : { rssCheckMs: options.rssCheckMs }),
     ...(options.idleCheckMs === undefined ? {} : { idleCheckMs: options.idleCheckMs }),
+    ...(options.growAfterMs === undefined ? {} : { growAfterMs: options.growAfterMs }),
   });
   const track = (): void => runner.workerPids().forEach((pid) => seen.add(pid));
   track();

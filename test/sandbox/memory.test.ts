@@ -52,7 +52,7 @@ describe('sandbox memory that follows use, not configuration', () => {
   });
 
   it('starts one worker; a second only when calls of a module fill the first', async () => {
-    const t = startRunner({ limits: { workers: 2, timeoutMs: 30_000 } });
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 30_000 }, growAfterMs: 0 });
     try {
       const never = await t.runner.load({ module: 'never.js' });
       expect(t.runner.workerPids()).toHaveLength(1);
@@ -68,9 +68,65 @@ describe('sandbox memory that follows use, not configuration', () => {
     }
   });
 
+  it('a burst the first worker clears before calls have waited long starts no second worker', async () => {
+    // A grace far longer than eight echo calls take, however busy the machine: none waits it out.
+    const t = startRunner({ limits: { workers: 2 }, growAfterMs: 60_000 });
+    try {
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const results = await Promise.all(Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n }))));
+      expect(results.map(message)).toEqual(Array.from({ length: 8 }, (_, n) => `echo ${n}`));
+      expect(t.runner.workerPids()).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('calls that waited only because the service itself stalled (the replies unread) start no second worker', async () => {
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 30_000 }, growAfterMs: 20 });
+    try {
+      const echo = await t.runner.load({ module: 'echo.js' });
+      await t.runner.run(echo, input({ n: 0 })); // the module is loaded: the calls below go out at once
+      const calls = Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n })));
+      // Four calls are with the worker, four wait. The event loop stalls far past the grace (as in a
+      // long collection) while the worker answers; the grace's timer then fires before the replies
+      // are read, and must not take the unread replies for a full worker.
+      // (The pool sends a turn's calls in one write from a setImmediate: the stall starts a turn later.)
+      await new Promise<void>((resolve) =>
+        setImmediate(() =>
+          setImmediate(() => {
+            const until = performance.now() + 1500;
+            while (performance.now() < until);
+            resolve();
+          }),
+        ),
+      );
+      expect((await Promise.all(calls)).map(message)).toEqual(Array.from({ length: 8 }, (_, n) => `echo ${n}`));
+      expect(t.runner.workerPids()).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('calls still waiting for a full worker when the grace ends start the second, which takes them', async () => {
+    const t = startRunner({ limits: { workers: 2, timeoutMs: 30_000 }, growAfterMs: 20 });
+    try {
+      const never = await t.runner.load({ module: 'never.js' });
+      const echo = await t.runner.load({ module: 'echo.js' });
+      const calls = Array.from({ length: 5 }, () => t.runner.run(never, input({})).catch(() => undefined));
+      expect(t.runner.workerPids()).toHaveLength(1);
+      await expect.poll(() => t.runner.workerPids(), { timeout: 15_000 }).toHaveLength(2);
+      // The first worker is full with `never`; the second answers other modules meanwhile too.
+      await expect(t.runner.run(echo, input({ n: 1 }))).resolves.toMatchObject({ value: { message: 'echo 1' } });
+      await t.runner.close();
+      await Promise.all(calls);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('after a burst, calls that the first worker has room for all go to it, so the second goes idle and stops', async () => {
     let clock = 0;
-    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now: () => clock, idleCheckMs: 5 });
+    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now: () => clock, idleCheckMs: 5, growAfterMs: 0 });
     try {
       const echo = await t.runner.load({ module: 'echo.js' });
       await Promise.all(Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n }))));
@@ -95,7 +151,7 @@ describe('sandbox memory that follows use, not configuration', () => {
       clockReads += 1;
       return clock;
     };
-    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now, idleCheckMs: 5 });
+    const t = startRunner({ limits: { workers: 2, workerIdleSeconds: 60 }, now, idleCheckMs: 5, growAfterMs: 0 });
     try {
       const echo = await t.runner.load({ module: 'echo.js' });
       const results = await Promise.all(Array.from({ length: 8 }, (_, n) => t.runner.run(echo, input({ n }))));

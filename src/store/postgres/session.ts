@@ -41,8 +41,20 @@ export function createPostgresSession(pool: pg.Pool, schema: string): MainSessio
 
   return {
     addEvent: (event) => insertEvent(pool, event).catch((error: unknown) => Promise.reject(storeError(error))),
-    async listPending(limit) {
-      const { rows } = await query<PendingEvent>(pool, "SELECT id, created_at, text, mode, trusted FROM events WHERE status = 'pending' ORDER BY id LIMIT $1", [limit]);
+    async listPending(limit, maxChars) {
+      if (maxChars === undefined) {
+        const { rows } = await query<PendingEvent>(pool, "SELECT id, created_at, text, mode, trusted FROM events WHERE status = 'pending' ORDER BY id LIMIT $1", [limit]);
+        return rows;
+      }
+      // An event is listed while the texts before it still fit: the first that does not is the last.
+      const { rows } = await query<PendingEvent>(
+        pool,
+        `SELECT id, created_at, text, mode, trusted FROM (
+           SELECT id, created_at, text, mode, trusted, SUM(char_length(text)) OVER (ORDER BY id) - char_length(text) AS before
+           FROM events WHERE status = 'pending' ORDER BY id LIMIT $1
+         ) listed WHERE before <= $2 ORDER BY id`,
+        [limit, maxChars],
+      );
       return rows;
     },
     async countPending(createdUpTo) {

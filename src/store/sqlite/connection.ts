@@ -6,6 +6,11 @@ import { MIGRATIONS } from './migrations.js';
 export interface OpenOptions {
   /** `full`: fsync at every commit (survives power loss); `normal`: WAL without fsync per commit (survives a process crash). */
   synchronous: 'full' | 'normal';
+  /**
+   * false: this connection's commits never checkpoint (wal_autocheckpoint 0): the service's
+   * connections on the event loop, whose WAL frames the writer thread checkpoints (writer-serve.ts).
+   */
+  checkpoints?: boolean;
 }
 
 /** The store holds payloads and transcripts: only the service's user may read them. */
@@ -24,9 +29,9 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   db.exec('PRAGMA foreign_keys = ON');
-  // SQLite's own checkpoint after every ~4 MB of WAL keeps each one short. A timer-driven one let
-  // the WAL grow to hundreds of MB under load and then stalled the event loop for seconds.
-  db.exec('PRAGMA wal_autocheckpoint = 1000');
+  // SQLite's own checkpoint after every ~4 MB of WAL keeps each one short. A timer-driven one on the
+  // event loop let the WAL grow to hundreds of MB under load and then stalled it for seconds.
+  db.exec(`PRAGMA wal_autocheckpoint = ${options.checkpoints === false ? 0 : 1000}`);
   migrate(db);
   return db;
 }

@@ -10,6 +10,8 @@ import type { JoinItem, JoinResult } from './debounce-join.js';
 import type { WriterReply, WriterRequest } from './writer-protocol.js';
 
 const PURGE_SLICE = 2000;
+/** The writer checkpoints after this long without a commit of its own (its commits checkpoint by themselves). */
+const DEFAULT_IDLE_CHECKPOINT_MS = 1000;
 /** isWritable() answers from the last probe and asks for a fresh one when it is older than this. */
 const PROBE_MAX_AGE_MS = 1000;
 
@@ -26,6 +28,8 @@ export interface SqliteIngressOptions {
   probeBytes?: number;
   /** Start the writer thread now, so the first request does not wait for it (the service); else on first use. */
   warmUp: boolean;
+  /** How long the writer goes without a commit before it checkpoints what other connections wrote; 0: never (default 1 s). */
+  idleCheckpointMs?: number;
   seams?: SqliteStoreSeams;
 }
 
@@ -35,6 +39,8 @@ export interface SqliteStoreSeams {
   writerEntry?: URL;
   /** Receives the adapter's writer once the ingress exists. */
   onWriter?: (access: WriterAccess) => void;
+  /** SqliteIngressOptions.idleCheckpointMs. */
+  idleCheckpointMs?: number;
 }
 
 /** What the test seam reaches of the writer: raw requests, a crash, and the group-commit count. */
@@ -61,7 +67,14 @@ export interface SqliteIngress extends IngressStore {
 export function createSqliteIngress(readDb: DatabaseSync, options: SqliteIngressOptions): SqliteIngress {
   const health = createWriterHealth();
   const writer = createWriterClient(
-    { path: options.path, synchronous: options.synchronous, idempotencyTtlMs: options.idempotencyTtlMs, probeBytes: options.probeBytes ?? 16_384, busyTimeoutMs: 5000 },
+    {
+      path: options.path,
+      synchronous: options.synchronous,
+      idempotencyTtlMs: options.idempotencyTtlMs,
+      probeBytes: options.probeBytes ?? 16_384,
+      busyTimeoutMs: 5000,
+      idleCheckpointMs: options.idleCheckpointMs ?? DEFAULT_IDLE_CHECKPOINT_MS,
+    },
     {
       logger: options.logger,
       onDied: () => {

@@ -5,9 +5,21 @@ import { appendExchange, insertDelivery } from './state-queries.js';
 
 /** SQL on the main session's `events` and `heartbeats` tables. Synchronous; the adapter wraps them. */
 
-/** The oldest pending events, in arrival order. */
-export function listPendingEvents(db: DatabaseSync, limit: number): PendingEvent[] {
-  return prepareCached(db, "SELECT id, created_at, text, mode, trusted FROM events WHERE status = 'pending' ORDER BY id LIMIT ?").all(limit) as unknown as PendingEvent[];
+/**
+ * The oldest pending events, in arrival order; with maxChars, none after the first whose text takes
+ * the total past it. Rows are read one at a time and the read stops there: a heartbeat's budget holds
+ * a few events when each is a kilobyte, and reading the whole `limit` took ~30 times the memory.
+ */
+export function listPendingEvents(db: DatabaseSync, limit: number, maxChars = Infinity): PendingEvent[] {
+  const events: PendingEvent[] = [];
+  let chars = 0;
+  const rows = prepareCached(db, "SELECT id, created_at, text, mode, trusted FROM events WHERE status = 'pending' ORDER BY id LIMIT ?").iterate(limit);
+  for (const row of rows as Iterable<PendingEvent>) {
+    events.push(row);
+    chars += row.text.length;
+    if (chars > maxChars) break;
+  }
+  return events;
 }
 
 export function countPendingEvents(db: DatabaseSync, createdUpTo?: number): number {

@@ -26,7 +26,7 @@ export function createSqliteMainSession(db: DatabaseSync, reads: DatabaseSync): 
   let heartbeatHeld = false;
   return {
     addEvent: (event) => writeWhenFree(() => insertEvent(db, event)),
-    listPending: async (limit) => listPendingEvents(db, limit),
+    listPending: async (limit, maxChars) => listPendingEvents(db, limit, maxChars),
     countPending: async (createdUpTo) => countPendingEvents(reads, createdUpTo),
     newestPendingId: async () => newestPendingEventId(db),
     hasDue: async (dueUpTo) => hasDueEvents(db, dueUpTo),

@@ -34,15 +34,18 @@ export interface SqliteSettings {
 export function openSqliteStore(settings: SqliteSettings, options: StoreOptions, seams?: SqliteStoreSeams): Store {
   if (options.role === 'command' && !existsSync(settings.path)) throw new StoreMissingError(`no store at ${settings.path}`);
   const now = options.now ?? options.localClock ?? Date.now;
-  const reads = openDatabase(settings.path, { synchronous: settings.synchronous });
+  // A checkpoint copies the WAL into the database file and syncs both: in the service it runs on the
+  // writer thread only, never in a commit on the event loop (docs/performance.md).
+  const checkpoints = options.role !== 'service';
+  const reads = openDatabase(settings.path, { synchronous: settings.synchronous, checkpoints });
   if (options.role === 'service') {
     warnAboutPermissions(settings.path, options);
     releaseStaleClaims(reads);
   }
-  const runtime = openDatabase(settings.path, { synchronous: 'normal' });
+  const runtime = openDatabase(settings.path, { synchronous: 'normal', checkpoints });
   runtime.exec('PRAGMA busy_timeout = 0');
-  const gmail = lazyConnection(settings);
-  const debounce = lazyConnection(settings);
+  const gmail = lazyConnection(settings, checkpoints);
+  const debounce = lazyConnection(settings, checkpoints);
   const ingress = createSqliteIngress(reads, {
     path: settings.path,
     synchronous: settings.synchronous,
@@ -50,6 +53,7 @@ export function openSqliteStore(settings: SqliteSettings, options: StoreOptions,
     now,
     logger: options.logger,
     warmUp: options.role === 'service',
+    ...(seams?.idleCheckpointMs === undefined ? {} : { idleCheckpointMs: seams.idleCheckpointMs }),
     ...(seams === undefined ? {} : { seams }),
   });
   let closing: Promise<void> | undefined;
@@ -88,12 +92,12 @@ function warnAboutPermissions(path: string, options: StoreOptions): void {
 }
 
 /** A connection of the Gmail source or of debounce joins (durability as configured, busy timeout 0), opened on first use. */
-function lazyConnection(settings: SqliteSettings): { get: () => DatabaseSync; close: () => void } {
+function lazyConnection(settings: SqliteSettings, checkpoints: boolean): { get: () => DatabaseSync; close: () => void } {
   let db: DatabaseSync | undefined;
   return {
     get() {
       if (db === undefined) {
-        db = openDatabase(settings.path, { synchronous: settings.synchronous });
+        db = openDatabase(settings.path, { synchronous: settings.synchronous, checkpoints });
         db.exec('PRAGMA busy_timeout = 0');
       }
       return db;

@@ -17,6 +17,8 @@ export interface WriterInit {
   /** Bytes the write probe inserts and rolls back: enough to need fresh pages on a full disk. */
   probeBytes: number;
   busyTimeoutMs: number;
+  /** After this long without a request, the writer checkpoints (the event loop's connections never do); 0: never. */
+  idleCheckpointMs: number;
 }
 
 export interface WriteItem {

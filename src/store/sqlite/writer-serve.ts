@@ -11,6 +11,7 @@ import type { ItemOutcome, ReplyEnvelope, RequestEnvelope, WriteItem, WriterInit
 import { mergeConsecutiveCommits, type WriterStep } from './writer-merge.js';
 import { createTransactionBuckets, type TransactionBuckets } from './transaction-buckets.js';
 import { joinAll, type JoinItem } from './debounce-join.js';
+import { whileLocked } from './writer-lock.js';
 
 const PROBE_KEY = 'hookgate.readiness-probe';
 
@@ -20,6 +21,10 @@ type Batch = { id: number; at: number; items: readonly WriteItem[] };
 /** The writer's connection and what it can do besides committing, as an extension sees it. */
 export interface WriterConnection {
   db: DatabaseSync;
+  /** BEGIN IMMEDIATE, waiting (briefly, see writer-lock.ts) while another connection writes. */
+  begin(): void;
+  /** COMMIT, likewise. */
+  commit(): void;
   /** Can a write that needs fresh pages happen now? Nothing reaches the file: it is rolled back. */
   probe(): boolean;
 }
@@ -38,15 +43,21 @@ export interface WriterExtension {
 export function serveWriter(port: MessagePort, init: WriterInit, extension: WriterExtension = {}): void {
   const db = openConnection(init);
   const statements = prepareStatements(db);
-  const connection: WriterConnection = { db, probe: createProbe(db, statements, init.probeBytes) };
+  const begin = (): void => whileLocked(() => db.exec('BEGIN IMMEDIATE'), init.busyTimeoutMs);
+  const commitNow = (): void => whileLocked(() => db.exec('COMMIT'), init.busyTimeoutMs);
+  const connection: WriterConnection = { db, begin, commit: commitNow, probe: createProbe(db, begin, statements, init.probeBytes) };
   // Paces the sweep of spent rate buckets across all of this writer's transactions.
   const rateHits = { hits: 0 };
-  const commit = createCommitter(db, statements, init, connection.probe, extension.beforeCommit ?? (() => undefined), rateHits);
-  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply => handleRequest(request, connection, statements, extension, { ttlMs: init.idempotencyTtlMs, rateHits });
+  const commit = createCommitter(connection, statements, init, extension.beforeCommit ?? (() => undefined), rateHits);
+  const handle = (request: Exclude<WriterRequest, { type: 'commit' }>): WriterReply =>
+    handleRequest(request, connection, statements, extension, { ttlMs: init.idempotencyTtlMs, rateHits, busyTimeoutMs: init.busyTimeoutMs });
+  const idle = startIdleCheckpoints(db, init.idleCheckpointMs);
   // Everything already waiting in the queue is taken at once, so the batches the main thread sent
   // while the last commit ran become one transaction.
   port.on('message', (first: RequestEnvelope) => {
+    idle.busy();
     for (const step of mergeConsecutiveCommits(drain(port, first))) {
+      if (step.kind === 'single' && step.request.type === 'close') idle.stop();
       for (const reply of runStep(step, commit, handle)) port.postMessage(reply);
       if (step.kind === 'single' && step.request.type === 'close') {
         // Closing the port lets the thread end once the reply is on its way; nothing follows a close.
@@ -77,11 +88,41 @@ function runStep(
 }
 
 function openConnection(init: WriterInit): DatabaseSync {
-  const db = new DatabaseSync(init.path, { timeout: init.busyTimeoutMs });
+  // No busy timeout: every write waits for the lock through whileLocked (writer-lock.ts).
+  const db = new DatabaseSync(init.path, { timeout: 0 });
   db.exec(`PRAGMA synchronous = ${init.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-  // This connection makes most commits, so it also runs SQLite's automatic checkpoints: off the main thread.
+  // The service's only connection that checkpoints (the event loop's never do): SQLite's own, at a
+  // commit that finds ~4 MB in the WAL, whoever wrote the frames, and startIdleCheckpoints's.
   db.exec('PRAGMA wal_autocheckpoint = 1000');
   return db;
+}
+
+/**
+ * While the writer commits, its commits checkpoint; when it has none (no requests coming in) the
+ * runtime's writes on the event loop still fill the WAL, so after `everyMs` without a request it
+ * checkpoints them (PASSIVE: it never waits for a reader or a writer, and does nothing when every
+ * frame is in the database file already).
+ */
+function startIdleCheckpoints(db: DatabaseSync, everyMs: number): { busy(): void; stop(): void } {
+  if (!(everyMs > 0)) return { busy: () => undefined, stop: () => undefined };
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) {
+      busy = false;
+      return;
+    }
+    try {
+      db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    } catch {
+      // An I/O error shows at the next commit too; the next tick tries again.
+    }
+  }, everyMs);
+  // The thread ends when its port closes, not kept by this.
+  timer.unref();
+  return {
+    busy: () => void (busy = true),
+    stop: () => clearInterval(timer),
+  };
 }
 
 function prepareStatements(db: DatabaseSync): Statements {
@@ -106,11 +147,11 @@ function rollback(db: DatabaseSync): void {
   }
 }
 
-function createProbe(db: DatabaseSync, statements: Statements, probeBytes: number): () => boolean {
+function createProbe(db: DatabaseSync, begin: () => void, statements: Statements, probeBytes: number): () => boolean {
   const probeValue = 'x'.repeat(probeBytes);
   return () => {
     try {
-      db.exec('BEGIN IMMEDIATE');
+      begin();
       statements.probe.run(PROBE_KEY, probeValue);
       return true;
     } catch {
@@ -138,18 +179,19 @@ function sealItem(item: WriteItem): Prepared {
  * of them; one reply per batch. Sealing happens before BEGIN, so the write lock is held only for
  * the inserts and the commit.
  */
-function createCommitter(db: DatabaseSync, statements: Statements, init: WriterInit, probe: () => boolean, beforeCommit: () => void, rateHits: { hits: number }) {
+function createCommitter(connection: WriterConnection, statements: Statements, init: WriterInit, beforeCommit: () => void, rateHits: { hits: number }) {
+  const { db, probe } = connection;
   const write = createItemWriter(statements, init.idempotencyTtlMs);
   let transactions = 0;
   return (batches: readonly Batch[]): ReplyEnvelope[] => {
     const prepared = batches.map((batch) => batch.items.map(sealItem));
     try {
-      db.exec('BEGIN IMMEDIATE');
+      connection.begin();
       const buckets = createTransactionBuckets(db, rateHits);
       const outcomes = batches.map((batch, b) => batch.items.map((item, i) => write(item, prepared[b]?.[i] as Prepared, batch.at, buckets)));
       buckets.flush();
       beforeCommit();
-      db.exec('COMMIT');
+      connection.commit();
       transactions += 1;
       return batches.map((batch, b) => ({ id: batch.id, body: { type: 'committed', transaction: transactions, outcomes: outcomes[b] ?? [] } }));
     } catch (error) {
@@ -195,13 +237,13 @@ function handleRequest(
   connection: WriterConnection,
   statements: Statements,
   extension: WriterExtension,
-  joins: { ttlMs: number; rateHits: { hits: number } },
+  joins: { ttlMs: number; rateHits: { hits: number }; busyTimeoutMs: number },
 ): WriterReply {
   switch (request.type) {
     case 'join':
       return joinInTransaction(connection, request.items, joins.ttlMs, joins.rateHits);
     case 'purge':
-      return { type: 'purged', changes: Number(statements.purgeKeys.run(request.cutoff, request.limit).changes) };
+      return { type: 'purged', changes: Number(whileLocked(() => statements.purgeKeys.run(request.cutoff, request.limit), joins.busyTimeoutMs).changes) };
     case 'probe':
       return { type: 'probed', writable: connection.probe() };
     case 'extension':
@@ -217,11 +259,11 @@ function handleRequest(
 function joinInTransaction(connection: WriterConnection, items: readonly JoinItem[], idempotencyTtlMs: number, rateHits: { hits: number }): WriterReply {
   const { db } = connection;
   try {
-    db.exec('BEGIN IMMEDIATE');
+    connection.begin();
     const buckets = createTransactionBuckets(db, rateHits);
     const results = items.map((item) => joinAll(db, item.acceptance, item.at, idempotencyTtlMs, buckets));
     buckets.flush();
-    db.exec('COMMIT');
+    connection.commit();
     return { type: 'joined', results };
   } catch (error) {
     rollback(db);

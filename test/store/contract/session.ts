@@ -36,6 +36,19 @@ export function describeSessionContract(makeStore: ContractFactory): void {
       expect((await store.session.pendingViews(10, true))[0]?.text).toBe('first');
     });
 
+    it('lists pending events up to the first whose text takes the total past a character budget, and no further', async () => {
+      const { store } = await stores.open();
+      for (const text of ['a'.repeat(40), 'b'.repeat(40), 'c'.repeat(40), 'd'.repeat(40), 'e'.repeat(40)]) await queueWake(store, text);
+      const texts = async (limit: number, maxChars?: number) => (await store.session.listPending(limit, maxChars)).map((event) => event.text[0]);
+      // 40 + 40 + 40 = 120 passes 100: the third is the first that does not fit, the rest wait.
+      expect(await texts(10, 100)).toEqual(['a', 'b', 'c']);
+      expect(await texts(10, 120)).toEqual(['a', 'b', 'c', 'd']);
+      expect(await texts(2, 1000)).toEqual(['a', 'b']);
+      // One event alone past the budget is still listed: it must never block the ones behind it.
+      expect(await texts(10, 10)).toEqual(['a']);
+      expect(await texts(10)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    });
+
     it('consumes each event exactly once, ever, and says which ones a heartbeat consumed', async () => {
       const { store } = await stores.open();
       for (const text of ['a', 'b', 'c']) await queueWake(store, text);
