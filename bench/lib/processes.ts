@@ -16,6 +16,8 @@ export interface Server {
   readonly readyMs: number;
   /** Sum of VmRSS over the process and all its descendants, in bytes. */
   rss(): number;
+  /** Sum of Pss over the same processes, in bytes: see treePss. */
+  pss(): number;
   /** CPU time (user + system) the process tree has used so far, in ms: see treeCpuMs. */
   cpuMs(): number;
   /** Whether it is still running, and the end of what it wrote to stderr: for reporting failed loads. */
@@ -67,6 +69,7 @@ export function createChildRegistry(): ChildRegistry {
         pid,
         readyMs,
         rss: () => treeRss(pid),
+        pss: () => treePss(pid),
         cpuMs: () => treeCpuMs(pid),
         health: () =>
           `${child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`}; stderr: ${stderr.join('').slice(-1500) || '(empty)'}`,
@@ -150,6 +153,24 @@ export function treeRss(pid: number): number {
   for (const p of descendants(pid)) {
     try {
       const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      total += Number(match?.[1] ?? 0) * 1024;
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+/**
+ * Sum of the proportional set size (Pss in /proc/<pid>/smaps_rollup) over the tree, in bytes: a page
+ * mapped by several processes counts once in all. The sum of VmRSS counts the pages of the `node`
+ * executable (~40 MB) in the server and again in each sandbox worker.
+ */
+export function treePss(pid: number): number {
+  let total = 0;
+  for (const p of descendants(pid)) {
+    try {
+      const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
       total += Number(match?.[1] ?? 0) * 1024;
     } catch {
       // gone
