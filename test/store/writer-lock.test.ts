@@ -37,16 +37,30 @@ db.exec('COMMIT');
 db.close();
 `;
 
+/** Starts the holder on a fresh database; `release` tells it to commit and waits for its thread to end. */
+function holdWriteLock(): { path: string; flags: Int32Array; release: () => Promise<unknown> } {
+  const path = freshDatabase();
+  const shared = new SharedArrayBuffer(4);
+  const flags = new Int32Array(shared);
+  const holder = new Worker(HOLDER, { eval: true, workerData: { path, shared } });
+  const ended = new Promise((resolve, reject) => holder.once('exit', resolve).once('error', reject));
+  while (Atomics.load(flags, 0) !== 1) Atomics.wait(flags, 0, 0, 50);
+  return {
+    path,
+    flags,
+    release: () => {
+      Atomics.store(flags, 0, 2);
+      Atomics.notify(flags, 0);
+      return ended;
+    },
+  };
+}
+
 describe('whileLocked: the writer thread waits for the write lock another connection holds', () => {
   it('tries again while SQLite answers BUSY and takes the lock once the other connection commits', async () => {
-    const path = freshDatabase();
-    const shared = new SharedArrayBuffer(4);
-    const flags = new Int32Array(shared);
-    const holder = new Worker(HOLDER, { eval: true, workerData: { path, shared } });
-    const ended = new Promise((resolve, reject) => holder.once('exit', resolve).once('error', reject));
+    const { path, flags, release } = holdWriteLock();
     const db = new DatabaseSync(path, { timeout: 0 });
     try {
-      while (Atomics.load(flags, 0) !== 1) Atomics.wait(flags, 0, 0, 50);
       let tries = 0;
       whileLocked(() => {
         tries += 1;
@@ -60,25 +74,18 @@ describe('whileLocked: the writer thread waits for the write lock another connec
       expect(tries).toBeGreaterThanOrEqual(3);
       db.exec('INSERT INTO t (v) VALUES (2)');
       db.exec('COMMIT');
-      await ended;
+      await release();
       expect(db.prepare('SELECT v FROM t ORDER BY v').all().map((row) => row['v'])).toEqual([1, 2]);
     } finally {
-      Atomics.store(flags, 0, 2);
-      Atomics.notify(flags, 0);
-      await ended.catch(() => undefined);
+      await release().catch(() => undefined);
       db.close();
     }
   });
 
   it('gives up with SQLite\'s BUSY error once the deadline has passed', async () => {
-    const path = freshDatabase();
-    const shared = new SharedArrayBuffer(4);
-    const flags = new Int32Array(shared);
-    const holder = new Worker(HOLDER, { eval: true, workerData: { path, shared } });
-    const ended = new Promise((resolve, reject) => holder.once('exit', resolve).once('error', reject));
+    const { path, release } = holdWriteLock();
     const db = new DatabaseSync(path, { timeout: 0 });
     try {
-      while (Atomics.load(flags, 0) !== 1) Atomics.wait(flags, 0, 0, 50);
       let caught: unknown;
       try {
         whileLocked(() => db.exec('BEGIN IMMEDIATE'), 20);
@@ -88,9 +95,7 @@ describe('whileLocked: the writer thread waits for the write lock another connec
       expect(isBusy(caught)).toBe(true);
       expect(db.isTransaction).toBe(false);
     } finally {
-      Atomics.store(flags, 0, 2);
-      Atomics.notify(flags, 0);
-      await ended;
+      await release();
       db.close();
     }
   });
