@@ -69,13 +69,20 @@ function driveRow(baseUrl: string, row: RowRequest, pace: { intervalMs: number; 
     };
     const send = (due: number): void => {
       inFlight += 1;
+      // A request is counted once: the socket may still fail after the response has ended.
+      let counted = false;
+      const once = (status: number | 'error'): void => {
+        if (counted) return;
+        counted = true;
+        settle(due, status);
+      };
       const req = request(url, { method: 'POST', agent, headers, timeout: TIMEOUT_MS }, (res) => {
         res.resume();
-        res.once('end', () => settle(due, res.statusCode ?? 0));
-        res.once('error', () => settle(due, 'error'));
+        res.once('end', () => once(res.statusCode ?? 0));
+        res.once('error', () => once('error'));
       });
       req.once('timeout', () => req.destroy(new Error('timeout')));
-      req.once('error', () => settle(due, 'error'));
+      req.once('error', () => once('error'));
       req.end(body);
     };
     let done = false;

@@ -94,7 +94,7 @@ describe('sandbox memory that follows use, not configuration', () => {
       await new Promise<void>((resolve) =>
         setImmediate(() =>
           setImmediate(() => {
-            const until = performance.now() + 1500;
+            const until = performance.now() + 2500;
             while (performance.now() < until);
             resolve();
           }),
